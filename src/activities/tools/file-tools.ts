@@ -1,0 +1,101 @@
+// read_file, write_file, edit_file.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { optionalNumber, parseArgs, requiredString } from './args';
+import { fsError } from './fs-errors';
+import { looksBinary, truncateHead } from './output';
+import { resolveInWorkspace } from './workspace';
+import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
+
+/** read_file {path, offset?, limit?}: offset is a 1-based line number, limit a line count. */
+export async function readFile(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
+  const tool = 'read_file';
+  const args = parseArgs(tool, raw);
+  const p = requiredString(tool, args, 'path');
+  const offset = optionalNumber(tool, args, 'offset', { integer: true, min: 1 }) ?? 1;
+  const limit = optionalNumber(tool, args, 'limit', { integer: true, min: 1 });
+  const { abs, rel } = await resolveInWorkspace(root, 'path', p);
+  let buf: Buffer;
+  try {
+    buf = await fsp.readFile(abs);
+  } catch (err) {
+    throw fsError(err, rel);
+  }
+  if (looksBinary(buf)) throw new ToolError(`binary file, not shown: ${rel} (${buf.length} bytes)`);
+  const text = buf.toString('utf8');
+  if (offset === 1 && limit === undefined) return succeed(truncateHead(text, opts.maxOutputChars));
+
+  const lines = text.split('\n');
+  const total = text.endsWith('\n') ? lines.length - 1 : lines.length;
+  if (offset > total && total > 0) throw new ToolError(`offset ${offset} is past the end of ${rel} (${total} lines)`);
+  const end = limit === undefined ? total : Math.min(total, offset - 1 + limit);
+  const slice = lines.slice(offset - 1, end).join('\n');
+  const note = end < total || offset > 1 ? `\n[lines ${offset}-${end} of ${total}]` : '';
+  return succeed(truncateHead(slice, opts.maxOutputChars) + note);
+}
+
+/** write_file {path, content}: creates parent directories, replaces the file. */
+export async function writeFile(root: string, raw: unknown): Promise<ToolResult> {
+  const tool = 'write_file';
+  const args = parseArgs(tool, raw);
+  const p = requiredString(tool, args, 'path');
+  const content = requiredString(tool, args, 'content', { allowEmpty: true });
+  const { abs, rel } = await resolveInWorkspace(root, 'path', p);
+  try {
+    await fsp.mkdir(path.dirname(abs), { recursive: true });
+    await fsp.writeFile(abs, content, 'utf8');
+  } catch (err) {
+    throw fsError(err, rel);
+  }
+  return succeed(`wrote ${Buffer.byteLength(content, 'utf8')} bytes to ${rel}`);
+}
+
+/** edit_file {path, old_string, new_string}: replaces exactly one occurrence of old_string. */
+export async function editFile(root: string, raw: unknown): Promise<ToolResult> {
+  const tool = 'edit_file';
+  const args = parseArgs(tool, raw);
+  const p = requiredString(tool, args, 'path');
+  const oldString = requiredString(tool, args, 'old_string');
+  const newString = requiredString(tool, args, 'new_string', { allowEmpty: true });
+  const { abs, rel } = await resolveInWorkspace(root, 'path', p);
+  let text: string;
+  try {
+    const buf = await fsp.readFile(abs);
+    if (looksBinary(buf)) throw new ToolError(`binary file, cannot edit: ${rel}`);
+    text = buf.toString('utf8');
+  } catch (err) {
+    throw fsError(err, rel);
+  }
+  const positions = occurrences(text, oldString);
+  if (positions.length === 0) {
+    throw new ToolError(`old_string not found in ${rel} (0 occurrences); read the file and copy the exact text, including whitespace`);
+  }
+  if (positions.length > 1) {
+    const lines = positions.slice(0, 10).map((i) => lineOf(text, i));
+    throw new ToolError(
+      `old_string occurs ${positions.length} times in ${rel} (at lines ${lines.join(', ')}${positions.length > 10 ? ', …' : ''}); ` +
+        'it must be unique: include more surrounding context',
+    );
+  }
+  const at = positions[0]!;
+  const updated = text.slice(0, at) + newString + text.slice(at + oldString.length);
+  try {
+    await fsp.writeFile(abs, updated, 'utf8');
+  } catch (err) {
+    throw fsError(err, rel);
+  }
+  return succeed(`replaced 1 occurrence in ${rel} at line ${lineOf(text, at)}`);
+}
+
+/** Start indexes of every (possibly overlapping) occurrence. */
+function occurrences(text: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) out.push(i);
+  return out;
+}
+
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}

@@ -1,0 +1,117 @@
+// run_command {argv, cwd?, timeout_seconds?}: no shell; the command runs in its own process
+// group so a timeout or abort kills it together with everything it started.
+import { spawn } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import { optionalNumber, optionalString, parseArgs, requiredStringArray } from './args';
+import { fsError } from './fs-errors';
+import { truncateHeadTail } from './output';
+import { resolveInWorkspace } from './workspace';
+import { ResolvedToolOptions, ToolError, ToolResult } from './types';
+
+/** After the leader exits, how long to wait for its pipes to close before giving up on them. */
+const PIPE_GRACE_MS = 250;
+
+export async function runCommand(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
+  const tool = 'run_command';
+  const args = parseArgs(tool, raw);
+  const argv = requiredStringArray(tool, args, 'argv');
+  const cwdArg = optionalString(tool, args, 'cwd') || '.';
+  const requestedSec = optionalNumber(tool, args, 'timeout_seconds', { min: 0 });
+  if (requestedSec === 0) throw new ToolError(`invalid arguments for ${tool}: 'timeout_seconds' must be > 0`);
+  const { abs: cwd, rel: cwdRel } = await resolveInWorkspace(root, 'cwd', cwdArg);
+  try {
+    if (!(await fsp.stat(cwd)).isDirectory()) throw new ToolError(`'cwd' is not a directory: ${cwdRel}`);
+  } catch (err) {
+    throw fsError(err, cwdRel);
+  }
+  const timeoutMs = Math.max(1, Math.min(requestedSec === undefined ? Infinity : requestedSec * 1000, opts.commandTimeoutMs));
+  if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}` };
+  return execute(argv, cwd, timeoutMs, opts);
+}
+
+function execute(argv: string[], cwd: string, timeoutMs: number, opts: ResolvedToolOptions): Promise<ToolResult> {
+  const max = opts.maxOutputChars;
+  return new Promise<ToolResult>((resolve) => {
+    let head = '';
+    let tail = '';
+    let total = 0;
+    const collect = (chunk: string) => {
+      total += chunk.length;
+      if (head.length < max) head += chunk.slice(0, max - head.length);
+      tail = (tail + chunk).slice(-max);
+    };
+
+    let stopped: 'timeout' | 'abort' | undefined;
+    let settled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      shell: false,
+      detached: true, // own process group: kill(-pid) reaches grandchildren too
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    child.stdout!.setEncoding('utf8').on('data', collect);
+    child.stderr!.setEncoding('utf8').on('data', collect);
+
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    };
+    const stop = (why: 'timeout' | 'abort') => {
+      if (settled || stopped) return;
+      stopped = why;
+      killGroup();
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onAbort = () => stop('abort');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const finish = (result: ToolResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (graceTimer) clearTimeout(graceTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      resolve(result);
+    };
+
+    const report = (code: number | null, signal: NodeJS.Signals | null) => {
+      const out = truncateHeadTail(head, tail, total, max);
+      const body = out.length > 0 ? `\n${out}` : '\n(no output)';
+      const secs = Number((timeoutMs / 1000).toFixed(3));
+      if (stopped === 'timeout') return finish({ ok: false, output: `timed out after ${secs}s; process group killed${body}` });
+      if (stopped === 'abort') return finish({ ok: false, output: `aborted; process group killed${body}` });
+      if (code === null) return finish({ ok: false, output: `killed by signal ${signal ?? 'unknown'}${body}` });
+      return finish({ ok: code === 0, output: `exit code ${code}${body}` });
+    };
+
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      const msg =
+        err.code === 'ENOENT'
+          ? `command not found: ${argv[0]} (argv[0] must be an executable on PATH or a path; no shell is used)`
+          : err.code === 'EACCES'
+            ? `permission denied executing ${argv[0]}`
+            : `failed to start ${argv[0]}: ${err.message}`;
+      finish({ ok: false, output: msg });
+    });
+    child.on('exit', (code, signal) => {
+      // Clean up anything the command left running in its group, then give the pipes a
+      // moment to drain; a process that escaped the group must not keep us waiting.
+      killGroup();
+      graceTimer = setTimeout(() => report(code, signal), PIPE_GRACE_MS);
+    });
+    child.on('close', (code, signal) => report(code, signal));
+  });
+}

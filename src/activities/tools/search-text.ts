@@ -1,0 +1,79 @@
+// search_text {pattern, path?, regex?, max_results?}: "file:line: text", pure Node.
+import { promises as fsp } from 'node:fs';
+import { optionalBoolean, optionalNumber, optionalString, parseArgs, requiredString } from './args';
+import { fsError } from './fs-errors';
+import { looksBinary, truncateHead } from './output';
+import { walk } from './walk';
+import { resolveInWorkspace, toRel } from './workspace';
+import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
+
+const DEFAULT_MAX_RESULTS = 50;
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_LINE_CHARS = 300;
+
+export async function searchText(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
+  const tool = 'search_text';
+  const args = parseArgs(tool, raw);
+  const pattern = requiredString(tool, args, 'pattern');
+  const p = optionalString(tool, args, 'path') || '.';
+  const isRegex = optionalBoolean(tool, args, 'regex') ?? false;
+  const maxResults = optionalNumber(tool, args, 'max_results', { integer: true, min: 1 }) ?? DEFAULT_MAX_RESULTS;
+  const { abs, rel } = await resolveInWorkspace(root, 'path', p);
+
+  let matches: (line: string) => boolean;
+  if (isRegex) {
+    let re: RegExp;
+    try {
+      re = new RegExp(pattern);
+    } catch (err) {
+      throw new ToolError(`invalid arguments for ${tool}: 'pattern' is not a valid regular expression: ${(err as Error).message}`);
+    }
+    matches = (line) => re.test(line);
+  } else {
+    matches = (line) => line.includes(pattern);
+  }
+
+  let files: AsyncIterable<string>;
+  try {
+    const st = await fsp.stat(abs);
+    files = st.isDirectory() ? filesUnder(abs) : single(abs);
+  } catch (err) {
+    throw fsError(err, rel);
+  }
+
+  const results: string[] = [];
+  let more = false;
+  outer: for await (const file of files) {
+    let buf: Buffer;
+    try {
+      const st = await fsp.stat(file);
+      if (st.size > MAX_FILE_BYTES) continue;
+      buf = await fsp.readFile(file);
+    } catch {
+      continue;
+    }
+    if (looksBinary(buf)) continue;
+    const lines = buf.toString('utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.replace(/\r$/, '');
+      if (!matches(line)) continue;
+      if (results.length >= maxResults) {
+        more = true;
+        break outer;
+      }
+      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+      results.push(`${toRel(root, file)}:${i + 1}: ${shown}`);
+    }
+  }
+  if (results.length === 0) return succeed(`no matches for ${isRegex ? 'regex' : 'text'} ${JSON.stringify(pattern)} in ${rel}`);
+  if (more) results.push(`[stopped at ${maxResults} results; narrow the path or pattern, or raise max_results]`);
+  return succeed(truncateHead(results.join('\n'), opts.maxOutputChars));
+}
+
+async function* filesUnder(dir: string): AsyncGenerator<string> {
+  for await (const e of walk(dir, Infinity)) if (e.kind === 'file') yield e.abs;
+}
+
+async function* single(file: string): AsyncGenerator<string> {
+  yield file;
+}

@@ -1,0 +1,222 @@
+// X12 / J8: the configuration schema with the seeds' defaults. Pure (zod only): the parsed config is
+// passed into workflows, so this module must stay free of fs/env; see config-load.ts for those.
+//
+// Layout (YAML):
+//   replanning:          seed 004 §12.1, snake_case keys exactly as in the seed (phase replanning)
+//     enabled, on_replan_failure, llm_decision.*, goal_understanding.*, task_decomposition.*,
+//     action_sequence.*, execution.*, reflection.*, global.*
+//   task_replanning:     seed 000 "replanning" block (judge → planner re-decomposition), camelCase
+//   execution:           task execution bounds
+//   refinement, pacemaker: owned by other modules; passed through here unchecked
+// The seed's own wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
+// Unknown keys are rejected with their full path (typo protection).
+import { z } from 'zod';
+
+const prob = (dflt: number) =>
+  z
+    .number({ error: 'must be a number between 0 and 1' })
+    .min(0, { error: 'must be between 0 and 1' })
+    .max(1, { error: 'must be between 0 and 1' })
+    .default(dflt);
+const count = (dflt: number, min = 0) =>
+  z
+    .number({ error: `must be a whole number ≥ ${min}` })
+    .int({ error: `must be a whole number ≥ ${min}` })
+    .min(min, { error: `must be a whole number ≥ ${min}` })
+    .default(dflt);
+const positive = (dflt: number) =>
+  z
+    .number({ error: 'must be a number > 0' })
+    .positive({ error: 'must be a number > 0' })
+    .default(dflt);
+const nonNegative = (dflt: number) =>
+  z
+    .number({ error: 'must be a number ≥ 0' })
+    .min(0, { error: 'must be a number ≥ 0' })
+    .default(dflt);
+const flag = (dflt: boolean) => z.boolean({ error: 'must be true or false' }).default(dflt);
+const section = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, { error: 'must be a mapping (key: value)' }).prefault({} as never);
+
+export const ON_REPLAN_FAILURE = ['continue', 'abort'] as const;
+export type OnReplanFailure = (typeof ON_REPLAN_FAILURE)[number];
+
+export const ReplanningConfigSchema = section({
+  enabled: flag(true),
+  /** X13 / seed §13.2 step 4: after escalation found no way forward, go on with assumptions or stop. */
+  on_replan_failure: z
+    .enum(ON_REPLAN_FAILURE, { error: `must be one of ${ON_REPLAN_FAILURE.join(', ')}` })
+    .default('continue'),
+  llm_decision: section({
+    min_confidence_threshold: prob(0.5),
+    require_user_confirmation_on_low_confidence: flag(true),
+    user_confirmation_threshold: prob(0.3),
+  }),
+  goal_understanding: section({
+    max_clarification_requests: count(2),
+    /** Not in the seed's table (it bounds goal revisions only by the global limit); added, default 2. */
+    max_goal_revisions: count(2),
+    auto_assume_on_no_response: flag(true),
+    auto_assume_timeout_minutes: nonNegative(30),
+  }),
+  task_decomposition: section({ max_redecomposition_attempts: count(3) }),
+  action_sequence: section({ max_regeneration_attempts: count(3) }),
+  execution: section({ max_action_retries: count(3), max_partial_replans: count(2) }),
+  reflection: section({ max_plan_revisions: count(2) }),
+  global: section({
+    max_total_replans: count(10),
+    infinite_loop_detection: flag(true),
+    same_trigger_max_count: count(2, 1),
+  }),
+});
+
+/** J8: judge-driven task re-decomposition (seed 000's `replanning` block). */
+export const TaskReplanningConfigSchema = section({
+  enabled: flag(true),
+  maxIterations: count(3),
+  timeoutSeconds: positive(300),
+});
+
+export const ExecutionConfigSchema = section({
+  maxParallelTasks: count(3, 1),
+  maxTaskIterations: count(5, 1),
+  commandTimeoutSeconds: positive(120),
+});
+
+const passthrough = z.record(z.string(), z.unknown(), { error: 'must be a mapping (key: value)' }).default({});
+
+export const ReplannerConfigSchema = z
+  .strictObject(
+    {
+      replanning: ReplanningConfigSchema,
+      task_replanning: TaskReplanningConfigSchema,
+      execution: ExecutionConfigSchema,
+      refinement: passthrough,
+      pacemaker: passthrough,
+    },
+    { error: 'must be a mapping (key: value)' },
+  )
+  .superRefine((cfg, ctx) => {
+    const d = cfg.replanning.llm_decision;
+    if (d.user_confirmation_threshold > d.min_confidence_threshold) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['replanning', 'llm_decision', 'user_confirmation_threshold'],
+        message: `must not exceed replanning.llm_decision.min_confidence_threshold (${d.min_confidence_threshold})`,
+        input: d.user_confirmation_threshold,
+      });
+    }
+  });
+
+export type ReplannerConfig = z.output<typeof ReplannerConfigSchema>;
+export type ReplanningConfig = ReplannerConfig['replanning'];
+export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
+export type ExecutionConfig = ReplannerConfig['execution'];
+
+export interface ConfigIssue {
+  /** Dotted key path, e.g. `replanning.llm_decision.min_confidence_threshold` ('' = the root). */
+  path: string;
+  message: string;
+}
+
+/** A config that cannot be used. The message names the key path(s) and the reason. */
+export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[] | string) {
+    const list = typeof issues === 'string' ? [{ path: '', message: issues }] : issues;
+    super(`invalid config: ${list.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
+    this.name = 'ConfigError';
+    this.issues = list;
+  }
+}
+
+/** Parses (and defaults) a raw config object, e.g. parsed YAML. null/undefined → all defaults. */
+export function parseConfig(raw: unknown): ReplannerConfig {
+  const { value, prefix } = unwrapSeedPlanning(raw ?? {});
+  const r = ReplannerConfigSchema.safeParse(value, { reportInput: true });
+  if (r.success) return r.data;
+  throw new ConfigError(r.error.issues.flatMap((i) => describeIssue(i, prefix)));
+}
+
+export const DEFAULT_CONFIG: ReplannerConfig = parseConfig({});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Seed 004 §12.1 nests `replanning` under `planning:`; accept that spelling too. */
+function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
+  if (!isRecord(raw) || !('planning' in raw)) return { value: raw, prefix: false };
+  const { planning, ...rest } = raw;
+  const issues: ConfigIssue[] = [];
+  if (!isRecord(planning)) throw new ConfigError([{ path: 'planning', message: 'must be a mapping (key: value)' }]);
+  for (const k of Object.keys(planning)) {
+    if (k !== 'enabled' && k !== 'replanning') issues.push({ path: `planning.${k}`, message: 'unknown key' });
+  }
+  if ('enabled' in planning && planning.enabled !== true) {
+    issues.push({
+      path: 'planning.enabled',
+      message: `planning mode is always on in Replanner; set replanning.enabled: false to turn replanning off (got ${show(planning.enabled)})`,
+    });
+  }
+  if ('replanning' in planning && 'replanning' in rest) {
+    issues.push({ path: 'planning.replanning', message: 'given twice (also at top level replanning)' });
+  }
+  if (issues.length) throw new ConfigError(issues);
+  return { value: 'replanning' in planning ? { ...rest, replanning: planning.replanning } : rest, prefix: true };
+}
+
+function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean): ConfigIssue[] {
+  const base = issue.path.map(String);
+  if (seedPrefix && base[0] === 'replanning') base.unshift('planning');
+  const join = (p: string[]) => p.join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((k) => {
+      const hint = suggestKey(issue.path.map(String), k);
+      return { path: join([...base, k]), message: `unknown key${hint ? ` (did you mean "${hint}"?)` : ''}` };
+    });
+  }
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && message.startsWith('Invalid input')) message = `must be a ${issue.expected}`;
+  if ('input' in issue && issue.input !== undefined) message += ` (got ${show(issue.input)})`;
+  return [{ path: join(base), message }];
+}
+
+function suggestKey(parentPath: string[], key: string): string | undefined {
+  let node: unknown = DEFAULT_CONFIG;
+  for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
+  if (!isRecord(node)) return undefined;
+  let best: { k: string; d: number } | undefined;
+  for (const k of Object.keys(node)) {
+    const d = editDistance(k.toLowerCase(), key.toLowerCase());
+    if (!best || d < best.d) best = { k, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(key.length / 4)) ? best.k : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = dp[0]!;
+    dp[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = dp[j]!;
+      dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return dp[b.length]!;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === undefined) return 'nothing';
+  try {
+    const s = JSON.stringify(v);
+    return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  } catch {
+    return String(v);
+  }
+}

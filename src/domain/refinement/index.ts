@@ -1,0 +1,6 @@
+// Plan quality and refinement (SPEC §3, R1–R7; C3/C4 helpers). Pure policy.
+export * from './config';
+export * from './quality';
+export * from './stagnation';
+export * from './decision';
+export * from './structure';

@@ -1,0 +1,92 @@
+// X5 / seed §9.1: replan counters and their limits. Counters live in workflow state (X9/B2: they
+// survive pause/resume, crashes and continueAsNew), so they are plain JSON and updated immutably.
+import type { ReplannerConfig } from '../config';
+import { PHASES, type Phase } from '../types';
+import { REPLAN_TYPES, type ReplanType } from './decision';
+
+export interface ReplanCounters {
+  /** Replans executed in this run (all types, clarification requests included). */
+  total: number;
+  /** Per counted replan type (see ResolvedReplan.countedAs). */
+  byType: Record<ReplanType, number>;
+  /** Per phase in which the decision was made (X9: "per-phase counts"). */
+  byPhase: Record<Phase, number>;
+  /** Per trigger key (policy.triggerKey) — for loop detection (X6). */
+  byTrigger: Record<string, number>;
+}
+
+export function emptyCounters(): ReplanCounters {
+  return {
+    total: 0,
+    byType: Object.fromEntries(REPLAN_TYPES.map((t) => [t, 0])) as Record<ReplanType, number>,
+    byPhase: Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>,
+    byTrigger: {},
+  };
+}
+
+/** The config key (under `replanning.`) that bounds a replan type. */
+export const LIMIT_KEY: Readonly<Record<ReplanType, string>> = {
+  clarification_request: 'goal_understanding.max_clarification_requests',
+  goal_revision: 'goal_understanding.max_goal_revisions',
+  task_redecomposition: 'task_decomposition.max_redecomposition_attempts',
+  action_regeneration: 'action_sequence.max_regeneration_attempts',
+  retry: 'execution.max_action_retries',
+  partial_replan: 'execution.max_partial_replans',
+  // A full replan is charged to the type of the level it runs at (policy.resolveReplan); its own
+  // entry only matters when asked directly and follows its default level (4, re-decomposition).
+  full_replan: 'task_decomposition.max_redecomposition_attempts',
+  plan_revision: 'reflection.max_plan_revisions',
+};
+
+/** X5: how many replans of this type a run may execute. */
+export function limitFor(type: ReplanType, config: ReplannerConfig): number {
+  const r = config.replanning;
+  switch (type) {
+    case 'clarification_request':
+      return r.goal_understanding.max_clarification_requests;
+    case 'goal_revision':
+      return r.goal_understanding.max_goal_revisions;
+    case 'task_redecomposition':
+    case 'full_replan':
+      return r.task_decomposition.max_redecomposition_attempts;
+    case 'action_regeneration':
+      return r.action_sequence.max_regeneration_attempts;
+    case 'retry':
+      return r.execution.max_action_retries;
+    case 'partial_replan':
+      return r.execution.max_partial_replans;
+    case 'plan_revision':
+      return r.reflection.max_plan_revisions;
+  }
+}
+
+export function globalLimit(config: ReplannerConfig): number {
+  return config.replanning.global.max_total_replans;
+}
+
+/** Counts one executed replan (immutable). `type` is the counted type (ResolvedReplan.countedAs). */
+export function recordReplan(
+  counters: ReplanCounters,
+  type: ReplanType,
+  triggerKey: string,
+  phase?: Phase,
+): ReplanCounters {
+  return {
+    total: counters.total + 1,
+    byType: { ...counters.byType, [type]: (counters.byType[type] ?? 0) + 1 },
+    byPhase: phase ? { ...counters.byPhase, [phase]: (counters.byPhase[phase] ?? 0) + 1 } : { ...counters.byPhase },
+    byTrigger: { ...counters.byTrigger, [triggerKey]: (counters.byTrigger[triggerKey] ?? 0) + 1 },
+  };
+}
+
+/** Counters from an older/partial state (e.g. a continueAsNew argument), with missing entries as 0. */
+export function normalizeCounters(c: Partial<ReplanCounters> | undefined): ReplanCounters {
+  const e = emptyCounters();
+  if (!c) return e;
+  return {
+    total: c.total ?? 0,
+    byType: { ...e.byType, ...(c.byType ?? {}) },
+    byPhase: { ...e.byPhase, ...(c.byPhase ?? {}) },
+    byTrigger: { ...(c.byTrigger ?? {}) },
+  };
+}

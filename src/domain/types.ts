@@ -1,0 +1,65 @@
+// Core vocabulary shared by every layer (SPEC J4, P4, X1). Pure types: no Temporal, no I/O.
+
+/** J4: the states a task moves through. */
+export const TaskState = {
+  READY: 'READY',
+  RUNNING: 'RUNNING',
+  NEEDS_CONTINUATION: 'NEEDS_CONTINUATION',
+  DONE: 'DONE',
+  BLOCKED: 'BLOCKED',
+  CANCELLED: 'CANCELLED',
+  REPLACED_BY_REPLAN: 'REPLACED_BY_REPLAN',
+} as const;
+export type TaskState = (typeof TaskState)[keyof typeof TaskState];
+
+/** P4: the task profiles the pacemaker knows; anything else counts as unknown. */
+export const TASK_PROFILES = [
+  'SIMPLE_QUESTION',
+  'CODE_ANALYSIS',
+  'FILE_OPERATION',
+  'COMPLEX_REASONING',
+  'MULTI_STEP_TASK',
+  'GENERAL_CHAT',
+  'CREATIVE_WRITING',
+  'DEBUGGING',
+  'RESEARCH',
+] as const;
+export type TaskProfile = (typeof TASK_PROFILES)[number];
+
+/** X1: the five phases, in order. */
+export const PHASES = [
+  'goal_understanding',
+  'task_decomposition',
+  'action_sequence',
+  'execution',
+  'reflection',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** A task as the planner produces it. */
+export interface TaskSpec {
+  id: string;
+  title: string;
+  description: string;
+  acceptanceCriteria: string[];
+  dependencies: string[];
+  scopePaths: string[];
+  profile: TaskProfile;
+}
+
+/** J5: bookkeeping of task re-decomposition. */
+export interface ReplanningInfo {
+  iteration: number;
+  maxIterations: number;
+  originalTaskId?: string;
+  replacedBy: string[];
+  replanReason?: string;
+}
+
+/** A task as the run tracks it. */
+export interface TaskRecord extends TaskSpec {
+  state: TaskState;
+  replanningInfo?: ReplanningInfo;
+  /** Short outcome text (judge reason, block reason); never a transcript. */
+  summary?: string;
+}

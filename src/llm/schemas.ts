@@ -1,0 +1,92 @@
+// zod schemas of the structured LLM replies of the run pipeline. The LLM speaks snake_case (as in
+// the seeds); the `to*` helpers convert to the domain's camelCase types.
+import { z } from 'zod';
+import { TASK_PROFILES, type TaskProfile, type TaskSpec } from '../domain/types';
+
+const strings = z.array(z.string()).default([]);
+
+/** Unknown profiles are kept out of the domain: the pacemaker treats them as MULTI_STEP_TASK's neighbour "unknown". */
+const profile = z
+  .string()
+  .transform((p): TaskProfile => {
+    const up = p.trim().toUpperCase() as TaskProfile;
+    return (TASK_PROFILES as readonly string[]).includes(up) ? up : 'MULTI_STEP_TASK';
+  })
+  .default('MULTI_STEP_TASK');
+
+export const GoalSchema = z.object({
+  main_objective: z.string().min(1),
+  success_criteria: z.array(z.string()).min(1),
+  constraints: strings,
+  ambiguities: strings,
+  assumptions: strings,
+  task_profile: profile,
+});
+export type Goal = z.output<typeof GoalSchema>;
+
+export const PlannedTaskSchema = z.object({
+  id: z.string().min(1),
+  title: z.string().min(1),
+  description: z.string().default(''),
+  acceptance_criteria: z.array(z.string()).min(1),
+  dependencies: strings,
+  scope_paths: strings,
+  profile,
+});
+
+export const DecompositionSchema = z.object({
+  tasks: z.array(PlannedTaskSchema).min(1),
+  rationale: z.string().default(''),
+});
+export type Decomposition = z.output<typeof DecompositionSchema>;
+
+export function toTaskSpecs(tasks: z.output<typeof PlannedTaskSchema>[]): TaskSpec[] {
+  return tasks.map((t) => ({
+    id: t.id,
+    title: t.title,
+    description: t.description,
+    acceptanceCriteria: t.acceptance_criteria,
+    dependencies: t.dependencies,
+    scopePaths: t.scope_paths,
+    profile: t.profile,
+  }));
+}
+
+export const ActionSequenceSchema = z.object({
+  actions: z.array(
+    z.object({
+      task_id: z.string(),
+      steps: z.array(z.string()).min(1),
+    }),
+  ),
+});
+export type ActionSequence = z.output<typeof ActionSequenceSchema>;
+
+/** Per task, the ordered steps the worker is asked to follow. */
+export type ActionPlan = Record<string, string[]>;
+
+export function toActionPlan(seq: ActionSequence): ActionPlan {
+  const plan: ActionPlan = {};
+  for (const a of seq.actions) plan[a.task_id] = [...(plan[a.task_id] ?? []), ...a.steps];
+  return plan;
+}
+
+export const JudgeSchema = z.object({
+  success: z.boolean(),
+  shouldContinue: z.boolean().default(false),
+  shouldReplan: z.boolean().default(false),
+  reason: z.string(),
+  missingRequirements: strings,
+  confidence: z.number().min(0).max(1).optional(),
+});
+export type Judgement = z.output<typeof JudgeSchema>;
+
+export const ReflectionSchema = z.object({
+  evaluation_result: z.enum(['success', 'partial_success', 'failure']),
+  achievement_rate: z.number().min(0).max(100),
+  issues_identified: strings,
+  additional_actions: strings,
+  revision_scope: z.enum(['minor', 'moderate', 'major']).default('minor'),
+  summary: z.string().default(''),
+});
+export type Reflection = z.output<typeof ReflectionSchema>;

@@ -1,0 +1,45 @@
+// Builds the Worker: the workflow bundle, the activities wired to an LLM gateway, one task queue.
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from './activities';
+import { LlmGateway, type LlmSettings } from './llm/gateway';
+
+export const DEFAULT_TASK_QUEUE = 'replanner';
+
+export function workflowsPath(): string {
+  // Works from src/ (ts-jest) and from dist/src (compiled): both hold workflows/index.{ts,js}.
+  return require.resolve('./workflows');
+}
+
+/** Bundling takes seconds: do it once and share the bundle between workers (tests, demo). */
+export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+}
+
+export interface WorkerParams {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  llm: LlmSettings;
+  workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
+  maxConcurrentActivityTaskExecutions?: number;
+}
+
+export async function createWorker(p: WorkerParams): Promise<Worker> {
+  return Worker.create({
+    connection: p.connection,
+    namespace: p.namespace ?? 'default',
+    taskQueue: p.taskQueue ?? DEFAULT_TASK_QUEUE,
+    activities: createActivities(new LlmGateway(p.llm)),
+    ...(p.workflowBundle ? { workflowBundle: p.workflowBundle } : { workflowsPath: workflowsPath() }),
+    maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? 20,
+  });
+}
+
+const quietBundlerLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (m: string, meta?: unknown) => console.warn(m, meta ?? ''),
+  error: (m: string, meta?: unknown) => console.error(m, meta ?? ''),
+};

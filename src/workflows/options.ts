@@ -1,0 +1,65 @@
+// Run options carried in workflow input (so a running workflow never depends on worker env), and
+// the activity options derived from them.
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+
+export interface RunOptions {
+  /** At most this many TaskWorkflows run at once. */
+  maxParallelTasks: number;
+  /** Worker → judge iterations per task before it is BLOCKED. */
+  maxTaskIterations: number;
+  /** Tool-calling steps per worker activity. */
+  workerMaxSteps: number;
+  commandTimeoutMs: number;
+  /** Retry policy of LLM activities. */
+  llmMaxAttempts: number;
+  llmRetryInitialMs: number;
+  llmCallTimeout: Duration;
+  /** Re-asks of the planner when its task graph is invalid. */
+  maxGraphRepairs: number;
+}
+
+export const DEFAULT_RUN_OPTIONS: RunOptions = {
+  maxParallelTasks: 3,
+  maxTaskIterations: 3,
+  workerMaxSteps: 24,
+  commandTimeoutMs: 120_000,
+  llmMaxAttempts: 4,
+  llmRetryInitialMs: 1000,
+  llmCallTimeout: '3 minutes',
+  maxGraphRepairs: 2,
+};
+
+export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
+  return {
+    startToCloseTimeout: o.llmCallTimeout,
+    // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.
+    cancellationType: 'TRY_CANCEL' as ActivityOptions['cancellationType'],
+    retry: {
+      initialInterval: o.llmRetryInitialMs,
+      backoffCoefficient: 2,
+      maximumInterval: '60 seconds',
+      maximumAttempts: o.llmMaxAttempts,
+      nonRetryableErrorTypes: ['LlmRequestRejected'],
+    },
+    summary,
+  };
+}
+
+export function workerActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
+  return {
+    startToCloseTimeout: '60 minutes',
+    heartbeatTimeout: '30 seconds',
+    // WAIT_CANCELLATION_COMPLETED: a cancelled task waits until the worker has really stopped
+    // touching the workspace (its running command killed) before it reports CANCELLED.
+    cancellationType: 'WAIT_CANCELLATION_COMPLETED' as ActivityOptions['cancellationType'],
+    retry: {
+      initialInterval: o.llmRetryInitialMs,
+      backoffCoefficient: 2,
+      maximumInterval: '60 seconds',
+      maximumAttempts: o.llmMaxAttempts,
+      nonRetryableErrorTypes: ['LlmRequestRejected'],
+    },
+    summary,
+  };
+}

@@ -1,0 +1,103 @@
+// Per test file: a fake OpenAI server, a client, and a real Worker on its own task queue, all
+// against the jest run's shared dev server.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { createWorker } from '../../src/worker';
+import type { RunOptions } from '../../src/workflows/options';
+import { FakeOpenAI } from './fake-openai';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger(process.env.REPLANNER_TEST_LOG === '1' ? 'INFO' : 'ERROR') });
+  } catch {
+    /* already installed by another harness in this jest worker */
+  }
+}
+
+export interface Harness {
+  fake: FakeOpenAI;
+  client: Client;
+  taskQueue: string;
+  worker: Worker;
+  /** A fresh throwaway workspace directory. */
+  workspace(files?: Record<string, string>): string;
+  stop(): Promise<void>;
+}
+
+/** Options that keep tests fast: short retry intervals. */
+export const FAST: Partial<RunOptions> = { llmRetryInitialMs: 100, llmMaxAttempts: 3 };
+
+export function temporalAddress(): string {
+  const a = process.env.TEMPORAL_ADDRESS;
+  if (!a) throw new Error('TEMPORAL_ADDRESS is not set: run tests through jest (global setup starts the dev server)');
+  return a;
+}
+
+export async function startHarness(opts: { llmTimeoutMs?: number } = {}): Promise<Harness> {
+  quietRuntime();
+  const fake = await FakeOpenAI.start();
+  const address = temporalAddress();
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `test-${randomUUID()}`;
+  const bundle = process.env.REPLANNER_TEST_BUNDLE;
+  const worker = await createWorker({
+    connection: nativeConnection,
+    taskQueue,
+    llm: { apiKey: 'test-key', baseURL: fake.baseURL, model: 'fake-model', timeoutMs: opts.llmTimeoutMs ?? 10_000 },
+    workflowBundle: bundle ? { codePath: bundle } : undefined,
+  });
+  const running = worker.run();
+  const dirs: string[] = [];
+  return {
+    fake,
+    client,
+    taskQueue,
+    worker,
+    workspace(files = {}) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-ws-'));
+      dirs.push(dir);
+      for (const [rel, content] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+        fs.writeFileSync(path.join(dir, rel), content);
+      }
+      return dir;
+    },
+    async stop() {
+      worker.shutdown();
+      await running;
+      await fake.stop();
+      await connection.close();
+      await nativeConnection.close();
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The failure message at the bottom of a workflow failure chain. */
+export async function failureOf(handle: WorkflowHandle): Promise<string> {
+  try {
+    await handle.result();
+  } catch (err) {
+    let e: unknown = err;
+    const parts: string[] = [];
+    while (e instanceof Error) {
+      parts.push(e.message);
+      e = (e as { cause?: unknown }).cause;
+    }
+    return parts.join(' <- ');
+  }
+  throw new Error(`workflow ${handle.workflowId} did not fail`);
+}
+
+export function uniqueId(prefix = 't'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
