@@ -32,6 +32,10 @@ export async function createWorker(p: WorkerParams): Promise<Worker> {
     activities: createActivities(new LlmGateway(p.llm)),
     ...(p.workflowBundle ? { workflowBundle: p.workflowBundle } : { workflowsPath: workflowsPath() }),
     maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? 20,
+    // Cancellation reaches an activity only through a heartbeat: keep them frequent so a cancelled
+    // run stops its workers within seconds.
+    maxHeartbeatThrottleInterval: '2 seconds',
+    defaultHeartbeatThrottleInterval: '1 second',
   });
 }
 

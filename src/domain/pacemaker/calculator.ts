@@ -92,6 +92,11 @@ export function complexityFactor(complexity: number): number {
   return 1 + 0.4 * complexity;
 }
 
+/** P1: clamp a computed limit into [3, 20]. */
+export function clampLoops(n: number): number {
+  return Math.max(MIN_LOOPS, Math.min(n, MAX_LOOPS));
+}
+
 /**
  * P1–P6: max_loops = clamp(floor(base × vitalsFactor × complexityFactor), 3, 20).
  *
@@ -135,7 +140,7 @@ export function calculateMaxLoops(input: MaxLoopsInput): MaxLoopsResult {
     const product = base * vFactor * cFactor;
     if (!Number.isFinite(product)) throw new RangeError(`loop limit computation gave ${product}`);
     const calculated = Math.floor(product + 1e-9);
-    const maxLoops = Math.max(MIN_LOOPS, Math.min(calculated, MAX_LOOPS));
+    const maxLoops = clampLoops(calculated);
     return {
       max_loops: maxLoops,
       base_loops: base,

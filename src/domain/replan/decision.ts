@@ -135,8 +135,9 @@ export const BaseDecisionSchema = z.object({
       .int({ error: 'must be a whole number 1..5' })
       .min(1, { error: 'must be a whole number 1..5' })
       .max(5, { error: 'must be a whole number 1..5' })
+      .transform((n) => n as ReplanLevel)
       .optional(),
-  ) as z.ZodType<ReplanLevel | undefined, unknown>,
+  ),
   issues_found: textList,
   recommended_actions: textList,
   clarification_needed: z.preprocess((v) => (v === null || v === undefined ? false : v), z.boolean()),

@@ -1,0 +1,117 @@
+// Finding (or starting) what a run needs: a Temporal server at TEMPORAL_ADDRESS and a worker
+// polling Replanner's task queue. Started processes are detached and persist the server to
+// .replanner/temporal.db, so runs outlive the CLI invocation.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { DEFAULT_TASK_QUEUE } from '../worker';
+
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
+
+export interface Backend {
+  client: Client;
+  connection: Connection;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+export function settingsFromEnv(env = process.env) {
+  return {
+    address: env.TEMPORAL_ADDRESS || 'localhost:7233',
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.REPLANNER_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+  };
+}
+
+export function webUiUrl(namespace: string, workflowId: string, env = process.env): string {
+  const base = env.TEMPORAL_UI_URL || `http://localhost:${env.TEMPORAL_UI_PORT || 8233}`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+export async function tryConnect(address: string, timeoutMs = 1500): Promise<Connection | undefined> {
+  try {
+    return await Connection.connect({ address, connectTimeout: timeoutMs });
+  } catch {
+    return undefined;
+  }
+}
+
+export async function connect(env = process.env): Promise<Backend> {
+  const s = settingsFromEnv(env);
+  const connection = await tryConnect(s.address, 3000);
+  if (!connection) {
+    throw new BackendError(
+      `no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`,
+    );
+  }
+  return backendOf(connection, s);
+}
+
+function backendOf(connection: Connection, s: ReturnType<typeof settingsFromEnv>): Backend {
+  return {
+    ...s,
+    connection,
+    client: new Client({ connection, namespace: s.namespace }),
+    close: () => connection.close(),
+  };
+}
+
+export class BackendError extends Error {}
+
+/**
+ * Connects, starting the persisted local dev server and a worker when nothing answers or nobody
+ * polls the task queue. `say` reports what was started.
+ */
+export async function ensureBackend(say: (line: string) => void, env = process.env): Promise<Backend> {
+  const s = settingsFromEnv(env);
+  let connection = await tryConnect(s.address);
+  if (!connection) {
+    const local = /^(localhost|127\.0\.0\.1):(\d+)$/.exec(s.address);
+    if (!local) throw new BackendError(`no Temporal server answers at ${s.address}`);
+    const log = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server.log', {
+      ...env,
+      TEMPORAL_PORT: local[2],
+    });
+    say(`Started the local Temporal dev server on ${s.address} (Web UI http://localhost:${env.TEMPORAL_UI_PORT || 8233}, log ${log}).`);
+    connection = await waitForServer(s.address, 180_000);
+  }
+  const backend = backendOf(connection, s);
+  if (!(await hasWorker(backend))) {
+    const log = startDetached(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/worker-main.js')], 'worker.log', env);
+    say(`Started a Replanner worker on task queue "${s.taskQueue}" (log ${log}).`);
+  }
+  return backend;
+}
+
+async function waitForServer(address: string, timeoutMs: number): Promise<Connection> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const c = await tryConnect(address);
+    if (c) return c;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new BackendError(`the Temporal dev server did not come up at ${address}; see .replanner/server.log`);
+}
+
+export async function hasWorker(b: Backend): Promise<boolean> {
+  const res = await b.connection.workflowService.describeTaskQueue({
+    namespace: b.namespace,
+    taskQueue: { name: b.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return (res.pollers ?? []).length > 0;
+}
+
+function startDetached(cmd: string, args: string[], logName: string, env: NodeJS.ProcessEnv): string {
+  const dir = path.join(PROJECT_ROOT, '.replanner');
+  fs.mkdirSync(dir, { recursive: true });
+  const logFile = path.join(dir, logName);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], env, cwd: PROJECT_ROOT });
+  child.unref();
+  return path.relative(process.cwd(), logFile) || logFile;
+}

@@ -1,0 +1,140 @@
+// `npm run demo`: the whole pipeline offline. The LLM is the project's OpenAI-compatible test
+// server replaying a scripted scenario (said loudly: it is not a live model); Temporal is real
+// (the persisted local dev server), and the worker really writes files and runs a command.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { FakeOpenAI } from '../../test/support/fake-openai';
+import { scriptScenario, type Scenario } from '../../test/support/scenario';
+import { createWorker } from '../worker';
+import { PROJECT_ROOT, settingsFromEnv, tryConnect, webUiUrl } from './backend';
+import { progressPrinter } from './cli';
+import { renderStatus } from './render';
+import { startRun, watchRun } from './runs';
+
+const INSTRUCTION = 'Create a slugify(text) module with a test that runs, and document how to use it.';
+
+const SLUGIFY = `// Turns any text into a URL slug.
+function slugify(text) {
+  return String(text).normalize('NFKD').replace(/[\\u0300-\\u036f]/g, '')
+    .toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+module.exports = { slugify };
+`;
+const TEST = `const assert = require('node:assert');
+const { slugify } = require('../slugify');
+assert.strictEqual(slugify('Hello, World!'), 'hello-world');
+assert.strictEqual(slugify('  Crème brûlée  '), 'creme-brulee');
+console.log('slugify: 2 checks passed');
+`;
+
+export const DEMO_SCENARIO: Scenario = {
+  workerDelayMs: 150,
+  goal: {
+    main_objective: 'A tested slugify module with usage documentation',
+    success_criteria: ['slugify.js exports slugify', 'the test runs and passes', 'USAGE.md explains the API'],
+    constraints: ['no dependencies'],
+    ambiguities: [],
+    assumptions: ['Node.js CommonJS module'],
+    task_profile: 'MULTI_STEP_TASK',
+  },
+  tasks: [
+    { id: 'module', title: 'Write slugify.js', profile: 'FILE_OPERATION', files: { 'slugify.js': SLUGIFY } },
+    {
+      id: 'test',
+      title: 'Write and run the test',
+      dependencies: ['module'],
+      profile: 'DEBUGGING',
+      files: { 'test/slugify.test.js': TEST },
+      command: ['node', 'test/slugify.test.js'],
+    },
+    {
+      id: 'docs',
+      title: 'Document usage in USAGE.md',
+      profile: 'CREATIVE_WRITING',
+      files: { 'USAGE.md': "# slugify\n\n```js\nconst { slugify } = require('./slugify');\nslugify('Hello, World!'); // 'hello-world'\n```\n" },
+    },
+  ],
+};
+
+async function main(): Promise<number> {
+  const print = (s: string) => process.stdout.write(`${s}\n`);
+  print('=== Replanner offline demo ===');
+  print('REPLAY: the LLM replies come from a scripted scenario served by a local OpenAI-compatible test');
+  print('server — not a live model. Temporal, the workflows, the worker tools and the files are real.');
+  if (process.env.OPENAI_API_KEY) print('(OPENAI_API_KEY is set: `replanner run "<instruction>" --workspace DIR` uses the live model.)');
+
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const fake = await FakeOpenAI.start({ logUnscripted: true });
+  scriptScenario(fake, DEMO_SCENARIO);
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-'));
+  const s = settingsFromEnv();
+  let server: ChildProcess | undefined;
+  let connection = await tryConnect(s.address);
+  if (!connection) {
+    print(`No Temporal server at ${s.address}: starting the local dev server (persisted in .replanner/temporal.db)…`);
+    server = spawn('bash', [path.join(PROJECT_ROOT, 'scripts/server')], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+    const deadline = Date.now() + 300_000;
+    while (!connection && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      connection = await tryConnect(s.address);
+    }
+    if (!connection) throw new Error(`the dev server did not start at ${s.address}`);
+  }
+  const taskQueue = `replanner-demo-${process.pid}`;
+  const nativeConnection = await NativeConnection.connect({ address: s.address });
+  print('Bundling workflows and starting a worker…');
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: s.namespace,
+    taskQueue,
+    llm: { apiKey: 'offline-demo', baseURL: fake.baseURL, model: 'scripted-replay', timeoutMs: 30_000 },
+  });
+  const workerRun = worker.run();
+  let code = 1;
+  try {
+    const client = new Client({ connection, namespace: s.namespace });
+    const { runId, handle } = await startRun(client, { instruction: INSTRUCTION, workspace, taskQueue });
+    print(`Run ${runId} started on ${workspace}`);
+    print(`Instruction: ${INSTRUCTION}`);
+    const final = await watchRun(client, runId, progressPrinter(print), 300);
+    print('');
+    print(renderStatus(final));
+    print('');
+    print(`Files the worker wrote in ${workspace}:`);
+    for (const f of listFiles(workspace)) print(`  ${f}`);
+    const calls = fake.requests.filter((r) => r.status === 200).length;
+    print(`LLM requests replayed: ${calls} (${[...new Set(fake.requests.map((r) => r.purpose))].join(', ')})`);
+    print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}`);
+    if (server) print('The dev server stops with the demo; `npm run server` serves this run again from .replanner/temporal.db.');
+    code = final.status === 'DONE' ? 0 : 1;
+  } finally {
+    worker.shutdown();
+    await workerRun;
+    await nativeConnection.close();
+    await connection.close();
+    await fake.stop();
+    if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+  }
+  return code;
+}
+
+function listFiles(dir: string, base = dir): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.name !== '.replanner')
+    .flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))]));
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(`demo failed: ${err instanceof Error ? err.stack : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

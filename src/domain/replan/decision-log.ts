@@ -1,0 +1,162 @@
+// X9 (seed §10.1): every replan decision is recorded. The log lives in workflow state and in
+// continueAsNew arguments, so records are compact: long strings are cut to ~2 KB, long lists to
+// 20 items, and the log keeps the newest `maxRecords` records (older ones are counted as dropped).
+import type { Phase } from '../types';
+import type { ReplanDecision } from './decision';
+import type { PolicyOutcome } from './policy';
+import { truncateText } from './text';
+
+export type DecisionResult = 'success' | 'failure' | 'skipped' | 'pending';
+
+export interface DecisionRecord {
+  replan_id: string;
+  phase: Phase;
+  /** The LLM's decision (compacted). */
+  llm_decision: Record<string, unknown>;
+  confidence: number;
+  executed: boolean;
+  /** Why the system did not follow the LLM (override reason, 'very_low_confidence', 'user_declined', …). */
+  override_reason?: string;
+  /** ISO timestamp, passed in (workflow time). */
+  timestamp: string;
+  result: DecisionResult;
+  duration_ms?: number;
+  /** Short summaries of the plan before and after the replan. */
+  plan_before?: string;
+  plan_after?: string;
+  /** What the policy decided (PolicyOutcome.action) and the resolved replan, for reading the log. */
+  outcome?: PolicyOutcome['action'];
+  replan_type?: string;
+  target_phase?: Phase;
+  /** Warning or override message shown to the user. */
+  message?: string;
+}
+
+export interface DecisionLog {
+  records: DecisionRecord[];
+  /** Sequence number of the next replan id. */
+  nextSeq: number;
+  /** How many old records were dropped to keep the log small. */
+  dropped: number;
+}
+
+export const MAX_FIELD_CHARS = 2000;
+export const MAX_LIST_ITEMS = 20;
+export const DEFAULT_MAX_RECORDS = 200;
+
+export function emptyDecisionLog(): DecisionLog {
+  return { records: [], nextSeq: 1, dropped: 0 };
+}
+
+/** Deep copy with strings cut to `maxChars`, lists to MAX_LIST_ITEMS (plus a "… N more" item), depth ≤ 5. */
+export function compactValue(value: unknown, maxChars = MAX_FIELD_CHARS, depth = 0): unknown {
+  if (typeof value === 'string') return truncateText(value, maxChars);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 5) return truncateText(JSON.stringify(value) ?? '', maxChars);
+  if (Array.isArray(value)) {
+    const items = value.slice(0, MAX_LIST_ITEMS).map((v) => compactValue(v, maxChars, depth + 1));
+    if (value.length > MAX_LIST_ITEMS) items.push(`… ${value.length - MAX_LIST_ITEMS} more`);
+    return items;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = compactValue(v, maxChars, depth + 1);
+  return out;
+}
+
+/** The decision compacted to roughly ≤ 8 KB of JSON (strings cut harder when needed). */
+function compactDecision(d: ReplanDecision): Record<string, unknown> {
+  for (const max of [MAX_FIELD_CHARS, 500, 120]) {
+    const c = compactValue(d, max) as Record<string, unknown>;
+    if (JSON.stringify(c).length <= 8192 || max === 120) return c;
+  }
+  return {};
+}
+
+export interface NewDecisionInput {
+  phase: Phase;
+  decision: ReplanDecision;
+  outcome: PolicyOutcome;
+  /** ISO string from workflow time. */
+  timestamp: string;
+  planBefore?: string;
+  /** Defaults to `replan-<seq>`. */
+  replanId?: string;
+}
+
+/**
+ * Appends the record of a decision and the policy's outcome. Executed (replan/clarify) → result
+ * 'pending' until completeDecision; confirm → 'pending', not executed yet; none/ignore/override → 'skipped'.
+ */
+export function appendDecision(
+  log: DecisionLog,
+  input: NewDecisionInput,
+  maxRecords = DEFAULT_MAX_RECORDS,
+): { log: DecisionLog; record: DecisionRecord } {
+  const o = input.outcome;
+  const executed = o.action === 'replan' || o.action === 'clarify';
+  const record: DecisionRecord = {
+    replan_id: input.replanId ?? `replan-${log.nextSeq}`,
+    phase: input.phase,
+    llm_decision: compactDecision(input.decision),
+    confidence: input.decision.confidence,
+    executed,
+    timestamp: input.timestamp,
+    result: executed || o.action === 'confirm' ? 'pending' : 'skipped',
+    outcome: o.action,
+  };
+  if (o.action === 'override' || o.action === 'ignore') record.override_reason = o.reason;
+  if (o.action !== 'none') {
+    record.replan_type = o.type;
+    record.target_phase = o.targetPhase;
+  }
+  const message =
+    o.action === 'override' || o.action === 'ignore' || o.action === 'confirm'
+      ? o.message
+      : o.action === 'replan' || o.action === 'clarify'
+        ? o.warning
+        : undefined;
+  if (message) record.message = truncateText(message, MAX_FIELD_CHARS);
+  if (input.planBefore !== undefined) record.plan_before = truncateText(input.planBefore, MAX_FIELD_CHARS);
+
+  const records = [...log.records, record];
+  const drop = Math.max(0, records.length - Math.max(1, maxRecords));
+  return {
+    log: { records: records.slice(drop), nextSeq: log.nextSeq + 1, dropped: log.dropped + drop },
+    record,
+  };
+}
+
+export interface CompletionInput {
+  result: Exclude<DecisionResult, 'pending'>;
+  durationMs?: number;
+  planAfter?: string;
+  /** E.g. a user confirmed ('confirm' → executed) or declined ('user_declined'). */
+  executed?: boolean;
+  overrideReason?: string;
+}
+
+/** Completes a pending record (immutable). Unknown ids leave the log unchanged. */
+export function completeDecision(log: DecisionLog, replanId: string, c: CompletionInput): DecisionLog {
+  return {
+    ...log,
+    records: log.records.map((r) => {
+      if (r.replan_id !== replanId) return r;
+      const next: DecisionRecord = { ...r, result: c.result };
+      if (c.executed !== undefined) next.executed = c.executed;
+      if (c.durationMs !== undefined) next.duration_ms = Math.max(0, Math.round(c.durationMs));
+      if (c.planAfter !== undefined) next.plan_after = truncateText(c.planAfter, MAX_FIELD_CHARS);
+      if (c.overrideReason !== undefined) next.override_reason = c.overrideReason;
+      return next;
+    }),
+  };
+}
+
+/** The newest record (X9 pause/resume: "the latest decision"). */
+export function latestDecision(log: DecisionLog): DecisionRecord | undefined {
+  return log.records[log.records.length - 1];
+}
+
+/** Records still pending (a replan in progress, or a confirmation awaited). */
+export function pendingDecisions(log: DecisionLog): DecisionRecord[] {
+  return log.records.filter((r) => r.result === 'pending');
+}

@@ -1,0 +1,53 @@
+// J1 / J2 (seed 000 §1): the judge's verdict and what it means for the task.
+import { z } from 'zod';
+import type { ReplannerConfig } from '../config';
+import type { TaskRecord } from '../types';
+import { canRedecompose } from './redecomposition';
+import { itemToText } from './text';
+
+/** J1: the judge's reply. Missing flags default to false, a missing list to []. */
+export const JudgeResultSchema = z.object({
+  success: z.boolean({ error: 'must be true or false' }),
+  shouldContinue: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
+  shouldReplan: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
+  reason: z.preprocess((v) => v ?? '', z.string({ error: 'must be text' })),
+  missingRequirements: z.preprocess(
+    (v) => v ?? [],
+    z
+      .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), { error: 'must be a list' })
+      .transform((items) => items.map(itemToText)),
+  ),
+  confidence: z.preprocess((v) => (v === null ? undefined : v), z.number().min(0).max(1).optional()),
+});
+export type JudgeResult = z.output<typeof JudgeResultSchema>;
+
+export type JudgeOutcome = 'DONE' | 'NEEDS_CONTINUATION' | 'REPLAN' | 'BLOCKED';
+
+/**
+ * J2, in the seed's order (first match wins):
+ *   success → DONE; shouldContinue → NEEDS_CONTINUATION; shouldReplan → REPLAN; else BLOCKED.
+ * When the judge sets both shouldContinue and shouldReplan, continuation wins: the seed checks
+ * it first, and another worker iteration is cheaper than re-planning the task.
+ */
+export function judgeOutcome(result: Pick<JudgeResult, 'success' | 'shouldContinue' | 'shouldReplan'>): JudgeOutcome {
+  if (result.success) return 'DONE';
+  if (result.shouldContinue) return 'NEEDS_CONTINUATION';
+  if (result.shouldReplan) return 'REPLAN';
+  return 'BLOCKED';
+}
+
+/**
+ * J2 + J7 + J8: the judge's outcome for a concrete task under the config. REPLAN becomes BLOCKED
+ * when re-decomposition is disabled or the task's iteration reached maxIterations.
+ */
+export function judgeOutcomeForTask(
+  result: Pick<JudgeResult, 'success' | 'shouldContinue' | 'shouldReplan' | 'reason'>,
+  task: Pick<TaskRecord, 'replanningInfo'>,
+  config: ReplannerConfig,
+): { outcome: JudgeOutcome; reason: string } {
+  const outcome = judgeOutcome(result);
+  if (outcome !== 'REPLAN') return { outcome, reason: result.reason };
+  const can = canRedecompose(task, config);
+  if (can.ok) return { outcome, reason: result.reason };
+  return { outcome: 'BLOCKED', reason: `${result.reason}${result.reason ? ' — ' : ''}${can.message}` };
+}

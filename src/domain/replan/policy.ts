@@ -1,0 +1,400 @@
+// X3 / X6 / X7 / X14: what the system does with an LLM replan decision. Pure and deterministic:
+// same input → same outcome, no clock, no randomness; runs inside workflow sandboxes.
+//
+// ORDER OF CHECKS (seed 004 §2.2 flow, §9.2 overrides in their listed order, §9.3 bands, §13.3–13.4):
+//   1. not wanted            replan_needed false and no clarification asked      → none
+//   2. disabled              replanning.enabled false (§12.1/§12.2)              → override 'disabled'
+//   3. limits (§9.2-1, §2.2 "再計画可能?"): the type's limit, then the global one → override
+//                            'phase_limit' | 'global_limit'  (escalate: X8)
+//   4. confidence (§9.2-2, §9.3, §13.4):
+//        < user_confirmation_threshold (0.3)            → ignore (keep the plan, log, notify user)
+//        < min_confidence_threshold (0.5), i.e. 0.3–0.5:
+//            clarification request                      → clarify (asking the user *is* the check)
+//            require_user_confirmation_on_low_confidence → confirm (ask the user), unless step 5
+//                                                         would refuse it anyway: users are never
+//                                                         asked to confirm a replan that cannot run
+//            flag off                                   → override 'low_confidence' (§9.2-2:
+//                                                         below the threshold it is not executed)
+//        A user's "yes" (input.userConfirmed) skips this step on re-evaluation.
+//   5. loop (§9.2-3, §13.3): the same trigger already caused same_trigger_max_count replans
+//                            → override 'loop_detected' (the LLM is told to try another approach)
+//   6. bands (§9.3): ≥ 0.8 → replan at once; [min, 0.8) → replan with a warning
+//      (clarification requests → clarify, with the same warning rule).
+// Boundaries: exactly 0.8 is "at once", exactly the min threshold (0.5) replans with a warning,
+// exactly 0.3 asks for confirmation; a limit is reached when used == max.
+import type { ReplannerConfig } from '../config';
+import type { Phase } from '../types';
+import {
+  DEFAULT_TYPE_FOR_PHASE,
+  PHASE_FOR_LEVEL,
+  TYPE_FOR_LEVEL,
+  keepsCompletedWork,
+  levelForReplanType,
+  phaseIndex,
+  type ReplanDecision,
+  type ReplanLevel,
+  type ReplanType,
+} from './decision';
+import { LIMIT_KEY, globalLimit, limitFor, type ReplanCounters } from './limits';
+import { normalizeForKey, truncateText } from './text';
+
+/** X7: at or above this confidence a replan runs without a warning (seed §9.3; not configurable there). */
+export const HIGH_CONFIDENCE = 0.8;
+
+// ------------------------------------------------------------------------------------------------
+// Resolving what the decision asks for
+
+export interface ResolvedReplan {
+  /** The replan type asked for (after defaults and clamping). */
+  type: ReplanType;
+  /** The counter and limit it is charged to (a full replan counts as the type of its level). */
+  countedAs: ReplanType;
+  level: ReplanLevel;
+  /** X3: the phase the run jumps back to. */
+  targetPhase: Phase;
+  /** X11: whether completed work/checks are kept (levels 1–3) or a new checklist starts (4–5). */
+  keepsCompletedWork: boolean;
+  /** Loop-detection key of this trigger. */
+  triggerKey: string;
+  /** Set when the decision's own type/level/target was adjusted, saying why. */
+  note?: string;
+}
+
+/** X14: the LLM asks the user something (explicit type, or the flag with at least one question). */
+export function wantsClarification(d: ReplanDecision): boolean {
+  return d.replan_type === 'clarification_request' || (d.clarification_needed && d.clarification_questions.length > 0);
+}
+
+export function wantsReplan(d: ReplanDecision): boolean {
+  return d.replan_needed || wantsClarification(d);
+}
+
+const TYPE_FOR_TARGET: Readonly<Record<Phase, ReplanType>> = {
+  goal_understanding: 'goal_revision',
+  task_decomposition: 'task_redecomposition',
+  action_sequence: 'action_regeneration',
+  execution: 'retry',
+  reflection: 'plan_revision',
+};
+const LEVEL_FOR_TARGET: Readonly<Record<Phase, ReplanLevel>> = {
+  goal_understanding: 5,
+  task_decomposition: 4,
+  action_sequence: 3,
+  execution: 2,
+  reflection: 2,
+};
+const LEVEL_FOR_SCOPE = { minor: 2, moderate: 3, major: 4 } as const;
+
+/**
+ * X3: type, level and target phase of a decision.
+ * - Clarification wins when asked for. Otherwise the named type, else the type of the named level,
+ *   else of the named target phase, else the phase's own default (seed §4.4–§8.4).
+ * - Specific types fix their level and target (the type is the decision's most telling field; the
+ *   seed's own example pairs partial_replan with task_decomposition). The generic full_replan and
+ *   plan_revision take the decision's replan_level, else its target_phase, else (plan_revision)
+ *   its revision_scope minor/moderate/major → 2/3/4, else their default level. A full replan is at
+ *   least level 3.
+ * - A replan never jumps *forward*: a target after the current phase becomes the phase's default.
+ */
+export function resolveReplan(phase: Phase, d: ReplanDecision): ResolvedReplan {
+  let type: ReplanType;
+  if (wantsClarification(d)) type = 'clarification_request';
+  else if (d.replan_type) type = d.replan_type;
+  else if (d.replan_level) type = TYPE_FOR_LEVEL[d.replan_level];
+  else if (d.target_phase) type = TYPE_FOR_TARGET[d.target_phase];
+  else type = DEFAULT_TYPE_FOR_PHASE[phase];
+
+  let level = levelOf(type, d);
+  let note: string | undefined;
+  if (phaseIndex(PHASE_FOR_LEVEL[level]) > phaseIndex(phase)) {
+    const fallback = DEFAULT_TYPE_FOR_PHASE[phase];
+    note = `${type} (level ${level}) would jump forward from ${phase}; using ${fallback} instead`;
+    type = fallback;
+    level = levelOf(type, d);
+  }
+  const countedAs = type === 'full_replan' ? TYPE_FOR_LEVEL[level] : type;
+  const resolved: ResolvedReplan = {
+    type,
+    countedAs,
+    level,
+    targetPhase: PHASE_FOR_LEVEL[level],
+    keepsCompletedWork: keepsCompletedWork(level),
+    triggerKey: keyOf(phase, type, d),
+  };
+  if (note) resolved.note = note;
+  return resolved;
+}
+
+function levelOf(type: ReplanType, d: ReplanDecision): ReplanLevel {
+  if (type === 'full_replan') {
+    const l = d.replan_level ?? (d.target_phase ? LEVEL_FOR_TARGET[d.target_phase] : levelForReplanType(type));
+    return l < 3 ? 3 : l;
+  }
+  if (type === 'plan_revision') {
+    if (d.replan_level) return d.replan_level;
+    if (d.target_phase) return LEVEL_FOR_TARGET[d.target_phase];
+    if (d.revision_scope) return LEVEL_FOR_SCOPE[d.revision_scope];
+  }
+  return levelForReplanType(type);
+}
+
+// ------------------------------------------------------------------------------------------------
+// X6: trigger keys for loop detection
+
+/** The first stated problem of a decision (what "triggered" it). */
+function firstIssue(d: ReplanDecision): string {
+  const lists = [
+    d.issues_found,
+    d.issues_identified,
+    d.missing_steps,
+    d.unavailable_tools,
+    d.dependency_issues,
+    d.affected_actions,
+    d.clarification_questions,
+  ];
+  for (const l of lists) {
+    const first = l?.find((s) => s.trim() !== '');
+    if (first) return first;
+  }
+  return d.reasoning;
+}
+
+function keyOf(phase: Phase, type: ReplanType, d: ReplanDecision): string {
+  return `${phase}|${type}|${normalizeForKey(firstIssue(d))}`;
+}
+
+/**
+ * X6: a stable key of "the same trigger": phase + resolved replan type + the first issue,
+ * normalised (case, punctuation, numbers folded) so rephrasings like "Error at line 12" and
+ * "error at line 13." match.
+ */
+export function triggerKey(phase: Phase, decision: ReplanDecision): string {
+  return resolveReplan(phase, decision).triggerKey;
+}
+
+function describeTrigger(key: string): string {
+  const [phase, type, issue] = key.split('|', 3);
+  return `${phase} / ${type}${issue ? `: "${issue}"` : ''}`;
+}
+
+/**
+ * X6 / seed §13.3: text for the next replan-decision prompt naming the triggers that already
+ * reached same_trigger_max_count, so the LLM tries a different approach. '' when there are none.
+ */
+export function loopWarningForPrompt(counters: ReplanCounters, config: ReplannerConfig): string {
+  const g = config.replanning.global;
+  if (!g.infinite_loop_detection) return '';
+  const hot = Object.entries(counters.byTrigger)
+    .filter(([, n]) => n >= g.same_trigger_max_count)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (hot.length === 0) return '';
+  return [
+    'IMPORTANT — these replans were already tried and will be refused as a loop:',
+    ...hot.map(([k, n]) => `- ${describeTrigger(k)} (replanned ${n} time${n === 1 ? '' : 's'})`),
+    'Do not propose the same replan again. Try a different approach: another replan type or level,',
+    'different actions or tools, or continue with the current plan and state your assumptions.',
+  ].join('\n');
+}
+
+// ------------------------------------------------------------------------------------------------
+// X6 / X7: the outcome
+
+export type OverrideReason = 'phase_limit' | 'global_limit' | 'low_confidence' | 'loop_detected' | 'disabled';
+
+export interface LimitInfo {
+  /** Config key path of the limit, e.g. `replanning.execution.max_partial_replans`. */
+  key: string;
+  used: number;
+  max: number;
+}
+
+export type PolicyOutcome =
+  | { action: 'none'; reason: string }
+  | (ResolvedReplan & {
+      action: 'replan';
+      confidence: number;
+      band: 'immediate' | 'warning' | 'user_confirmed';
+      warning?: string;
+    })
+  | (ResolvedReplan & {
+      action: 'clarify';
+      confidence: number;
+      questions: string[];
+      /** X14: what the run assumes if nobody answers. */
+      assumptions: string[];
+      /** X14: continue on the assumptions after timeoutMinutes without an answer. */
+      autoAssume: boolean;
+      timeoutMinutes: number;
+      warning?: string;
+    })
+  | (ResolvedReplan & { action: 'confirm'; confidence: number; message: string })
+  | (ResolvedReplan & {
+      action: 'ignore';
+      confidence: number;
+      reason: 'very_low_confidence';
+      message: string;
+      notifyUser: true;
+    })
+  | (ResolvedReplan & {
+      action: 'override';
+      confidence: number;
+      reason: OverrideReason;
+      message: string;
+      /** X8: limits and loops escalate (tell the LLM, ask for alternatives, then the user). */
+      escalate: boolean;
+      limit?: LimitInfo;
+    });
+
+export interface PolicyInput {
+  phase: Phase;
+  decision: ReplanDecision;
+  counters: ReplanCounters;
+  config: ReplannerConfig;
+  /** Defaults to triggerKey(phase, decision). */
+  triggerKey?: string;
+  /** The user confirmed this decision after a 'confirm' outcome: the low-confidence step is skipped. */
+  userConfirmed?: boolean;
+}
+
+const pct = (c: number) => `${Math.round(c * 100)}%`;
+const num = (c: number) => String(Math.round(c * 100) / 100);
+
+/** X6/X7: decide what to do with the LLM's decision. See ORDER OF CHECKS at the top of this file. */
+export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
+  const { phase, decision: d, counters, config } = input;
+  const rp = config.replanning;
+  const ld = rp.llm_decision;
+  const c = d.confidence;
+
+  // 1. not wanted
+  if (!wantsReplan(d)) return { action: 'none', reason: d.reasoning || 'the LLM sees no need to replan' };
+
+  const resolved = resolveReplan(phase, d);
+  if (input.triggerKey) resolved.triggerKey = input.triggerKey;
+  const base = { ...resolved, confidence: c };
+  const what = `${resolved.type} from ${phase} (level ${resolved.level}, back to ${resolved.targetPhase})`;
+
+  // 2. disabled
+  if (!rp.enabled) {
+    return {
+      ...base,
+      action: 'override',
+      reason: 'disabled',
+      escalate: false,
+      message: `Replan not executed: replanning is disabled (replanning.enabled: false). The AI proposed ${what}.`,
+    };
+  }
+
+  // 3. limits: the type's own, then the global one
+  const max = limitFor(resolved.countedAs, config);
+  const used = counters.byType[resolved.countedAs] ?? 0;
+  if (used >= max) {
+    const key = `replanning.${LIMIT_KEY[resolved.countedAs]}`;
+    return {
+      ...base,
+      action: 'override',
+      reason: 'phase_limit',
+      escalate: true,
+      limit: { key, used, max },
+      message: `Replan refused: the ${resolved.countedAs} limit is reached (${used}/${max}, ${key}). The AI proposed ${what}.`,
+    };
+  }
+  const gmax = globalLimit(config);
+  if (counters.total >= gmax) {
+    const key = 'replanning.global.max_total_replans';
+    return {
+      ...base,
+      action: 'override',
+      reason: 'global_limit',
+      escalate: true,
+      limit: { key, used: counters.total, max: gmax },
+      message: `Replan refused: this run has used all of its replans (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`,
+    };
+  }
+
+  // 4. confidence below the min threshold
+  const loop = loopCheck(input, resolved);
+  const clarification = resolved.type === 'clarification_request';
+  if (c < ld.user_confirmation_threshold) {
+    return {
+      ...base,
+      action: 'ignore',
+      reason: 'very_low_confidence',
+      notifyUser: true,
+      message: `Replan decision ignored: confidence ${pct(c)} is below ${num(ld.user_confirmation_threshold)}; keeping the current plan. The AI proposed ${what}.`,
+    };
+  }
+  const belowMin = c < ld.min_confidence_threshold && !input.userConfirmed;
+  if (belowMin && !clarification) {
+    if (!ld.require_user_confirmation_on_low_confidence) {
+      return {
+        ...base,
+        action: 'override',
+        reason: 'low_confidence',
+        escalate: false,
+        message: `Replan not executed: confidence ${pct(c)} is below min_confidence_threshold ${num(ld.min_confidence_threshold)} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
+      };
+    }
+    if (!loop) {
+      return {
+        ...base,
+        action: 'confirm',
+        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${truncateText(d.reasoning || '(none given)', 500)} Confirm to replan, or decline to keep the current plan.`,
+      };
+    }
+  }
+
+  // 5. loop
+  if (loop) return { ...base, ...loop };
+
+  // 6. bands
+  const warning =
+    c >= HIGH_CONFIDENCE
+      ? undefined
+      : belowMin
+        ? `Asking the user with low confidence ${pct(c)} (below ${num(ld.min_confidence_threshold)}).`
+        : `Replanning with moderate confidence ${pct(c)} (below ${num(HIGH_CONFIDENCE)}).`;
+  if (clarification) {
+    const ga = rp.goal_understanding;
+    return {
+      ...base,
+      action: 'clarify',
+      questions: clarificationQuestions(d),
+      assumptions: d.assumptions_to_make ?? [],
+      autoAssume: ga.auto_assume_on_no_response,
+      timeoutMinutes: ga.auto_assume_timeout_minutes,
+      ...(warning ? { warning } : {}),
+    };
+  }
+  if (input.userConfirmed && c < ld.min_confidence_threshold) {
+    return { ...base, action: 'replan', band: 'user_confirmed' };
+  }
+  return warning
+    ? { ...base, action: 'replan', band: 'warning', warning }
+    : { ...base, action: 'replan', band: 'immediate' };
+}
+
+function loopCheck(
+  input: PolicyInput,
+  resolved: ResolvedReplan,
+): { action: 'override'; reason: 'loop_detected'; escalate: true; message: string; limit: LimitInfo } | undefined {
+  const g = input.config.replanning.global;
+  if (!g.infinite_loop_detection) return undefined;
+  const n = input.counters.byTrigger[resolved.triggerKey] ?? 0;
+  if (n < g.same_trigger_max_count) return undefined;
+  return {
+    action: 'override',
+    reason: 'loop_detected',
+    escalate: true,
+    limit: { key: 'replanning.global.same_trigger_max_count', used: n, max: g.same_trigger_max_count },
+    message: `Replan refused as a loop: the same trigger (${describeTrigger(resolved.triggerKey)}) has already caused ${n} replans (same_trigger_max_count ${g.same_trigger_max_count}). Try a different approach instead of repeating this replan.`,
+  };
+}
+
+/** X14: the questions to ask; if the LLM gave none, one built from its issues or reasoning. */
+function clarificationQuestions(d: ReplanDecision): string[] {
+  const qs = d.clarification_questions.filter((q) => q.trim() !== '');
+  if (qs.length) return qs;
+  const about = d.issues_found[0] ?? d.reasoning;
+  return [about ? `Could you clarify the following? ${truncateText(about, 500)}` : 'Could you clarify the goal of this task?'];
+}

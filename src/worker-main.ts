@@ -1,0 +1,23 @@
+// `replanner worker` / `npm run worker`: a long-running worker for the configured Temporal server.
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { llmSettingsFromEnv } from './llm/gateway';
+import { createWorker, DEFAULT_TASK_QUEUE } from './worker';
+
+export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
+  const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
+  const connection = await NativeConnection.connect({ address });
+  const llm = llmSettingsFromEnv(env);
+  const taskQueue = env.REPLANNER_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+  const worker = await createWorker({ connection, taskQueue, llm, namespace: env.TEMPORAL_NAMESPACE || 'default' });
+  console.log(`replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${llm.baseURL}`);
+  await worker.run();
+  await connection.close();
+}
+
+if (require.main === module) {
+  runWorkerProcess().catch((err) => {
+    console.error(`replanner worker failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

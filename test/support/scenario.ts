@@ -1,0 +1,110 @@
+// Scripted whole-run scenarios for the fake OpenAI server: the planner's replies, a worker that
+// really writes files and runs commands through tool calls, and a judge. Used by workflow tests
+// and by the offline demo (so: no jest here).
+import type { FakeOpenAI, RecordedRequest, Reply } from './fake-openai';
+
+export interface ScenarioTask {
+  id: string;
+  title: string;
+  dependencies?: string[];
+  profile?: string;
+  /** Files the worker writes, in order (one tool call each). */
+  files?: Record<string, string>;
+  /** A command the worker runs after writing its files (argv). */
+  command?: string[];
+}
+
+export interface Scenario {
+  goal?: Record<string, unknown>;
+  tasks: ScenarioTask[];
+  /** Delay of each worker reply, to make parallel tasks overlap visibly. */
+  workerDelayMs?: number;
+  /** The judge's verdict per task and iteration (1-based); default success. */
+  judge?: (taskId: string, iteration: number) => Record<string, unknown>;
+  reflection?: Record<string, unknown>;
+}
+
+export const DEFAULT_GOAL = {
+  main_objective: 'Carry out the instruction',
+  success_criteria: ['every task is done and verified'],
+  constraints: [],
+  ambiguities: [],
+  assumptions: [],
+  task_profile: 'MULTI_STEP_TASK',
+};
+
+export function taskIdOf(req: RecordedRequest): string | undefined {
+  return /^TASK (\S+):/m.exec(req.text)?.[1];
+}
+
+export function workerStepsSoFar(req: RecordedRequest): number {
+  return (req.body?.messages ?? []).filter((m: { role: string }) => m.role === 'assistant').length;
+}
+
+/** The tool calls a scripted worker makes for a task, one per step, then its summary. */
+export function workerReply(task: ScenarioTask, step: number): Reply {
+  const calls: { name: string; arguments: unknown }[] = [
+    ...Object.entries(task.files ?? {}).map(([path, content]) => ({ name: 'write_file', arguments: { path, content } })),
+    ...(task.command ? [{ name: 'run_command', arguments: { argv: task.command } }] : []),
+  ];
+  if (step < calls.length) return { toolCalls: [calls[step]] };
+  return { content: `Task ${task.id} done: ${calls.map((c) => c.name).join(', ') || 'nothing to change'}.` };
+}
+
+/** Scripts every purpose of a plain run (no replanning) on `fake`. */
+export function scriptScenario(fake: FakeOpenAI, s: Scenario): void {
+  const byId = new Map(s.tasks.map((t) => [t.id, t]));
+  const judgeCalls = new Map<string, number>();
+  fake.always('goal_understanding', { json: s.goal ?? DEFAULT_GOAL });
+  fake.always('task_decomposition', {
+    json: {
+      tasks: s.tasks.map((t) => ({
+        id: t.id,
+        title: t.title,
+        description: t.title,
+        acceptance_criteria: [`${t.title} is complete`],
+        dependencies: t.dependencies ?? [],
+        scope_paths: Object.keys(t.files ?? {}),
+        profile: t.profile ?? 'FILE_OPERATION',
+      })),
+    },
+  });
+  fake.always('action_sequence', {
+    json: {
+      actions: s.tasks.map((t) => ({
+        task_id: t.id,
+        steps: [...Object.keys(t.files ?? {}).map((f) => `write ${f}`), ...(t.command ? [`run ${t.command.join(' ')}`] : [])],
+      })),
+    },
+  });
+  fake.always('worker_step', (req) => {
+    const task = byId.get(taskIdOf(req) ?? '');
+    if (!task) return { status: 400, message: `scenario: worker request for an unknown task` };
+    const reply = workerReply(task, workerStepsSoFar(req));
+    return s.workerDelayMs ? { delayMs: s.workerDelayMs, then: reply } : reply;
+  });
+  fake.always('judge', (req) => {
+    const id = taskIdOf(req) ?? '?';
+    const n = (judgeCalls.get(id) ?? 0) + 1;
+    judgeCalls.set(id, n);
+    return {
+      json: s.judge?.(id, n) ?? {
+        success: true,
+        shouldContinue: false,
+        shouldReplan: false,
+        reason: `all acceptance criteria of ${id} are met`,
+        missingRequirements: [],
+      },
+    };
+  });
+  fake.always('reflection', {
+    json: s.reflection ?? {
+      evaluation_result: 'success',
+      achievement_rate: 100,
+      issues_identified: [],
+      additional_actions: [],
+      revision_scope: 'minor',
+      summary: 'every task finished and was verified',
+    },
+  });
+}

@@ -1,0 +1,129 @@
+// Issue 3: the whole run on the real dev server with the scripted LLM.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { statusQuery } from '../../src/workflows/messages';
+import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { scriptScenario } from '../support/scenario';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.stop());
+beforeEach(() => h.fake.reset());
+
+function startRun(workspace: string, instruction = 'build the four parts') {
+  const runId = uniqueId('run');
+  return h.client.workflow.start(RunWorkflow, {
+    taskQueue: h.taskQueue,
+    workflowId: runWorkflowId(runId),
+    args: [{ runId, instruction, workspace, options: FAST }],
+  });
+}
+
+describe('RunWorkflow', () => {
+  it('X1 J2 a 4-task graph with two independent branches runs them concurrently; dependents wait; DONE; reflection once', async () => {
+    // a → b, c → d: branches a→b and c→d are independent.
+    scriptScenario(h.fake, {
+      workerDelayMs: 300,
+      tasks: [
+        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
+        { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' }, command: ['node', '-e', "require('fs').readFileSync('a.txt')"] },
+        { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
+        { id: 'd', title: 'write d', dependencies: ['c'], files: { 'd.txt': 'D' } },
+      ],
+    });
+    const ws = h.workspace();
+    const handle = await startRun(ws);
+    const result = await handle.result();
+
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+      ['a', 'DONE'],
+      ['b', 'DONE'],
+      ['c', 'DONE'],
+      ['d', 'DONE'],
+    ]);
+    for (const f of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) expect(fs.existsSync(path.join(ws, f))).toBe(true);
+    expect(h.fake.maxConcurrency('worker_step')).toBeGreaterThanOrEqual(2);
+    // Dependents wait: b's first worker request starts after a's judge answered.
+    const firstWorker = (id: string) => h.fake.requestsFor('worker_step').find((r) => r.text.includes(`TASK ${id}:`))!;
+    const judgeOf = (id: string) => h.fake.requestsFor('judge').find((r) => r.text.includes(`TASK ${id}:`))!;
+    expect(firstWorker('b').startedAt).toBeGreaterThanOrEqual(judgeOf('a').finishedAt!);
+    expect(firstWorker('d').startedAt).toBeGreaterThanOrEqual(judgeOf('c').finishedAt!);
+    expect(h.fake.requestsFor('reflection')).toHaveLength(1);
+    expect(result.usage.calls).toBeGreaterThan(10);
+
+    const status = await handle.query(statusQuery);
+    expect(status.phase).toBe('finished');
+    expect(status.reflection?.evaluation_result).toBe('success');
+    const desc = await handle.describe();
+    expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
+      expect.arrayContaining([
+        ['ReplannerStatus', 'DONE'],
+        ['ReplannerPhase', 'finished'],
+      ]),
+    );
+  });
+
+  it('J2 a BLOCKED task blocks its dependents and the run reports which and why', async () => {
+    scriptScenario(h.fake, {
+      tasks: [
+        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
+        { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
+        { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
+      ],
+      judge: (id) =>
+        id === 'a'
+          ? { success: false, shouldContinue: false, shouldReplan: false, reason: 'a needs credentials nobody has', missingRequirements: ['API credentials'] }
+          : { success: true, reason: 'ok', missingRequirements: [] },
+    });
+    const result = await (await startRun(h.workspace())).result();
+    expect(result.status).toBe('BLOCKED');
+    expect(Object.fromEntries(result.tasks.map((t) => [t.id, t.state]))).toEqual({ a: 'BLOCKED', b: 'BLOCKED', c: 'DONE' });
+    expect(result.blocked).toEqual(
+      expect.arrayContaining([
+        { taskId: 'a', reason: 'a needs credentials nobody has' },
+        { taskId: 'b', reason: 'blocked by a' },
+      ]),
+    );
+    expect(h.fake.requestsFor('worker_step').some((r) => r.text.includes('TASK b:'))).toBe(false);
+  });
+
+  it('J2 NEEDS_CONTINUATION runs the worker again with the judge feedback', async () => {
+    scriptScenario(h.fake, {
+      tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }],
+      judge: (_id, n) =>
+        n === 1
+          ? { success: false, shouldContinue: true, shouldReplan: false, reason: 'tests missing', missingRequirements: ['a test for a.txt'] }
+          : { success: true, reason: 'ok', missingRequirements: [] },
+    });
+    const result = await (await startRun(h.workspace())).result();
+    expect(result.status).toBe('DONE');
+    const second = h.fake.requestsFor('worker_step').filter((r) => r.text.includes('JUDGE FEEDBACK'));
+    expect(second.length).toBeGreaterThan(0);
+    expect(second[0].text).toContain('a test for a.txt');
+  });
+
+  it('an invalid task graph (cycle) is sent back to the planner and fails clearly when it stays invalid', async () => {
+    scriptScenario(h.fake, { tasks: [] });
+    h.fake.always('task_decomposition', {
+      json: {
+        tasks: [
+          { id: 'x', title: 'x', acceptance_criteria: ['x'], dependencies: ['y'] },
+          { id: 'y', title: 'y', acceptance_criteria: ['y'], dependencies: ['x'] },
+        ],
+      },
+    });
+    const handle = await startRun(h.workspace());
+    const err = await handle.result().catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const status = await handle.query(statusQuery);
+    expect(status.status).toBe('FAILED');
+    expect(status.error).toContain('dependency cycle: x -> y -> x');
+    expect(h.fake.requestsFor('task_decomposition')).toHaveLength(3);
+    expect(h.fake.requestsFor('task_decomposition')[1].text).toContain('Your previous task graph was invalid');
+  });
+});
