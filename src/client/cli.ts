@@ -31,7 +31,11 @@ Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED · 2 usage · 3
 
 class UsageError extends Error {}
 
-export async function main(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+export interface Output {
+  write(s: string): unknown;
+}
+
+export async function main(argv: string[], out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
   const print = (s: string) => out.write(`${s}\n`);
   const say = (s: string) => err.write(`${s}\n`);
   let parsed;
@@ -53,9 +57,13 @@ export async function main(argv: string[], out = process.stdout, err = process.s
     return EXIT.USAGE;
   }
   const { values: o, positionals: [cmd, ...rest] } = parsed;
-  if (o.help || !cmd || cmd === 'help') {
-    (cmd ? print : say)(HELP);
-    return cmd || o.help ? EXIT.OK : EXIT.USAGE;
+  if (o.help || cmd === 'help') {
+    print(HELP);
+    return EXIT.OK;
+  }
+  if (!cmd) {
+    say(HELP);
+    return EXIT.USAGE;
   }
   const json = (v: unknown) => print(JSON.stringify(v, null, 2));
   let backend: Backend | undefined;

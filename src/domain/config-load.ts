@@ -42,7 +42,7 @@ function readYaml(file: string, viaEnv?: string): unknown {
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new ConfigError(`cannot read config file ${file}${viaEnv ? ` (from ${viaEnv})` : ''}: ${code}`);
   }
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
     const pos = err.linePos?.[0];

@@ -138,7 +138,16 @@ export function parseConfig(raw: unknown): ReplannerConfig {
   throw new ConfigError(r.error.issues.flatMap((i) => describeIssue(i, prefix)));
 }
 
-export const DEFAULT_CONFIG: ReplannerConfig = parseConfig({});
+/** All defaults. Deeply frozen: derive variants with parseConfig({...}) instead of mutating it. */
+export const DEFAULT_CONFIG: ReplannerConfig = deepFreeze(parseConfig({}));
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
 
 // ---------------------------------------------------------------------------------------------
 

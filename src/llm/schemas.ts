@@ -71,15 +71,8 @@ export function toActionPlan(seq: ActionSequence): ActionPlan {
   return plan;
 }
 
-export const JudgeSchema = z.object({
-  success: z.boolean(),
-  shouldContinue: z.boolean().default(false),
-  shouldReplan: z.boolean().default(false),
-  reason: z.string(),
-  missingRequirements: strings,
-  confidence: z.number().min(0).max(1).optional(),
-});
-export type Judgement = z.output<typeof JudgeSchema>;
+/** J1: the judge's verdict (policy and schema live in the domain). */
+export { JudgeResultSchema as JudgeSchema, type JudgeResult as Judgement } from '../domain/replan/judge-outcome';
 
 export const ReflectionSchema = z.object({
   evaluation_result: z.enum(['success', 'partial_success', 'failure']),

@@ -2,11 +2,16 @@
 // the activity options derived from them.
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
+import type { PacemakerConfigInput } from '../domain/pacemaker/config';
+import type { RefinementConfigInput } from '../domain/refinement/config';
 
 export interface RunOptions {
   /** At most this many TaskWorkflows run at once. */
   maxParallelTasks: number;
-  /** Worker → judge iterations per task before it is BLOCKED. */
+  /**
+   * Legacy fixed bound of worker → judge iterations per task. Unused since issue 5: the Duck
+   * Pacemaker computes each task's limit (see `pacemaker`); kept so old inputs still parse.
+   */
   maxTaskIterations: number;
   /** Tool-calling steps per worker activity. */
   workerMaxSteps: number;
@@ -17,6 +22,10 @@ export interface RunOptions {
   llmCallTimeout: Duration;
   /** Re-asks of the planner when its task graph is invalid. */
   maxGraphRepairs: number;
+  /** R1–R5 / C3: plan-quality refinement (normalized with normalizeRefinementConfig in the workflow). */
+  refinement?: Partial<RefinementConfigInput>;
+  /** P1–P8: the Duck Pacemaker (normalized with normalizePacemakerConfig in the workflow). */
+  pacemaker?: Partial<PacemakerConfigInput>;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

@@ -10,7 +10,7 @@ import { createWorker } from '../../src/worker';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
-import { scriptScenario } from '../support/scenario';
+import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { FakeOpenAI } from '../support/fake-openai';
 import { freePort, OwnDevServer } from '../support/dev-server';
 
@@ -83,7 +83,7 @@ describe('server restart', () => {
     const server = new OwnDevServer(path.join(dir, 'temporal.db'), await freePort());
     await server.start();
     const fake = await FakeOpenAI.start();
-    const tasks = [
+    const tasks: ScenarioTask[] = [
       { id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } },
       { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
       { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },

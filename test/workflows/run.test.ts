@@ -6,6 +6,7 @@ import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
+import { saveHistories } from '../support/histories';
 
 let h: Harness;
 beforeAll(async () => {
@@ -60,6 +61,8 @@ describe('RunWorkflow', () => {
     expect(status.phase).toBe('finished');
     expect(status.reflection?.evaluation_result).toBe('success');
     const desc = await handle.describe();
+    const id = handle.workflowId;
+    await saveHistories(h.client, [id, `${id}.goal_understanding-1`, `${id}.task_decomposition-1`, `${id}.action_sequence-1`, `${id}.execution-1`, `${id}.task-b`, `${id}.reflection-1`]);
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
       expect.arrayContaining([
         ['ReplannerStatus', 'DONE'],

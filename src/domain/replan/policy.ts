@@ -5,7 +5,8 @@
 //   1. not wanted            replan_needed false and no clarification asked      → none
 //   2. disabled              replanning.enabled false (§12.1/§12.2)              → override 'disabled'
 //   3. limits (§9.2-1, §2.2 "再計画可能?"): the type's limit, then the global one → override
-//                            'phase_limit' | 'global_limit'  (escalate: X8)
+//                            'phase_limit' | 'global_limit'  (escalate: X8 — except for a decision
+//                            below user_confirmation_threshold, which step 4 would ignore anyway)
 //   4. confidence (§9.2-2, §9.3, §13.4):
 //        < user_confirmation_threshold (0.3)            → ignore (keep the plan, log, notify user)
 //        < min_confidence_threshold (0.5), i.e. 0.3–0.5:
@@ -286,6 +287,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   }
 
   // 3. limits: the type's own, then the global one
+  const escalate = c >= ld.user_confirmation_threshold;
   const max = limitFor(resolved.countedAs, config);
   const used = counters.byType[resolved.countedAs] ?? 0;
   if (used >= max) {
@@ -294,7 +296,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
       ...base,
       action: 'override',
       reason: 'phase_limit',
-      escalate: true,
+      escalate,
       limit: { key, used, max },
       message: `Replan refused: the ${resolved.countedAs} limit is reached (${used}/${max}, ${key}). The AI proposed ${what}.`,
     };
@@ -306,7 +308,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
       ...base,
       action: 'override',
       reason: 'global_limit',
-      escalate: true,
+      escalate,
       limit: { key, used: counters.total, max: gmax },
       message: `Replan refused: this run has used all of its replans (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`,
     };

@@ -40,8 +40,8 @@ export type RedecompositionResult =
       tasks: TaskRecord[];
       /** Ids of the replacement tasks, in the planner's order (possibly renamed). */
       replacementIds: string[];
-      /** Planner id → id used (only entries that changed). */
-      renamed: Record<string, string>;
+      /** Planner ids that had to change, in order. */
+      renamed: { from: string; to: string }[];
       /** Dependencies that were dropped because they named nothing known. */
       warnings: string[];
     }
@@ -88,7 +88,7 @@ export function applyRedecomposition(
   const taken = new Set(tasks.map((t) => t.id));
   const idFor = new Map<string, string>(); // planner id → final id (first occurrence wins for deps)
   const finalIds: string[] = [];
-  const renamed: Record<string, string> = {};
+  const renamed: { from: string; to: string }[] = [];
   newTasks.forEach((t, i) => {
     const raw = t.id.trim();
     let id = raw === '' ? `${originalId}.${i + 1}` : raw;
@@ -97,7 +97,7 @@ export function applyRedecomposition(
     for (let n = 2; taken.has(id); n++) id = `${stem}-${n}`;
     taken.add(id);
     finalIds.push(id);
-    if (id !== t.id) renamed[t.id] = id;
+    if (id !== t.id) renamed.push({ from: t.id, to: id });
     if (!idFor.has(t.id)) idFor.set(t.id, id);
   });
   const newIdSet = new Set(finalIds);

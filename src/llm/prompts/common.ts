@@ -1,5 +1,6 @@
 // Pieces every prompt shares. The user's instruction opens every prompt (C1/C2) so no path of the
 // run ever plans without it.
+import { userInstructionSection } from '../../domain/replan/prompt-context';
 import type { TaskSpec } from '../../domain/types';
 import type { Goal } from '../schemas';
 
@@ -8,15 +9,9 @@ export interface Prompt {
   user: string;
 }
 
-const MAX_INSTRUCTION_CHARS = 8000;
-
+/** C1/C2/C5: the instruction, never dropped; a very long one is cut to a token budget. */
 export function instructionBlock(instruction: string): string {
-  const text = instruction.trim() === '' ? '(empty instruction)' : instruction;
-  const shown =
-    text.length > MAX_INSTRUCTION_CHARS
-      ? `${text.slice(0, MAX_INSTRUCTION_CHARS / 2)}\n[truncated ${text.length - MAX_INSTRUCTION_CHARS} chars]\n${text.slice(-MAX_INSTRUCTION_CHARS / 2)}`
-      : text;
-  return `USER INSTRUCTION:\n${shown}`;
+  return userInstructionSection(instruction);
 }
 
 export function goalBlock(goal: Goal): string {

@@ -155,6 +155,14 @@ describe('X6 / X5 limits', () => {
     expect(evaluate({ confidence: 0.4 }, { counters: used('partial_replan', 2) })).toMatchObject({ action: 'override', reason: 'phase_limit' });
   });
 
+  it('X8 a limit override of a decision below 0.3 is not escalated (it would be ignored anyway)', () => {
+    expect(evaluate({ confidence: 0.2 }, { counters: used('partial_replan', 2) })).toMatchObject({
+      action: 'override',
+      reason: 'phase_limit',
+      escalate: false,
+    });
+  });
+
   it('X12 replanning.enabled false → override disabled, not escalated', () => {
     expect(evaluate({}, { config: { replanning: { enabled: false } } })).toMatchObject({ action: 'override', reason: 'disabled', escalate: false });
   });

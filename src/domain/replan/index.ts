@@ -1,0 +1,10 @@
+// Replan policy (SPEC §1 X1–X14, §2 J1–J8, §4 C2–C5): pure, deterministic, safe in workflow code.
+export * from './decision';
+export * from './limits';
+export * from './policy';
+export * from './escalation';
+export * from './decision-log';
+export * from './judge-outcome';
+export * from './redecomposition';
+export * from './prompt-context';
+export { truncateText } from './text';

@@ -1,0 +1,94 @@
+// Issue 3: the `replanner` CLI in-process against the real dev server and a real worker.
+import { main } from '../../src/client/cli';
+import { startHarness, uniqueId, type Harness } from '../support/harness';
+import { scriptScenario } from '../support/scenario';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
+});
+afterAll(async () => h?.stop());
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { write: (s: string) => (out += s) }, { write: (s: string) => (err += s) });
+  return { code, out, err };
+}
+
+describe('replanner CLI', () => {
+  it('B4 run --wait --json runs to DONE; status, list and watch show it', async () => {
+    scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
+    const ws = h.workspace();
+    const id = uniqueId('cli');
+    const run = await cli('run', 'write one file', '--workspace', ws, '--wait', '--json', '--id', id);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const final = JSON.parse(run.out);
+    expect(final.status).toBe('DONE');
+    expect(final.tasks[0]).toMatchObject({ id: 'one', state: 'DONE' });
+
+    const status = await cli('status', id, '--json');
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.out)).toMatchObject({ runId: id, status: 'DONE', phase: 'finished' });
+
+    const human = await cli('status', id);
+    expect(human.out).toContain(`Run ${id}: DONE`);
+    expect(human.out).toContain('[x] one: write one');
+
+    const watch = await cli('watch', id);
+    expect(watch.code).toBe(0);
+    expect(watch.out).toContain(`Run ${id}: DONE`);
+
+    // Visibility is eventually consistent: list may need a moment to see the run.
+    let listed: { runId: string }[] = [];
+    for (let i = 0; i < 20 && !listed.some((r) => r.runId === id); i++) {
+      listed = JSON.parse((await cli('list', '--json', '--limit', '100')).out);
+      if (!listed.some((r) => r.runId === id)) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(listed.map((r) => r.runId)).toContain(id);
+  });
+
+  it('run without --wait prints the run id and the Web UI link', async () => {
+    scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
+    const id = uniqueId('cli');
+    const r = await cli('run', 'write one file', '--workspace', h.workspace(), '--id', id);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Started run ${id}`);
+    expect(r.out).toContain(`/namespaces/default/workflows/run-${id}`);
+    await h.client.workflow.getHandle(`run-${id}`).result();
+  });
+
+  it('cancel stops a run: exit code 1 from watch and status CANCELLED', async () => {
+    scriptScenario(h.fake, {
+      tasks: [{ id: 'slow', title: 'slow', command: ['node', '-e', 'setTimeout(() => {}, 60000)'] }],
+    });
+    const id = uniqueId('cli');
+    expect((await cli('run', 'be slow', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
+    for (let i = 0; i < 100; i++) {
+      const s = JSON.parse((await cli('status', id, '--json')).out);
+      if (s.tasks.some((t: { state: string }) => t.state === 'RUNNING')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const c = await cli('cancel', id, '--json');
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.out)).toEqual({ runId: id, cancelRequested: true });
+    const w = await cli('watch', id);
+    expect(w.code).toBe(1);
+    expect(w.out).toContain('CANCELLED');
+  });
+
+  it('usage errors exit 2, unknown runs exit 3, --help exits 0', async () => {
+    expect((await cli('run', 'x')).code).toBe(2);
+    expect((await cli('run', 'x')).err).toContain('--workspace');
+    expect((await cli('run', 'x', '--workspace', '/definitely/not/here')).err).toContain('is not a directory');
+    expect((await cli('frobnicate')).code).toBe(2);
+    const missing = await cli('status', 'no-such-run');
+    expect(missing.code).toBe(3);
+    expect(missing.err).toContain('no run "no-such-run"');
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('Usage:');
+  });
+});

@@ -1,0 +1,86 @@
+import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
+import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
+import { escalate, type EscalationInput } from '../../../src/domain/replan/escalation';
+
+const decision: ReplanDecision = {
+  ...NO_REPLAN(''),
+  replan_needed: true,
+  confidence: 0.9,
+  reasoning: 'docker is missing',
+  replan_type: 'partial_replan',
+  issues_found: ['docker not installed'],
+};
+
+function input(over: Partial<EscalationInput> = {}): EscalationInput {
+  return {
+    stage: 'refused',
+    trigger: 'phase_limit',
+    phase: 'execution',
+    decision,
+    detail: 'the partial_replan limit is reached (2/2)',
+    config: DEFAULT_CONFIG,
+    ...over,
+  };
+}
+
+describe('X8 escalation when a wanted replan cannot run', () => {
+  it.each(['phase_limit', 'global_limit', 'loop_detected'] as const)(
+    'X8 %s: first the LLM is told the limit was hit and asked for alternatives',
+    (trigger) => {
+      const step = escalate(input({ trigger }));
+      expect(step.action).toBe('ask_llm_alternatives');
+      if (step.action === 'ask_llm_alternatives') {
+        expect(step.prompt).toContain('cannot be carried out');
+        expect(step.prompt).toContain('the partial_replan limit is reached (2/2)');
+        expect(step.prompt).toMatch(/alternative/i);
+        expect(step.prompt).toContain('docker not installed');
+      }
+    },
+  );
+
+  it('X8 no alternative → the user is notified and the run waits, with the assumptions it would use', () => {
+    const step = escalate(input({ stage: 'no_alternative' }));
+    expect(step).toMatchObject({ action: 'notify_user_and_wait', waitMinutes: 30, onNoResponse: 'continue_with_assumptions' });
+    if (step.action === 'notify_user_and_wait') {
+      expect(step.message).toContain('30 minutes');
+      expect(step.assumptions[0]).toContain('current plan is kept');
+    }
+  });
+
+  it('X8 the LLM is asked only once: a second refusal goes straight to the user', () => {
+    expect(escalate(input({ alternativesAsked: true })).action).toBe('notify_user_and_wait');
+  });
+
+  it('X8 the LLM\'s own assumptions_to_make are used when it stated some', () => {
+    const step = escalate(input({ stage: 'no_user_response', decision: { ...decision, assumptions_to_make: ['skip docker tests'] } }));
+    expect(step).toMatchObject({ action: 'continue_with_assumptions', assumptions: ['skip docker tests'] });
+  });
+
+  it('X8 without auto_assume_on_no_response the run waits for the user without a timeout', () => {
+    const config = parseConfig({ replanning: { goal_understanding: { auto_assume_on_no_response: false } } });
+    const step = escalate(input({ stage: 'no_alternative', config }));
+    expect(step).toMatchObject({ action: 'notify_user_and_wait', waitMinutes: null });
+  });
+
+  it('X13 on_replan_failure continue: no answer → continue with stated assumptions', () => {
+    expect(escalate(input({ stage: 'no_user_response' })).action).toBe('continue_with_assumptions');
+  });
+
+  it('X13 on_replan_failure abort: no answer → abort with a message naming the cause', () => {
+    const config = parseConfig({ replanning: { on_replan_failure: 'abort' } });
+    const wait = escalate(input({ stage: 'no_alternative', config }));
+    expect(wait).toMatchObject({ onNoResponse: 'abort' });
+    if (wait.action === 'notify_user_and_wait') expect(wait.message).toContain('stopped');
+    const step = escalate(input({ stage: 'no_user_response', config }));
+    expect(step).toMatchObject({ action: 'abort', message: expect.stringContaining('on_replan_failure') });
+  });
+
+  it('X13 a replan that failed to execute is reported to the LLM, with the failure', () => {
+    const step = escalate(input({ stage: 'failed', trigger: 'replan_failed', detail: 'planner returned no tasks' }));
+    expect(step.action).toBe('ask_llm_alternatives');
+    if (step.action === 'ask_llm_alternatives') {
+      expect(step.prompt).toContain('failed');
+      expect(step.prompt).toContain('planner returned no tasks');
+    }
+  });
+});

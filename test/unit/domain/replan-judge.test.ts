@@ -1,0 +1,68 @@
+import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
+import {
+  JudgeResultSchema,
+  judgeOutcome,
+  judgeOutcomeForTask,
+  type JudgeOutcome,
+} from '../../../src/domain/replan/judge-outcome';
+
+describe('J1 judge result schema', () => {
+  it('J1 a full judge reply parses', () => {
+    const r = JudgeResultSchema.parse({
+      success: false,
+      shouldContinue: false,
+      shouldReplan: true,
+      reason: 'scope too large',
+      missingRequirements: ['tests'],
+    });
+    expect(r).toMatchObject({ success: false, shouldReplan: true, missingRequirements: ['tests'] });
+  });
+
+  it('J1 missing flags default to false and a missing list to []', () => {
+    expect(JudgeResultSchema.parse({ success: true, reason: 'ok' })).toMatchObject({
+      shouldContinue: false,
+      shouldReplan: false,
+      missingRequirements: [],
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ['success missing', { reason: 'x' }],
+    ['success as a string', { success: 'true' }],
+    ['shouldReplan as a number', { success: false, shouldReplan: 1 }],
+  ])('J1 %s is rejected', (_n, v) => {
+    expect(JudgeResultSchema.safeParse(v).success).toBe(false);
+  });
+});
+
+describe('J2 judge outcome', () => {
+  it.each<[boolean, boolean, boolean, JudgeOutcome]>([
+    [true, false, false, 'DONE'],
+    [true, true, true, 'DONE'],
+    [false, true, false, 'NEEDS_CONTINUATION'],
+    [false, false, true, 'REPLAN'],
+    [false, true, true, 'NEEDS_CONTINUATION'],
+    [false, false, false, 'BLOCKED'],
+  ])('J2 success=%p continue=%p replan=%p → %s', (success, shouldContinue, shouldReplan, outcome) => {
+    expect(judgeOutcome({ success, shouldContinue, shouldReplan })).toBe(outcome);
+  });
+
+  const replan = { success: false, shouldContinue: false, shouldReplan: true, reason: 'too big' };
+
+  it('J2 shouldReplan on a fresh task → REPLAN', () => {
+    expect(judgeOutcomeForTask(replan, {}, DEFAULT_CONFIG).outcome).toBe('REPLAN');
+  });
+
+  it('J7 shouldReplan on a task at maxIterations → BLOCKED with the reason', () => {
+    const task = { replanningInfo: { iteration: 3, maxIterations: 3, replacedBy: [] } };
+    const r = judgeOutcomeForTask(replan, task, DEFAULT_CONFIG);
+    expect(r.outcome).toBe('BLOCKED');
+    expect(r.reason).toContain('too big');
+    expect(r.reason).toContain('maxIterations');
+  });
+
+  it('J8 shouldReplan with task re-decomposition disabled → BLOCKED as before', () => {
+    const config = parseConfig({ task_replanning: { enabled: false } });
+    expect(judgeOutcomeForTask(replan, {}, config)).toMatchObject({ outcome: 'BLOCKED', reason: expect.stringContaining('disabled') });
+  });
+});
