@@ -4,6 +4,8 @@ import type { TaskRecord, TaskSpec } from '../domain/types';
 import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
+import { qualityJudgePrompt } from '../llm/prompts/quality';
+import { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
 import {
   ActionSequenceSchema,
   DecompositionSchema,
@@ -55,6 +57,21 @@ export function createActivities(llm: LlmGateway) {
           signal: signal(),
         });
         return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
+      });
+    },
+
+    /** R1 / C1: the plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
+    async judgePlanQuality(
+      input: RunRef & { goal: Goal; tasks: TaskSpec[]; qualityThreshold: number },
+    ): Promise<WithUsage<QualityJudgeResult>> {
+      return journaled(input.workspace, input.runId, async () => {
+        const r = await llm.structured({
+          purpose: 'quality_judge',
+          schema: QualityJudgeResultSchema,
+          ...qualityJudgePrompt(input),
+          signal: signal(),
+        });
+        return { value: r.value, usage: r.usage };
       });
     },
 

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import * as fs from 'node:fs';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { describeChanges, renderStatus } from './render';
-import { cancelRun, getStatus, listRuns, NotFound, startRun, watchRun } from './runs';
+import { AnswerRejected, answerConsultation, cancelRun, getStatus, listRuns, NotFound, startRun, watchRun } from './runs';
 import type { RunStatus } from '../workflows/messages';
 
 export const EXIT = { OK: 0, RUN_NOT_DONE: 1, USAGE: 2, UNAVAILABLE: 3 } as const;
@@ -17,7 +17,12 @@ Usage:
   replanner watch <runId> [--json]                                  live progress until the run ends
   replanner list [--json] [--limit N]                               recent runs
   replanner cancel <runId> [--json]                                 cancel a run and its tasks
+  replanner consult <runId> <taskId> <choice> ["guidance"] [--json] answer a task's Duck Pacemaker consultation
   replanner worker                                                  run a worker in the foreground
+
+Consultations (shown by \`status\`): choice 1|stop, 2|guidance (needs the guidance text, which goes
+into the task's next worker request), 3|continue (go on with a raised loop limit), 4|reset (reset and
+replan the task). A rejected answer (nothing pending, unknown choice, no guidance text) exits 2.
 
 Environment:
   TEMPORAL_ADDRESS (localhost:7233)  TEMPORAL_NAMESPACE (default)  REPLANNER_TASK_QUEUE (replanner)
@@ -30,6 +35,9 @@ Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED · 2 usage · 3
 `;
 
 class UsageError extends Error {}
+
+/** Friendlier names for the consultation choices (the workflow knows 1-4 and the effect names). */
+const CHOICE_ALIASES: Record<string, string> = { continue: 'continue_raised', reset: 'reset_replan', replan: 'reset_replan' };
 
 export interface Output {
   write(s: string): unknown;
@@ -126,6 +134,25 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
         await cancelRun(backend.client, runId);
         if (o.json) json({ runId, cancelRequested: true });
         else print(`Cancellation requested for run ${runId}; its running tasks are being stopped.`);
+        return EXIT.OK;
+      }
+      case 'consult': {
+        const [runId, taskId, choice] = rest;
+        // Unquoted guidance words are joined, so `consult r t guidance use lib/x.ts` works too.
+        const guidance = rest.slice(3).join(' ') || undefined;
+        if (!runId || !taskId || choice === undefined) {
+          throw new UsageError('consult needs a run id, a task id and a choice: replanner consult <runId> <taskId> <choice> ["guidance"]');
+        }
+        backend = await connect();
+        let ack;
+        try {
+          ack = await answerConsultation(backend.client, runId, taskId, { choice: CHOICE_ALIASES[choice] ?? choice, guidance });
+        } catch (e) {
+          if (e instanceof AnswerRejected) throw new UsageError(`the answer was rejected: ${e.message}`);
+          throw e;
+        }
+        if (o.json) json(ack);
+        else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.effect}`);
         return EXIT.OK;
       }
       case 'worker': {

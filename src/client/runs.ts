@@ -1,8 +1,15 @@
 // The small client library behind the CLI: start, inspect, watch, list and cancel runs.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { statusQuery, type RunStatus } from '../workflows/messages';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { taskWorkflowId } from '../workflows/execution';
+import {
+  answerConsultationUpdate,
+  statusQuery,
+  type ConsultationAnswerAck,
+  type ConsultationAnswerInput,
+  type RunStatus,
+} from '../workflows/messages';
 import type { RunOptions } from '../workflows/options';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
@@ -102,6 +109,29 @@ export async function cancelRun(client: Client, runId: string): Promise<void> {
     await client.workflow.getHandle(workflowIdOf(runId)).cancel();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}"`);
+    throw err;
+  }
+}
+
+/** P7: the answer was rejected by the task's validator (nothing pending, unknown choice, no guidance text). */
+export class AnswerRejected extends Error {}
+
+/** P7: answer a task's pending consultation (Update `answerConsultation` on `run-<id>.task-<taskId>`). */
+export async function answerConsultation(
+  client: Client,
+  runId: string,
+  taskId: string,
+  answer: ConsultationAnswerInput,
+): Promise<ConsultationAnswerAck> {
+  const workflowId = taskWorkflowId(workflowIdOf(runId), taskId);
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(answerConsultationUpdate, { args: [answer] });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new NotFound(`no task "${taskId}" in run "${runId}" (workflow ${workflowId} not found or finished)`);
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = (err as { cause?: unknown }).cause;
+      throw new AnswerRejected(cause instanceof Error ? cause.message : err.message);
+    }
     throw err;
   }
 }

@@ -77,23 +77,11 @@ export class LlmGateway {
   async structured<T extends z.ZodType>(
     opts: CallOptions & { schema: T; system: string; user: string },
   ): Promise<StructuredResult<z.output<T>>> {
-    const completion = await this.request(opts, {
-      model: this.settings.model,
-      messages: [
-        { role: 'system', content: opts.system },
-        { role: 'user', content: opts.user },
-      ],
-      response_format: {
-        type: 'json_schema',
-        json_schema: { name: opts.purpose, schema: jsonSchemaOf(opts.schema), strict: false },
-      },
-    });
-    const raw = completion.choices[0]?.message?.content ?? '';
-    const value = parseStructured(opts.purpose, opts.schema, raw);
-    return { value, usage: usageOf(completion), raw };
+    const r = await this.text(opts);
+    return { ...r, value: parseStructured(opts.purpose, opts.schema, r.raw) };
   }
 
-  /** Like structured(), but returns the raw text unvalidated (for X13's lenient decision parsing). */
+  /** Asks for JSON matching `schema` but returns the raw text unvalidated (X13's lenient parsing). */
   async text(opts: CallOptions & { schema: z.ZodType; system: string; user: string }): Promise<StructuredResult<string>> {
     const completion = await this.request(opts, {
       model: this.settings.model,

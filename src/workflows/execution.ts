@@ -56,7 +56,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
           t.id,
           executeChild(TaskWorkflow, {
             workflowId: taskWorkflowId(input.runWorkflowId, t.id),
-            args: [{ run: input.run, task: t, steps: input.actions[t.id] ?? [], options: input.options }],
+            args: [{ run: input.run, task: t, steps: input.actions[t.id] ?? [], options: input.options, runWorkflowId: input.runWorkflowId }],
             staticSummary: `task ${t.id}: ${t.title}`,
           }).then(
             (outcome) => ({ id: t.id, outcome }),

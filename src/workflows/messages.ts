@@ -1,6 +1,8 @@
 // Every signal, update and query of Replanner's workflows, in one place (B3). Names are what users
 // type in `temporal workflow query/signal/update --name ...`.
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ConsultationEffect, InterventionKind, Vitals } from '../domain/pacemaker';
+import type { RefinementAction } from '../domain/refinement/decision';
 import type { Phase, TaskRecord } from '../domain/types';
 import type { Goal, Reflection } from '../llm/schemas';
 import type { TokenUsage } from '../llm/usage';
@@ -21,6 +23,49 @@ export interface RunStatus {
   reflection?: Reflection;
   blocked: { taskId: string; reason: string }[];
   error?: string;
+  /** R1: the plan-quality judgement of task_decomposition (attempts, scores, suggestions, decisions). */
+  quality?: PlanQuality;
+  /** P7: consultations of running tasks waiting for the user's answer. */
+  consultations?: PendingConsultation[];
+}
+
+/** R1: one judged plan of the refinement loop (compact: issues are clipped). */
+export interface PlanQualityAttempt {
+  /** 1 = the initial plan. */
+  attempt: number;
+  acceptable: boolean;
+  score?: number;
+  issues: string[];
+  /** R2 decision and its reason ("R2.4 quality not OK (score 55, 2 issue(s)) → replan"). */
+  decision: RefinementAction;
+  reason: string;
+  /** C3: the judge itself failed; the judgement is judgeFailureResult. */
+  judgeFailed?: boolean;
+  /** R3: what became of the re-plan this decision asked for (new plan / per-task fallback / previous plan kept). */
+  structure?: string;
+}
+
+export interface PlanQuality {
+  outcome: 'accepted' | 'rejected';
+  attempts: PlanQualityAttempt[];
+  /** R1: suggestions of the accepted plan, recorded. */
+  suggestions: string[];
+}
+
+/** P7: a consultation the pacemaker opened, waiting for `answerConsultation`. */
+export interface PendingConsultation {
+  /** `<taskId>-c<n>`; an answer naming another id is rejected. */
+  id: string;
+  taskId: string;
+  kind: InterventionKind;
+  iteration: number;
+  maxLoops: number;
+  /** The situation (seed 002 wording, English). */
+  message: string;
+  trigger: string;
+  choices: { number: number; effect: ConsultationEffect; label: string }[];
+  /** Minutes the task waits before on_consultation_timeout applies. */
+  timeoutMinutes: number;
 }
 
 /** Summary of a task's outcome reported by the execution phase to the run. */
@@ -32,6 +77,10 @@ export interface TaskProgress {
 export const statusQuery = defineQuery<RunStatus>('status');
 /** Sent by the execution phase to its run on each task state change, so `status` is live. */
 export const taskProgressSignal = defineSignal<[TaskProgress]>('taskProgress');
+/** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
+export const taskConsultationSignal = defineSignal<[{ taskId: string; consultation: PendingConsultation | null }]>(
+  'taskConsultation',
+);
 
 export interface TaskStatus {
   taskId: string;
@@ -40,5 +89,29 @@ export interface TaskStatus {
   maxIterations: number;
   lastJudgeReason?: string;
   usage: TokenUsage;
+  /** P2 / P7: the pacemaker's view of the task. */
+  pacemaker?: { maxLoops: number; vitals: Vitals; interventions: number };
+  /** P7: the consultation waiting for the user's answer, if any. */
+  consultation?: PendingConsultation;
 }
 export const taskStatusQuery = defineQuery<TaskStatus>('taskStatus');
+
+/** P7: the user's answer to a consultation: a choice 1–4 or its effect name, guidance text for choice 2. */
+export interface ConsultationAnswerInput {
+  /** When given, it must be the pending consultation's id. */
+  consultationId?: string;
+  choice: string | number;
+  guidance?: string;
+}
+export interface ConsultationAnswerAck {
+  taskId: string;
+  consultationId: string;
+  effect: ConsultationEffect;
+}
+/**
+ * P7: answer a task's pending consultation (sent to the TaskWorkflow `<run wf id>.task-<taskId>`).
+ * The validator rejects: no consultation pending, a wrong id, an unknown choice, empty guidance.
+ */
+export const answerConsultationUpdate = defineUpdate<ConsultationAnswerAck, [ConsultationAnswerInput]>('answerConsultation');
+/** P7: the fire-and-forget twin of answerConsultation; an invalid answer is logged and ignored. */
+export const answerConsultationSignal = defineSignal<[ConsultationAnswerInput]>('answerConsultationSignal');

@@ -1,7 +1,7 @@
 // Run options carried in workflow input (so a running workflow never depends on worker env), and
 // the activity options derived from them.
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import type { Duration, RetryPolicy } from '@temporalio/common';
 import type { PacemakerConfigInput } from '../domain/pacemaker/config';
 import type { RefinementConfigInput } from '../domain/refinement/config';
 
@@ -39,18 +39,23 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   maxGraphRepairs: 2,
 };
 
+/** LLM calls (and the worker, which makes them) retry alike; a rejected request never does. */
+function llmRetryPolicy(o: RunOptions): RetryPolicy {
+  return {
+    initialInterval: o.llmRetryInitialMs,
+    backoffCoefficient: 2,
+    maximumInterval: '60 seconds',
+    maximumAttempts: o.llmMaxAttempts,
+    nonRetryableErrorTypes: ['LlmRequestRejected'],
+  };
+}
+
 export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
   return {
     startToCloseTimeout: o.llmCallTimeout,
     // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.
     cancellationType: 'TRY_CANCEL' as ActivityOptions['cancellationType'],
-    retry: {
-      initialInterval: o.llmRetryInitialMs,
-      backoffCoefficient: 2,
-      maximumInterval: '60 seconds',
-      maximumAttempts: o.llmMaxAttempts,
-      nonRetryableErrorTypes: ['LlmRequestRejected'],
-    },
+    retry: llmRetryPolicy(o),
     summary,
   };
 }
@@ -62,13 +67,7 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
     // WAIT_CANCELLATION_COMPLETED: a cancelled task waits until the worker has really stopped
     // touching the workspace (its running command killed) before it reports CANCELLED.
     cancellationType: 'WAIT_CANCELLATION_COMPLETED' as ActivityOptions['cancellationType'],
-    retry: {
-      initialInterval: o.llmRetryInitialMs,
-      backoffCoefficient: 2,
-      maximumInterval: '60 seconds',
-      maximumAttempts: o.llmMaxAttempts,
-      nonRetryableErrorTypes: ['LlmRequestRejected'],
-    },
+    retry: llmRetryPolicy(o),
     summary,
   };
 }

@@ -1,13 +1,23 @@
 // The planning phases as child workflows (X1): each runs its LLM activity and returns a compact,
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+// task_decomposition also judges the plan's quality and refines it (R1–R7).
+import { ApplicationFailure, isCancellation, log, patched, proxyActivities } from '@temporalio/workflow';
 import { describeGraphProblem, validateTaskGraph } from '../domain/graph';
+import {
+  applyIndividualFallback,
+  judgeFailureResult,
+  makeRefinementDecision,
+  normalizeRefinementConfig,
+  type QualityJudgeResult,
+  type RefinementDecision,
+} from '../domain/refinement';
 import type { TaskRecord, TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ActionPlan, Goal, Reflection } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { llmActivityOptions, type RunOptions } from './options';
-import { explainActivityFailure } from './failures';
+import { explainActivityFailure, rootMessage } from './failures';
+import type { PlanQuality, PlanQualityAttempt } from './messages';
 
 export interface PhaseInput {
   run: RunRef;
@@ -33,10 +43,10 @@ export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<Phas
 }
 
 /** Decomposes the goal; an invalid task graph is sent back to the planner, never executed. */
-export async function TaskDecompositionWorkflow(
+async function decomposeValidGraph(
   input: PhaseInput & { goal: Goal; previousTasks?: TaskSpec[] },
-): Promise<PhaseResult<TaskSpec[]>> {
-  let usage = ZERO_USAGE;
+  addTo: (u: TokenUsage) => void,
+): Promise<TaskSpec[]> {
   let feedback = input.feedback;
   for (let attempt = 0; ; attempt++) {
     let tasks: TaskSpec[];
@@ -47,13 +57,13 @@ export async function TaskDecompositionWorkflow(
         feedback,
         previousTasks: input.previousTasks,
       });
-      usage = addUsage(usage, r.usage);
+      addTo(r.usage);
       tasks = r.value;
     } catch (err) {
       throw explainActivityFailure('task_decomposition', err);
     }
     const problems = validateTaskGraph(tasks).map(describeGraphProblem);
-    if (problems.length === 0) return { value: tasks, usage };
+    if (problems.length === 0) return tasks;
     if (attempt >= input.options.maxGraphRepairs) {
       throw ApplicationFailure.nonRetryable(
         `task_decomposition produced an invalid task graph ${attempt + 1} times: ${problems.join('; ')}`,
@@ -62,6 +72,118 @@ export async function TaskDecompositionWorkflow(
     }
     feedback = `Your previous task graph was invalid: ${problems.join('; ')}. Return a valid graph.`;
   }
+}
+
+/**
+ * Phase 2. A valid task graph is judged by the quality judge (R1) and refined by feedback-based
+ * re-plans (R2 makeRefinementDecision, R3 structure check with per-task fallback) until it is
+ * accepted — or rejected, which fails the run with the judge's issues. A failing judge rejects
+ * the plan unless `refinement.failOpen` (C3).
+ */
+export async function TaskDecompositionWorkflow(
+  input: PhaseInput & { goal: Goal; previousTasks?: TaskSpec[] },
+): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
+  let usage = ZERO_USAGE;
+  const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
+  let tasks = await decomposeValidGraph(input, addTo);
+  // Histories recorded before the quality judge existed replay without it.
+  if (!patched('plan-quality-judge')) return { value: tasks, usage };
+
+  const config = normalizeRefinementConfig(input.options.refinement);
+  const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };
+  let previousScore: number | undefined;
+  let suggestionReplansUsed = 0;
+  for (let attempt = 1; ; attempt++) {
+    let result: QualityJudgeResult;
+    let judgeFailed = false;
+    try {
+      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`).judgePlanQuality({
+        ...input.run,
+        goal: input.goal,
+        tasks,
+        qualityThreshold: config.qualityThreshold,
+      });
+      addTo(r.usage);
+      result = r.value;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // C3: LLM error after retries or an unparseable reply.
+      result = judgeFailureResult(rootMessage(err), config);
+      judgeFailed = true;
+    }
+    const decision = makeRefinementDecision({ attempt, result, previousScore, suggestionReplansUsed, config });
+    const record: PlanQualityAttempt = {
+      attempt,
+      acceptable: result.isAcceptable,
+      issues: result.issues.slice(0, 8).map((i) => clip(i, 300)),
+      decision: decision.action,
+      reason: decision.reason,
+    };
+    if (result.overallScore !== undefined) record.score = result.overallScore;
+    if (judgeFailed) record.judgeFailed = true;
+    quality.attempts.push(record);
+    log.info(`plan quality attempt ${attempt}: ${decision.reason}`);
+
+    if (decision.action === 'accept') {
+      quality.suggestions = (decision.suggestions ?? []).slice(0, 10).map((x) => clip(x, 300));
+      return { value: tasks, usage, quality };
+    }
+    if (decision.action === 'reject') {
+      quality.outcome = 'rejected';
+      const issues = decision.issues ?? result.issues;
+      throw ApplicationFailure.nonRetryable(
+        `task_decomposition: the plan was rejected by the quality judge (${decision.reason})${issues.length ? `: ${issues.join('; ')}` : ''}`,
+        'PlanRejected',
+        quality,
+      );
+    }
+
+    // replan (R1): feedback from the judge's issues and suggestions, then the structure check (R3).
+    if (decision.kind === 'suggestions') suggestionReplansUsed += 1;
+    previousScore = result.overallScore;
+    let next: TaskSpec[] | undefined;
+    try {
+      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`).decomposeTasks({
+        ...input.run,
+        goal: input.goal,
+        feedback: refinementFeedback(input.feedback, decision, result),
+        previousTasks: tasks,
+      });
+      addTo(r.usage);
+      next = r.value;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      record.structure = `re-plan failed (${clip(rootMessage(err), 200)}); previous plan kept`;
+    }
+    if (next) {
+      const chosen = applyIndividualFallback(tasks, next, config);
+      record.structure = `${chosen.used}: ${clip(chosen.reason, 400)}`;
+      tasks = chosen.tasks;
+    }
+    log.info(`plan quality re-plan ${attempt}: ${record.structure}`);
+  }
+}
+
+/** R1: the planner's feedback for a re-plan: the judge's issues and suggestions. */
+function refinementFeedback(phaseFeedback: string | undefined, decision: RefinementDecision, result: QualityJudgeResult): string {
+  const issues = decision.issues ?? result.issues;
+  const suggestions = decision.suggestions ?? result.suggestions;
+  const score = result.overallScore === undefined ? '' : ` (score ${result.overallScore}/100)`;
+  return [
+    phaseFeedback ?? '',
+    decision.kind === 'suggestions'
+      ? `The plan quality judge accepted your plan${score} but suggested improvements. Revise the plan to apply them.`
+      : `The plan quality judge found your plan not good enough${score}. Revise the plan to fix these issues.`,
+    issues.length ? `QUALITY ISSUES:\n${issues.map((i) => `- ${i}`).join('\n')}` : '',
+    suggestions.length ? `SUGGESTIONS:\n${suggestions.map((x) => `- ${x}`).join('\n')}` : '',
+    'Keep the ids of tasks that stay the same, keep the task count close to the previous plan, and keep every dependency pointing at a task of the plan.',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+function clip(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 export async function ActionSequenceWorkflow(

@@ -16,7 +16,7 @@ import type { ActionPlan, Goal } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { ExecutionWorkflow } from './execution';
 import { rootMessage } from './failures';
-import { statusQuery, taskProgressSignal, type RunStatus, type RunStatusValue } from './messages';
+import { statusQuery, taskConsultationSignal, taskProgressSignal, type RunStatus, type RunStatusValue } from './messages';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from './options';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from './phases';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
@@ -60,6 +60,11 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     executionUsage = p.usage;
     refreshUsage();
   });
+  // P7: consultations of running tasks, so `status` shows what the user is asked.
+  setHandler(taskConsultationSignal, ({ taskId, consultation }) => {
+    const others = (state.consultations ?? []).filter((c) => c.taskId !== taskId);
+    state.consultations = consultation ? [...others, consultation] : others;
+  });
 
   const publish = () =>
     upsertSearchAttributes([
@@ -97,13 +102,13 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     );
     state.goal = goal;
 
-    const specs = child(
-      await executeChild(TaskDecompositionWorkflow, {
-        workflowId: enter('task_decomposition'),
-        args: [{ run, options, goal }],
-        staticSummary: 'decompose into tasks',
-      }),
-    );
+    const decomposition = await executeChild(TaskDecompositionWorkflow, {
+      workflowId: enter('task_decomposition'),
+      args: [{ run, options, goal }],
+      staticSummary: 'decompose into tasks',
+    });
+    const specs = child(decomposition);
+    if (decomposition.quality) state.quality = decomposition.quality;
     state.tasks = specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY }));
 
     const actions: ActionPlan = child(

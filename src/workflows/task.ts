@@ -1,11 +1,47 @@
 // TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
-// re-decompose, within a bounded number of iterations.
-import { proxyActivities, setHandler } from '@temporalio/workflow';
+// re-decompose. The loop limit comes from the Duck Pacemaker (P1–P6), recomputed after every
+// iteration from measured vitals; when it sees trouble it consults the user and waits durably (P7).
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import {
+  applyConsultationAnswer,
+  applyConsultationTimeout,
+  calculateMaxLoops,
+  evaluatePacemaker,
+  initialPacemakerState,
+  measureVitals,
+  NEUTRAL_VITALS,
+  normalizePacemakerConfig,
+  pacemakerLogLine,
+  parseConsultationChoice,
+  recordIteration,
+  takePendingGuidance,
+  type ComplexityInput,
+  type ConsultationEffect,
+  type ConsultationOutcome,
+  type Intervention,
+  type PacemakerState,
+} from '../domain/pacemaker';
 import type { TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { Judgement } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
-import { taskStatusQuery, type TaskStatus } from './messages';
+import {
+  answerConsultationSignal,
+  answerConsultationUpdate,
+  taskConsultationSignal,
+  taskStatusQuery,
+  type ConsultationAnswerInput,
+  type PendingConsultation,
+  type TaskStatus,
+} from './messages';
 import { llmActivityOptions, workerActivityOptions, type RunOptions } from './options';
 import { explainActivityFailure } from './failures';
 
@@ -14,11 +50,13 @@ export interface TaskInput {
   task: TaskSpec;
   steps: string[];
   options: RunOptions;
+  /** The RunWorkflow to tell about consultations (P7); absent → not told. */
+  runWorkflowId?: string;
 }
 
 export interface TaskOutcome {
   taskId: string;
-  /** REPLAN: the judge asked for re-decomposition (J2); the execution phase decides what to do. */
+  /** REPLAN: the judge (J2) or the user (P7 reset_replan) asked for re-decomposition; the execution phase decides what to do. */
   state: 'DONE' | 'BLOCKED' | 'REPLAN';
   reason: string;
   iterations: number;
@@ -28,23 +66,181 @@ export interface TaskOutcome {
   logPath?: string;
 }
 
+/** Signals kept for the vitals (P2) and complexity (P3): small, bounded lists only. */
+const SIGNAL_WINDOW = 12;
+
 export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const { task, options } = input;
+  const pm = normalizePacemakerConfig(options.pacemaker);
+
+  // P2/P3 signals, measured from real worker and judge results (measureVitals):
+  //  mood    = mean of the judge's last 3 `confidence` values (neutral 0.7 while it gives none);
+  //  focus   = 1 − repetition among the worker's last tool-call signatures and failed tool calls;
+  //  stamina = 1 − worker iterations used / the current limit.
+  // "No progress" (P7 no_progress): the judge misses exactly what it missed the iteration before,
+  // or the worker made exactly the same tool calls as the iteration before.
+  const sig = {
+    judgeConfidences: [] as number[],
+    actions: [] as string[],
+    errors: [] as string[],
+    historyTurns: 0,
+    toolRuns: 0,
+    toolErrors: 0,
+    lastMissing: undefined as string | undefined,
+    lastActions: undefined as string | undefined,
+  };
+  // P3: files = the task's scope paths; history turns = worker steps; error rate = failed / all tool calls.
+  const complexity = (): ComplexityInput => ({
+    files: task.scopePaths.length,
+    historyTurns: sig.historyTurns,
+    toolRuns: sig.toolRuns,
+    toolErrors: sig.toolErrors,
+  });
+  const start = calculateMaxLoops({ profile: task.profile, complexity: complexity(), config: pm });
+  log.info(pacemakerLogLine('start', { taskId: task.id, result: start }));
+  let pace: PacemakerState = initialPacemakerState(start.max_loops, NEUTRAL_VITALS);
+  /** A limit set by a consultation (raised) is never lowered by a recomputation. */
+  let limitFloor = 0;
+
   const status: TaskStatus = {
     taskId: task.id,
     state: 'RUNNING',
     iteration: 0,
-    maxIterations: options.maxTaskIterations,
+    maxIterations: pace.maxLoops,
     usage: ZERO_USAGE,
   };
+  const refreshStatus = () => {
+    status.maxIterations = pace.maxLoops;
+    status.pacemaker = { maxLoops: pace.maxLoops, vitals: pace.vitals, interventions: pace.interventions.length };
+  };
+  refreshStatus();
+
+  // P7: the pending consultation and its answer.
+  let pending: PendingConsultation | undefined;
+  let answer: { effect: ConsultationEffect; guidance?: string } | undefined;
+  let consultations = 0;
+  const validateAnswer = (a: ConsultationAnswerInput): ConsultationEffect => {
+    if (!pending || answer) throw new Error(`task ${task.id} has no consultation waiting for an answer`);
+    if (a?.consultationId !== undefined && a.consultationId !== pending.id) {
+      throw new Error(`consultation "${a.consultationId}" is not pending on task ${task.id} (the pending one is "${pending.id}")`);
+    }
+    const effect = parseConsultationChoice(a?.choice);
+    if (!effect) {
+      throw new Error(
+        `unknown choice "${String(a?.choice)}": answer 1-4 or one of stop, guidance, continue_raised, reset_replan`,
+      );
+    }
+    if (effect === 'guidance' && !(typeof a.guidance === 'string' && a.guidance.trim())) {
+      throw new Error('choice "guidance" needs the guidance text');
+    }
+    if (a.guidance !== undefined && (typeof a.guidance !== 'string' || a.guidance.length > 8000)) {
+      throw new Error('guidance must be text of at most 8000 characters');
+    }
+    return effect;
+  };
+  const accept = (a: ConsultationAnswerInput, effect: ConsultationEffect) => {
+    answer = { effect, guidance: a.guidance?.trim() || undefined };
+  };
+
   setHandler(taskStatusQuery, () => status);
+  setHandler(
+    answerConsultationUpdate,
+    (a) => {
+      const effect = validateAnswer(a);
+      const id = pending!.id;
+      accept(a, effect);
+      return { taskId: task.id, consultationId: id, effect };
+    },
+    { validator: (a) => void validateAnswer(a) },
+  );
+  setHandler(answerConsultationSignal, (a) => {
+    try {
+      accept(a, validateAnswer(a));
+    } catch (e) {
+      log.warn(`ignored an invalid answerConsultationSignal on task ${task.id}: ${(e as Error).message}`);
+    }
+  });
+
+  const tellRun = async (consultation: PendingConsultation | null) => {
+    if (!input.runWorkflowId) return;
+    try {
+      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id, consultation });
+    } catch (e) {
+      log.warn(`could not tell the run about consultation of task ${task.id}: ${(e as Error).message}`);
+    }
+  };
+
+  /** P7: ask the user and wait durably for the answer or the timeout. */
+  const consult = async (iv: Intervention): Promise<{ outcome: ConsultationOutcome; answered: boolean }> => {
+    consultations += 1;
+    pending = {
+      id: `${task.id}-c${consultations}`,
+      taskId: task.id,
+      kind: iv.kind,
+      iteration: iv.iteration,
+      maxLoops: iv.maxLoops,
+      message: iv.message.en,
+      trigger: iv.trigger,
+      choices: iv.choices.map((c) => ({ number: c.number, effect: c.effect, label: c.label.en })),
+      timeoutMinutes: pm.consultation_timeout_minutes,
+    };
+    answer = undefined;
+    status.consultation = pending;
+    log.info(pacemakerLogLine('intervention', { taskId: task.id, kind: iv.kind, iteration: iv.iteration, maxLoops: iv.maxLoops }));
+    await tellRun(pending);
+    const timeoutMs = pm.consultation_timeout_minutes * 60_000;
+    const answered = timeoutMs > 0 ? await condition(() => answer !== undefined, timeoutMs) : false;
+    const before = pace.maxLoops;
+    // Set by the update/signal handler while we waited (TS cannot see that mutation).
+    const got = answer as { effect: ConsultationEffect; guidance?: string } | undefined;
+    const result =
+      answered && got
+        ? applyConsultationAnswer(pace, { kind: iv.kind, choice: got.effect, guidance: got.guidance }, pm)
+        : applyConsultationTimeout(pace, iv.kind, pm);
+    pace = result.state;
+    const outcome = result.outcome;
+    if ('maxLoops' in outcome) limitFloor = Math.max(limitFloor, outcome.maxLoops);
+    log.info(
+      pacemakerLogLine('intervention', {
+        taskId: task.id,
+        kind: iv.kind,
+        iteration: iv.iteration,
+        maxLoops: before,
+        effect: outcome.effect,
+        timedOut: !answered,
+        newMaxLoops: pace.maxLoops,
+      }),
+    );
+    pending = undefined;
+    answer = undefined;
+    delete status.consultation;
+    refreshStatus();
+    await tellRun(null);
+    return { outcome, answered };
+  };
+
   let feedback: string | undefined;
   let last: { judge?: Judgement; logPath?: string } = {};
+  const finish = (state: TaskOutcome['state'], reason: string): TaskOutcome => {
+    status.state = state === 'DONE' ? 'DONE' : state === 'BLOCKED' ? 'BLOCKED' : 'RUNNING';
+    log.info(
+      pacemakerLogLine('end', {
+        taskId: task.id,
+        loopsUsed: pace.iteration,
+        maxLoops: pace.maxLoops,
+        interventions: pace.interventions,
+        outcome: state === 'DONE' ? 'success' : `${state.toLowerCase()}: ${reason}`,
+      }),
+    );
+    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...last };
+  };
 
   try {
-    while (status.iteration < options.maxTaskIterations) {
-      status.iteration += 1;
+    for (;;) {
+      status.iteration = pace.iteration + 1;
       status.state = 'RUNNING';
+      const g = takePendingGuidance(pace);
+      pace = g.state;
       const worker = await proxyActivities<Activities>(
         workerActivityOptions(options, `worker: ${task.title} (iteration ${status.iteration})`),
       ).runWorkerAgent({
@@ -55,6 +251,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         steps: input.steps,
         iteration: status.iteration,
         feedback,
+        guidance: g.guidance,
         maxSteps: options.workerMaxSteps,
         commandTimeoutMs: options.commandTimeoutMs,
       });
@@ -69,36 +266,58 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       const judge = judged.value;
       status.lastJudgeReason = judge.reason;
       last = { judge, logPath: worker.logPath };
-      const end = (state: TaskOutcome['state']): TaskOutcome => ({
-        taskId: task.id,
-        state,
-        reason: judge.reason,
-        iterations: status.iteration,
-        usage: status.usage,
-        ...last,
+
+      // P2/P3: record what this iteration showed.
+      if (judge.confidence !== undefined) sig.judgeConfidences = [...sig.judgeConfidences, judge.confidence].slice(-3);
+      const actions = worker.actionSignatures ?? [];
+      sig.actions = [...sig.actions, ...actions].slice(-SIGNAL_WINDOW);
+      sig.errors = [...sig.errors, ...actions.filter((a) => a.endsWith('!'))].slice(-SIGNAL_WINDOW);
+      sig.historyTurns += worker.steps;
+      sig.toolRuns += worker.toolCalls;
+      sig.toolErrors += worker.toolErrors;
+      // No progress: the judge misses exactly what it missed last time, or the worker repeated its actions.
+      const missing = [...judge.missingRequirements].sort().join('\n');
+      const actionKey = actions.join('\n');
+      const progressed = !(
+        (missing !== '' && missing === sig.lastMissing) ||
+        (actionKey !== '' && actionKey === sig.lastActions)
+      );
+      sig.lastMissing = missing;
+      sig.lastActions = actionKey;
+      const vitals = measureVitals({
+        judgeConfidences: sig.judgeConfidences,
+        recentActions: sig.actions,
+        recentErrors: sig.errors,
+        attemptsUsed: pace.iteration + 1,
+        maxAttempts: pace.maxLoops,
       });
-      if (judge.success) {
-        status.state = 'DONE';
-        return end('DONE');
+      pace = recordIteration(pace, { progressed, vitals });
+      const limit = calculateMaxLoops({ profile: task.profile, vitals, complexity: complexity(), config: pm });
+      pace = { ...pace, maxLoops: Math.max(limit.max_loops, limitFloor) };
+      refreshStatus();
+
+      if (judge.success) return finish('DONE', judge.reason);
+      if (!judge.shouldContinue) return finish(judge.shouldReplan ? 'REPLAN' : 'BLOCKED', judge.reason);
+      status.state = 'NEEDS_CONTINUATION';
+      feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
+
+      // P7: should the pacemaker step in?
+      const step = evaluatePacemaker(pace, pm);
+      if (step.action === 'stop') {
+        return finish('BLOCKED', `not done after ${pace.iteration} worker iterations (${step.reason}): ${judge.reason}`.trim());
       }
-      if (judge.shouldContinue) {
-        status.state = 'NEEDS_CONTINUATION';
-        feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
-        continue;
+      if (step.action === 'consult') {
+        const { outcome, answered } = await consult(step.intervention);
+        if (outcome.effect === 'stop') {
+          return finish('BLOCKED', answered ? `stopped by the user (${outcome.reason})` : outcome.reason);
+        }
+        if (outcome.effect === 'reset_replan') return finish('REPLAN', outcome.reason);
       }
-      status.state = judge.shouldReplan ? 'RUNNING' : 'BLOCKED';
-      return end(judge.shouldReplan ? 'REPLAN' : 'BLOCKED');
     }
   } catch (err) {
+    if (isCancellation(err) && pending) {
+      await CancellationScope.nonCancellable(() => tellRun(null));
+    }
     throw explainActivityFailure(`task ${task.id}`, err);
   }
-  status.state = 'BLOCKED';
-  return {
-    taskId: task.id,
-    state: 'BLOCKED',
-    reason: `not done after ${options.maxTaskIterations} worker iterations: ${status.lastJudgeReason ?? ''}`.trim(),
-    iterations: status.iteration,
-    usage: status.usage,
-    ...last,
-  };
 }

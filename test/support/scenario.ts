@@ -22,7 +22,11 @@ export interface Scenario {
   /** The judge's verdict per task and iteration (1-based); default success. */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
   reflection?: Record<string, unknown>;
+  /** The plan-quality judge's reply (R1); default: acceptable, score 90, no issues. */
+  quality?: Record<string, unknown>;
 }
+
+export const ACCEPTING_QUALITY = { isAcceptable: true, issues: [], suggestions: [], overallScore: 90 };
 
 export const DEFAULT_GOAL = {
   main_objective: 'Carry out the instruction',
@@ -69,6 +73,7 @@ export function scriptScenario(fake: FakeOpenAI, s: Scenario): void {
       })),
     },
   });
+  fake.always('quality_judge', { json: s.quality ?? ACCEPTING_QUALITY });
   fake.always('action_sequence', {
     json: {
       actions: s.tasks.map((t) => ({

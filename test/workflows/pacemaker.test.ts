@@ -1,0 +1,138 @@
+// Issue 5: the Duck Pacemaker in TaskWorkflow (SPEC §5 P1–P8): a stalling task consults the user,
+// who answers through the CLI; the answer's effect is visible in what the worker is asked next.
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { main } from '../../src/client/cli';
+import { renderStatus } from '../../src/client/render';
+import { taskWorkflowId } from '../../src/workflows/execution';
+import {
+  answerConsultationSignal,
+  answerConsultationUpdate,
+  statusQuery,
+  taskStatusQuery,
+  type RunStatus,
+} from '../../src/workflows/messages';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { scriptScenario } from '../support/scenario';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.stop());
+beforeEach(() => h.fake.reset());
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Runs `replanner …` in-process; returns the exit code and what it printed. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const sink = (append: (s: string) => void) => ({ write: (s: string) => (append(s), true) }) as unknown as NodeJS.WriteStream;
+  const code = await main(args, sink((s) => (out += s)), sink((s) => (err += s)));
+  return { code, out, err };
+}
+
+const GUIDANCE = 'The parser must live in lib/strings.ts; stop rewriting stall.txt.';
+
+/**
+ * One task whose worker keeps writing the same file and whose judge keeps missing the same thing
+ * (stalled), until `unstuck()` says otherwise.
+ */
+function stallingRun() {
+  let unstuck = false;
+  scriptScenario(h.fake, {
+    tasks: [{ id: 's', title: 'make the parser work', files: { 'stall.txt': 'same thing again' } }],
+    judge: () =>
+      unstuck
+        ? { success: true, reason: 'the parser works', missingRequirements: [] }
+        : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'] },
+  });
+  return { unstuck: () => (unstuck = true) };
+}
+
+async function startStalling() {
+  const runId = uniqueId('duck');
+  const handle = await h.client.workflow.start(RunWorkflow, {
+    taskQueue: h.taskQueue,
+    workflowId: runWorkflowId(runId),
+    args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST }],
+  });
+  const status = await until<RunStatus>('a consultation in the run status', async () => {
+    const s = await handle.query(statusQuery);
+    return s.consultations?.length ? s : undefined;
+  });
+  return { runId, handle, status, task: h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 's')) };
+}
+
+describe('Duck Pacemaker consultations (P1–P8)', () => {
+  it('P7 a stalled task consults the user, who answers "guidance" through the CLI; the text is in the next worker request', async () => {
+    const stall = stallingRun();
+    const { runId, handle, status, task } = await startStalling();
+
+    const [c] = status.consultations!;
+    expect(c).toMatchObject({ id: 's-c1', taskId: 's' });
+    expect(['no_progress', 'confused_thinking', 'lost_confidence', 'too_many_attempts']).toContain(c.kind);
+    expect(c.choices.map((x) => x.effect)).toEqual(['stop', 'guidance', 'continue_raised', 'reset_replan']);
+    expect(renderStatus(status)).toContain(`answer: replanner consult ${runId} s <1-4>`);
+    // The task's own query shows it too, with the pacemaker's limit.
+    const ts = await task.query(taskStatusQuery);
+    expect(ts.consultation?.id).toBe('s-c1');
+    expect(ts.pacemaker!.maxLoops).toBeGreaterThanOrEqual(3);
+    const asked = h.fake.requestsFor('worker_step').length;
+    expect(h.fake.requestsFor('worker_step').some((r) => r.text.includes('USER GUIDANCE'))).toBe(false);
+
+    stall.unstuck();
+    const r = await cli(['consult', runId, 's', 'guidance', GUIDANCE]);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    expect(r.out).toContain('Answered consultation s-c1 of task s: guidance');
+
+    const result = await handle.result();
+    expect(result.status).toBe('DONE');
+    const next = h.fake.requestsFor('worker_step').slice(asked);
+    expect(next.length).toBeGreaterThan(0);
+    expect(next[0].text).toContain(`USER GUIDANCE:\n${GUIDANCE}`);
+    const final = await handle.query(statusQuery);
+    expect(final.consultations).toEqual([]);
+  });
+
+  it('P7 the answerConsultation validator rejects bad answers clearly; the signal twin ignores them; "stop" blocks the task', async () => {
+    stallingRun();
+    const { runId, handle, task } = await startStalling();
+
+    const rejected = async (answer: Record<string, unknown>) => {
+      const err = await task.executeUpdate(answerConsultationUpdate, { args: [answer as never] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+      return String((err as WorkflowUpdateFailedError).cause?.message);
+    };
+    expect(await rejected({ choice: 'dance' })).toContain('unknown choice "dance": answer 1-4');
+    expect(await rejected({ choice: 2 })).toContain('needs the guidance text');
+    expect(await rejected({ choice: 'guidance', guidance: '   ' })).toContain('needs the guidance text');
+    expect(await rejected({ consultationId: 's-c9', choice: 'stop' })).toContain('consultation "s-c9" is not pending');
+
+    const viaCli = await cli(['consult', runId, 's', 'dance']);
+    expect(viaCli.code).toBe(2);
+    expect(viaCli.err).toContain('unknown choice "dance"');
+
+    // An invalid signal is ignored: the consultation is still pending.
+    await task.signal(answerConsultationSignal, { choice: 'dance' });
+    expect((await task.query(taskStatusQuery)).consultation?.id).toBe('s-c1');
+
+    await task.signal(answerConsultationSignal, { choice: 'stop' });
+    const result = await handle.result();
+    expect(result.status).toBe('BLOCKED');
+    expect(result.blocked).toEqual([{ taskId: 's', reason: expect.stringContaining('stopped by the user') }]);
+
+    // Nothing is pending any more: a late answer is rejected.
+    const late = await cli(['consult', runId, 's', 'stop']);
+    expect(late.code).not.toBe(0);
+  });
+});
