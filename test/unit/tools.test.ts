@@ -16,7 +16,9 @@ function tmp(prefix: string): string {
 }
 
 beforeEach(() => {
-  ws = tmp('replanner-ws-');
+  // Nested in a private directory, so `../x` lands somewhere only this test owns.
+  ws = path.join(tmp('replanner-ws-'), 'ws');
+  fs.mkdirSync(ws);
   outside = tmp('replanner-outside-');
   fs.writeFileSync(path.join(outside, 'secret.txt'), 'TOP SECRET\n');
 });
