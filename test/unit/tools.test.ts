@@ -17,7 +17,7 @@ function tmp(prefix: string): string {
 
 beforeEach(() => {
   // Nested in a private directory, so `../x` lands somewhere only this test owns.
-  ws = path.join(tmp('replanner-ws-'), 'ws');
+  ws = path.join(tmp('replanner-ws-'), 'workspace');
   fs.mkdirSync(ws);
   outside = tmp('replanner-outside-');
   fs.writeFileSync(path.join(outside, 'secret.txt'), 'TOP SECRET\n');
