@@ -101,3 +101,14 @@ export async function failureOf(handle: WorkflowHandle): Promise<string> {
 export function uniqueId(prefix = 't'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
+
+/** Polls `probe` until it returns a value (errors count as "not yet"). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

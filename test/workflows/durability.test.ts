@@ -9,20 +9,10 @@ import { CancelledFailure } from '@temporalio/common';
 import { createWorker } from '../../src/worker';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { FakeOpenAI } from '../support/fake-openai';
 import { freePort, OwnDevServer } from '../support/dev-server';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function alive(pid: number): boolean {
   try {

@@ -12,7 +12,7 @@ import {
   type RunStatus,
 } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
@@ -21,16 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 beforeEach(() => h.fake.reset());
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Runs `replanner …` in-process; returns the exit code and what it printed. */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
