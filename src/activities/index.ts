@@ -1,5 +1,8 @@
 // Activities: thin adapters from workflows to the LLM and the workspace. Every LLM call is one
 // activity; each validated result goes through the journal so a retry never repeats a finished call.
+import type { z } from 'zod';
+import type { Purpose } from '../llm/purposes';
+import type { Prompt } from '../llm/prompts/common';
 import type { TaskRecord, TaskSpec } from '../domain/types';
 import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
@@ -37,54 +40,42 @@ export interface WithUsage<T> {
 
 export function createActivities(llm: LlmGateway) {
   const signal = () => Context.current().cancellationSignal;
+  /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
+  const ask = <S extends z.ZodType>(
+    run: RunRef,
+    purpose: Purpose,
+    schema: S,
+    prompt: () => Prompt | Promise<Prompt>,
+  ): Promise<WithUsage<z.output<S>>> =>
+    journaled(run.workspace, run.runId, async () => {
+      const r = await llm.structured({ purpose, schema, ...(await prompt()), signal: signal() });
+      return { value: r.value, usage: r.usage };
+    });
+
   return {
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
-      return journaled(input.workspace, input.runId, async () => {
-        const p = goalUnderstandingPrompt({ ...input, workspaceListing: await workspaceListing(input.workspace) });
-        const r = await llm.structured({ purpose: 'goal_understanding', schema: GoalSchema, ...p, signal: signal() });
-        return { value: r.value, usage: r.usage };
-      });
+      return ask(input, 'goal_understanding', GoalSchema, async () =>
+        goalUnderstandingPrompt({ ...input, workspaceListing: await workspaceListing(input.workspace) }),
+      );
     },
 
     async decomposeTasks(
       input: RunRef & { goal: Goal; feedback?: string; previousTasks?: TaskSpec[] },
     ): Promise<WithUsage<TaskSpec[]>> {
-      return journaled(input.workspace, input.runId, async () => {
-        const r = await llm.structured({
-          purpose: 'task_decomposition',
-          schema: DecompositionSchema,
-          ...decompositionPrompt(input),
-          signal: signal(),
-        });
-        return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
-      });
+      const r = await ask(input, 'task_decomposition', DecompositionSchema, () => decompositionPrompt(input));
+      return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
     },
 
     /** R1 / C1: the plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
     async judgePlanQuality(
       input: RunRef & { goal: Goal; tasks: TaskSpec[]; qualityThreshold: number },
     ): Promise<WithUsage<QualityJudgeResult>> {
-      return journaled(input.workspace, input.runId, async () => {
-        const r = await llm.structured({
-          purpose: 'quality_judge',
-          schema: QualityJudgeResultSchema,
-          ...qualityJudgePrompt(input),
-          signal: signal(),
-        });
-        return { value: r.value, usage: r.usage };
-      });
+      return ask(input, 'quality_judge', QualityJudgeResultSchema, () => qualityJudgePrompt(input));
     },
 
     async planActions(input: RunRef & { goal: Goal; tasks: TaskSpec[]; feedback?: string }): Promise<WithUsage<ActionPlan>> {
-      return journaled(input.workspace, input.runId, async () => {
-        const r = await llm.structured({
-          purpose: 'action_sequence',
-          schema: ActionSequenceSchema,
-          ...actionSequencePrompt(input),
-          signal: signal(),
-        });
-        return { value: toActionPlan(r.value), usage: r.usage };
-      });
+      const r = await ask(input, 'action_sequence', ActionSequenceSchema, () => actionSequencePrompt(input));
+      return { value: toActionPlan(r.value), usage: r.usage };
     },
 
     async runWorkerAgent(input: WorkerInput): Promise<WorkerResult> {
@@ -94,23 +85,13 @@ export function createActivities(llm: LlmGateway) {
     async judgeTask(
       input: RunRef & { task: TaskSpec; workerSummary: string; logPath: string },
     ): Promise<WithUsage<Judgement>> {
-      return journaled(input.workspace, input.runId, async () => {
-        const evidence = await evidenceFromTranscript(input.workspace, input.logPath);
-        const r = await llm.structured({
-          purpose: 'judge',
-          schema: JudgeSchema,
-          ...judgePrompt({ ...input, evidence }),
-          signal: signal(),
-        });
-        return { value: r.value, usage: r.usage };
-      });
+      return ask(input, 'judge', JudgeSchema, async () =>
+        judgePrompt({ ...input, evidence: await evidenceFromTranscript(input.workspace, input.logPath) }),
+      );
     },
 
     async reflect(input: RunRef & { goal: Goal; tasks: TaskRecord[] }): Promise<WithUsage<Reflection>> {
-      return journaled(input.workspace, input.runId, async () => {
-        const r = await llm.structured({ purpose: 'reflection', schema: ReflectionSchema, ...reflectionPrompt(input), signal: signal() });
-        return { value: r.value, usage: r.usage };
-      });
+      return ask(input, 'reflection', ReflectionSchema, () => reflectionPrompt(input));
     },
   };
 }
