@@ -9,7 +9,15 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   const connection = await NativeConnection.connect({ address });
   const llm = llmSettingsFromEnv(env);
   const taskQueue = env.REPLANNER_TASK_QUEUE || DEFAULT_TASK_QUEUE;
-  const worker = await createWorker({ connection, taskQueue, llm, namespace: env.TEMPORAL_NAMESPACE || 'default' });
+  // A prebuilt workflow bundle (tests, containers) saves the seconds of bundling at start.
+  const bundle = env.REPLANNER_WORKFLOW_BUNDLE;
+  const worker = await createWorker({
+    connection,
+    taskQueue,
+    llm,
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+  });
   console.log(`replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${llm.baseURL}`);
   await worker.run();
   await connection.close();

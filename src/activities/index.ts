@@ -8,6 +8,9 @@ import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
 import { qualityJudgePrompt } from '../llm/prompts/quality';
+import { replanDecisionPrompt, taskReplanPrompt, type ReplanContext, type ReplanPromptInput } from '../llm/prompts/replan';
+import { decisionSchemaFor, parseDecision, NO_REPLAN, type ReplanDecision } from '../domain/replan/decision';
+import { TOOL_NAMES } from './tools';
 import { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
 import {
   ActionSequenceSchema,
@@ -88,6 +91,48 @@ export function createActivities(llm: LlmGateway) {
       return ask(input, 'judge', JudgeSchema, async () =>
         judgePrompt({ ...input, evidence: await evidenceFromTranscript(input.workspace, input.logPath) }),
       );
+    },
+
+    /**
+     * X1 / X13: the replan decision at a phase's end (in execution: after each action). The reply is
+     * parsed leniently (JSON, then a markdown code block); an unparseable one is "no replan" with
+     * the reason kept (`parseError`), never a retry: seed §13.1 goes on with the current plan.
+     */
+    async decideReplan(
+      input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
+    ): Promise<WithUsage<ReplanDecision> & { parseError?: string }> {
+      return journaled(input.workspace, input.runId, async () => {
+        const phase = input.context.phase;
+        const context =
+          input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
+            ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
+            : input.context;
+        const prompt = replanDecisionPrompt({ ...input, context, toolNames: TOOL_NAMES });
+        const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal() });
+        const parsed = parseDecision(phase, r.raw);
+        if (parsed.ok) return { value: parsed.decision, usage: r.usage };
+        Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
+        return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason };
+      });
+    },
+
+    /** J6: re-decompose a task the judge sent back; the prompt holds the instruction and Coverage (C2). */
+    async replanTask(
+      input: RunRef & {
+        task: TaskSpec;
+        reason: string;
+        missingRequirements: string[];
+        logPath?: string;
+        otherTasks: { id: string; title: string; state: string }[];
+      },
+    ): Promise<WithUsage<TaskSpec[]>> {
+      const r = await ask(input, 'task_replan', DecompositionSchema, async () =>
+        taskReplanPrompt({
+          ...input,
+          runLog: input.logPath ? await evidenceFromTranscript(input.workspace, input.logPath, 6000) : '',
+        }),
+      );
+      return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
     },
 
     async reflect(input: RunRef & { goal: Goal; tasks: TaskRecord[] }): Promise<WithUsage<Reflection>> {

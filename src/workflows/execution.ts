@@ -1,20 +1,43 @@
 // ExecutionWorkflow (phase 4): runs the task graph as TaskWorkflow children in DAG order, at most
 // maxParallelTasks at once, and reports every state change to its run so `status` stays live.
+// A task the judge sends back is re-decomposed here (J6). After each finished action it asks the
+// replan-decision LLM (X1, X4); a decision that wants a replan ends the phase (running tasks
+// finish first, none start) and goes to the run, which owns the policy, counters and questions.
 import {
   CancellationScope,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
+  log,
+  proxyActivities,
 } from '@temporalio/workflow';
+import type { TaskReplanningConfig } from '../domain/config';
 import { blockedByDependency, readyTasks } from '../domain/graph';
+import {
+  applyRedecomposition,
+  canRedecompose,
+  emptyProgress,
+  recordActionResult,
+  wantsReplan,
+  type ExecutionProgress,
+  type ReplanDecision,
+} from '../domain/replan';
 import { TaskState, type TaskRecord } from '../domain/types';
-import type { RunRef } from '../activities';
+import type { Activities, RunRef } from '../activities';
+import type { ReplanContext } from '../llm/prompts/replan';
 import type { ActionPlan } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
-import { taskProgressSignal } from './messages';
-import type { RunOptions } from './options';
+import { executionDecisionSignal, taskProgressSignal } from './messages';
+import { llmActivityOptions, type RunOptions } from './options';
 import { TaskWorkflow, type TaskOutcome } from './task';
+
+/** What the run gives the phase for its replan-decision prompts (X6 loop warning, X9 history). */
+export interface ExecutionReplanInput {
+  loopWarning?: string;
+  history?: string[];
+  userAnswers?: string[];
+}
 
 export interface ExecutionInput {
   run: RunRef;
@@ -23,20 +46,38 @@ export interface ExecutionInput {
   actions: ActionPlan;
   /** Workflow id of the RunWorkflow to report progress to. */
   runWorkflowId: string;
+  /** Execution round of the run (1, 2, … after replans); from 2 on, task workflow ids get `.<round>`. */
+  round?: number;
+  /** X1: ask the replan-decision LLM after each action. Absent (runs started before it existed): never. */
+  replan?: ExecutionReplanInput;
+  /** J6–J8: re-decompose a task the judge sends back. Absent (older runs): such a task is BLOCKED. */
+  taskReplanning?: TaskReplanningConfig;
+}
+
+export interface ExecutionStop {
+  /** The task whose outcome the decision is about. */
+  taskId: string;
+  decision: ReplanDecision;
+  context: ReplanContext;
 }
 
 export interface ExecutionResult {
   tasks: TaskRecord[];
   usage: TokenUsage;
+  /** Set when a replan decision wants a replan: the phase ended early and the run decides. */
+  stop?: ExecutionStop;
 }
 
-export function taskWorkflowId(runWorkflowId: string, taskId: string): string {
-  return `${runWorkflowId}.task-${taskId}`;
+export function taskWorkflowId(runWorkflowId: string, taskId: string, round = 1): string {
+  return `${runWorkflowId}.task-${taskId}${round > 1 ? `.${round}` : ''}`;
 }
+
+const OPEN: TaskState[] = [TaskState.READY, TaskState.RUNNING, TaskState.NEEDS_CONTINUATION];
 
 export async function ExecutionWorkflow(input: ExecutionInput): Promise<ExecutionResult> {
   let tasks = input.tasks.map((t) => ({ ...t }));
   let usage = ZERO_USAGE;
+  let stop: ExecutionStop | undefined;
   const running = new Map<string, Promise<{ id: string; outcome?: TaskOutcome; error?: unknown }>>();
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
   const report = () =>
@@ -45,17 +86,81 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
     tasks = tasks.map((t) => (t.id === id ? { ...t, ...patch } : t));
   };
+  const llm = (summary: string, timeout?: number) =>
+    proxyActivities<Activities>({
+      ...llmActivityOptions(input.options, summary),
+      ...(timeout ? { startToCloseTimeout: timeout } : {}),
+    });
+  // X4: progress over the actions (tasks) of this plan.
+  const active = () => tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
+  let progress: ExecutionProgress = {
+    ...emptyProgress(active().length),
+    completed: active().filter((t) => t.state === TaskState.DONE).length,
+  };
+  const remaining = () => active().filter((t) => OPEN.includes(t.state)).map((t) => `${t.id}: ${t.title}`);
+
+  /** J6/J7: replace a task by its re-decomposition, or block it when that may not or cannot happen. */
+  const redecompose = async (task: TaskRecord, o: TaskOutcome, cfg: TaskReplanningConfig): Promise<void> => {
+    const can = canRedecompose(task, { task_replanning: cfg });
+    if (!can.ok) {
+      setTask(task.id, { state: TaskState.BLOCKED, summary: `${o.reason}${o.reason ? ' — ' : ''}${can.message}` });
+      return;
+    }
+    try {
+      const r = await llm(`re-decompose task ${task.id}`, cfg.timeoutSeconds * 1000).replanTask({
+        ...input.run,
+        task,
+        reason: o.reason,
+        missingRequirements: o.judge?.missingRequirements ?? [],
+        logPath: o.logPath,
+        otherTasks: tasks.filter((t) => t.id !== task.id).map((t) => ({ id: t.id, title: t.title, state: t.state })),
+      });
+      usage = addUsage(usage, r.usage);
+      const applied = applyRedecomposition(tasks, task.id, r.value, o.reason, cfg.maxIterations);
+      if (applied.ok) {
+        tasks = applied.tasks;
+        log.info(`task ${task.id} re-decomposed into ${applied.replacementIds.join(', ')}`);
+        progress = { ...progress, total: active().length, remaining: remaining() };
+        return;
+      }
+      setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition failed: ${applied.reason}` });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // J7: a failing planner blocks the task (fallback), it does not fail the run.
+      setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition failed: ${rootMessage(err)}` });
+    }
+  };
+
+  /** X1/X4: after an action, should the run replan? A wanted replan stops starting tasks. */
+  const decideAfter = async (task: TaskRecord, ok: boolean, replan: ExecutionReplanInput): Promise<void> => {
+    progress = { ...recordActionResult(progress, ok), total: active().length, remaining: remaining() };
+    const context: ReplanContext = {
+      phase: 'execution',
+      executed: { taskId: task.id, title: task.title, state: task.state, summary: task.summary },
+      ...(ok ? {} : { error: task.summary }),
+      progress,
+    };
+    const r = await llm(`replan? after task ${task.id}`).decideReplan({ ...input.run, ...replan, context });
+    usage = addUsage(usage, r.usage);
+    if (wantsReplan(r.value)) {
+      stop = { taskId: task.id, decision: r.value, context };
+      return;
+    }
+    await CancellationScope.nonCancellable(() =>
+      parent.signal(executionDecisionSignal, { taskId: task.id, decision: r.value, ...(r.parseError ? { parseError: r.parseError } : {}) }),
+    );
+  };
 
   try {
     for (;;) {
       const free = input.options.maxParallelTasks - running.size;
-      const startable = readyTasks(tasks).filter((t) => !running.has(t.id)).slice(0, Math.max(0, free));
+      const startable = stop ? [] : readyTasks(tasks).filter((t) => !running.has(t.id)).slice(0, Math.max(0, free));
       for (const t of startable) {
         setTask(t.id, { state: TaskState.RUNNING });
         running.set(
           t.id,
           executeChild(TaskWorkflow, {
-            workflowId: taskWorkflowId(input.runWorkflowId, t.id),
+            workflowId: taskWorkflowId(input.runWorkflowId, t.id, input.round),
             args: [{ run: input.run, task: t, steps: input.actions[t.id] ?? [], options: input.options, runWorkflowId: input.runWorkflowId }],
             staticSummary: `task ${t.id}: ${t.title}`,
           }).then(
@@ -75,14 +180,22 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       } else if (done.outcome) {
         const o = done.outcome;
         usage = addUsage(usage, o.usage);
-        // Re-decomposition (J6) is handled by the replanning layer; without it a REPLAN is a block.
-        setTask(done.id, {
-          state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED,
-          summary: o.state === 'REPLAN' ? `needs re-decomposition: ${o.reason}` : o.reason,
-        });
+        if (o.state === 'REPLAN' && input.taskReplanning) {
+          await redecompose(tasks.find((t) => t.id === done.id)!, o, input.taskReplanning);
+        } else {
+          setTask(done.id, {
+            state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED,
+            summary: o.state === 'REPLAN' ? `needs re-decomposition: ${o.reason}` : o.reason,
+          });
+        }
       }
       await report();
+      const finished = tasks.find((t) => t.id === done.id)!;
+      if (input.replan && !stop && finished.state !== TaskState.REPLACED_BY_REPLAN) {
+        await decideAfter(finished, finished.state === TaskState.DONE, input.replan);
+      }
     }
+    if (stop) return { tasks, usage, stop };
     // Tasks that can never start: a dependency is BLOCKED.
     const stuck = blockedByDependency(tasks);
     for (const s of stuck) setTask(s.taskId, { state: TaskState.BLOCKED, summary: `blocked by ${s.blockedBy}` });
@@ -91,9 +204,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   } catch (err) {
     if (isCancellation(err)) {
       for (const t of tasks) {
-        if (t.state === TaskState.RUNNING || t.state === TaskState.READY || t.state === TaskState.NEEDS_CONTINUATION) {
-          setTask(t.id, { state: TaskState.CANCELLED });
-        }
+        if (OPEN.includes(t.state)) setTask(t.id, { state: TaskState.CANCELLED });
       }
       // Wait for the children to finish cancelling (their activities stop first).
       await CancellationScope.nonCancellable(() => Promise.all(running.values()));
@@ -102,4 +213,3 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     throw err;
   }
 }
-

@@ -3,6 +3,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ConsultationEffect, InterventionKind, Vitals } from '../domain/pacemaker';
 import type { RefinementAction } from '../domain/refinement/decision';
+import type { DecisionRecord, ReplanCounters, ReplanDecision } from '../domain/replan';
+import type { Question, QuestionAnswer } from '../domain/replan/questions';
 import type { Phase, TaskRecord } from '../domain/types';
 import type { Goal, Reflection } from '../llm/schemas';
 import type { TokenUsage } from '../llm/usage';
@@ -27,7 +29,42 @@ export interface RunStatus {
   quality?: PlanQuality;
   /** P7: consultations of running tasks waiting for the user's answer. */
   consultations?: PendingConsultation[];
+  /** X9: replans executed so far (total and per phase where they were decided). */
+  replans?: { total: number; byPhase: Partial<Record<Phase, number>> };
+  /** X9: the newest replan decision. The whole log is the `decisions` query. */
+  lastDecision?: DecisionRecord;
+  /** X7 / X8 / X14: questions waiting for `answerClarification`. */
+  questions?: Question[];
 }
+
+export type { Question, QuestionKind, QuestionStatus } from '../domain/replan/questions';
+
+export type ClarificationAnswerInput = QuestionAnswer;
+export interface ClarificationAnswerAck {
+  questionId: string;
+  /** Questions still waiting after this answer. */
+  stillPending: string[];
+}
+/**
+ * X14: answer a question of the run (sent to the RunWorkflow `run-<runId>`). The validator rejects
+ * an unknown question id, an empty answer, a question no longer pending, and a confirmation
+ * answered with something other than yes/no.
+ */
+export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [ClarificationAnswerInput]>(
+  'answerClarification',
+);
+/** X14: the fire-and-forget twin of answerClarification; an invalid answer is logged and ignored. */
+export const answerClarificationSignal = defineSignal<[ClarificationAnswerInput]>('answerClarificationSignal');
+
+/** X9: the decision log of a run with its counters and every question asked. */
+export interface DecisionsView {
+  records: DecisionRecord[];
+  /** Old records dropped to keep the log small. */
+  dropped: number;
+  counters: ReplanCounters;
+  questions: Question[];
+}
+export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 
 /** R1: one judged plan of the refinement loop (compact: issues are clipped). */
 export interface PlanQualityAttempt {
@@ -80,6 +117,11 @@ export const taskProgressSignal = defineSignal<[TaskProgress]>('taskProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
 export const taskConsultationSignal = defineSignal<[{ taskId: string; consultation: PendingConsultation | null }]>(
   'taskConsultation',
+);
+
+/** X1/X9: a replan decision asked after an action of the execution phase that wants no replan (the run logs it). */
+export const executionDecisionSignal = defineSignal<[{ taskId: string; decision: ReplanDecision; parseError?: string }]>(
+  'executionDecision',
 );
 
 export interface TaskStatus {

@@ -22,6 +22,8 @@ export interface RunOptions {
   llmCallTimeout: Duration;
   /** Re-asks of the planner when its task graph is invalid. */
   maxGraphRepairs: number;
+  /** The run continues as new between phases once its history has this many events (or Temporal suggests it). */
+  continueAsNewAfterEvents: number;
   /** R1–R5 / C3: plan-quality refinement (normalized with normalizeRefinementConfig in the workflow). */
   refinement?: Partial<RefinementConfigInput>;
   /** P1–P8: the Duck Pacemaker (normalized with normalizePacemakerConfig in the workflow). */
@@ -37,6 +39,7 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   llmRetryInitialMs: 1000,
   llmCallTimeout: '3 minutes',
   maxGraphRepairs: 2,
+  continueAsNewAfterEvents: 5000,
 };
 
 /** LLM calls (and the worker, which makes them) retry alike; a rejected request never does. */

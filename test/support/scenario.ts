@@ -24,7 +24,22 @@ export interface Scenario {
   reflection?: Record<string, unknown>;
   /** The plan-quality judge's reply (R1); default: acceptable, score 90, no issues. */
   quality?: Record<string, unknown>;
+  /** J6: the planner's replacement tasks per re-decomposed task id (task_replan replies). */
+  replacements?: Record<string, ScenarioTask[]>;
+  /** The replan-decision LLM's default reply (X1); default: no replan, confident. */
+  replanDecision?: Record<string, unknown>;
 }
+
+export const NO_REPLAN_DECISION = {
+  replan_needed: false,
+  confidence: 0.9,
+  reasoning: 'the phase result is sufficient; continue',
+  replan_type: null,
+  issues_found: [],
+  recommended_actions: [],
+  clarification_needed: false,
+  clarification_questions: [],
+};
 
 export const ACCEPTING_QUALITY = { isAcceptable: true, issues: [], suggestions: [], overallScore: 90 };
 
@@ -55,23 +70,29 @@ export function workerReply(task: ScenarioTask, step: number): Reply {
   return { content: `Task ${task.id} done: ${calls.map((c) => c.name).join(', ') || 'nothing to change'}.` };
 }
 
+/** A scenario task as the planner returns it. */
+export function plannedTask(t: ScenarioTask) {
+  return {
+    id: t.id,
+    title: t.title,
+    description: t.title,
+    acceptance_criteria: [`${t.title} is complete`],
+    dependencies: t.dependencies ?? [],
+    scope_paths: Object.keys(t.files ?? {}),
+    profile: t.profile ?? 'FILE_OPERATION',
+  };
+}
+
 /** Scripts every purpose of a plain run (no replanning) on `fake`. */
 export function scriptScenario(fake: FakeOpenAI, s: Scenario): void {
-  const byId = new Map(s.tasks.map((t) => [t.id, t]));
+  const byId = new Map([...s.tasks, ...Object.values(s.replacements ?? {}).flat()].map((t) => [t.id, t]));
   const judgeCalls = new Map<string, number>();
   fake.always('goal_understanding', { json: s.goal ?? DEFAULT_GOAL });
-  fake.always('task_decomposition', {
-    json: {
-      tasks: s.tasks.map((t) => ({
-        id: t.id,
-        title: t.title,
-        description: t.title,
-        acceptance_criteria: [`${t.title} is complete`],
-        dependencies: t.dependencies ?? [],
-        scope_paths: Object.keys(t.files ?? {}),
-        profile: t.profile ?? 'FILE_OPERATION',
-      })),
-    },
+  fake.always('task_decomposition', { json: { tasks: s.tasks.map(plannedTask) } });
+  fake.always('task_replan', (req) => {
+    const id = taskIdOf(req) ?? '?';
+    const tasks = s.replacements?.[id];
+    return tasks ? { json: { tasks: tasks.map(plannedTask) } } : { status: 400, message: `scenario: no replacements for task ${id}` };
   });
   fake.always('quality_judge', { json: s.quality ?? ACCEPTING_QUALITY });
   fake.always('action_sequence', {
@@ -102,6 +123,7 @@ export function scriptScenario(fake: FakeOpenAI, s: Scenario): void {
       },
     };
   });
+  fake.always('replan_decision', { json: s.replanDecision ?? NO_REPLAN_DECISION });
   fake.always('reflection', {
     json: s.reflection ?? {
       evaluation_result: 'success',

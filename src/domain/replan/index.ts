@@ -8,3 +8,4 @@ export * from './judge-outcome';
 export * from './redecomposition';
 export * from './prompt-context';
 export { truncateText } from './text';
+export * from './questions';

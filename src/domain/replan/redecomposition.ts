@@ -18,7 +18,10 @@ export type CanRedecompose =
  * produced it (0 for a planner task). iteration ≥ maxIterations → no (the task is BLOCKED), so a
  * chain allows maxIterations re-decompositions; task_replanning.enabled false → no.
  */
-export function canRedecompose(task: Pick<TaskRecord, 'replanningInfo'>, config: ReplannerConfig): CanRedecompose {
+export function canRedecompose(
+  task: Pick<TaskRecord, 'replanningInfo'>,
+  config: Pick<ReplannerConfig, 'task_replanning'>,
+): CanRedecompose {
   const tr = config.task_replanning;
   if (!tr.enabled) {
     return { ok: false, reason: 'disabled', message: 'task re-decomposition is disabled (task_replanning.enabled: false)' };
