@@ -41,8 +41,15 @@ function stallingRun() {
   let unstuck = false;
   scriptScenario(h.fake, {
     tasks: [{ id: 's', title: 'make the parser work', files: { 'stall.txt': 'same thing again' } }],
-    judge: () =>
-      unstuck
+    replacements: {
+      s: [
+        { id: 'lex', title: 'write the lexer', files: { 'lexer.txt': 'tokens' } },
+        { id: 'parse', title: 'write the parser', dependencies: ['lex'], files: { 'parser.txt': 'tree' } },
+        { id: 'wire', title: 'wire the parser in', dependencies: ['parse'], files: { 'wired.txt': 'ok' } },
+      ],
+    },
+    judge: (taskId) =>
+      unstuck || taskId !== 's'
         ? { success: true, reason: 'the parser works', missingRequirements: [] }
         : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'] },
   });
@@ -124,5 +131,25 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     // Nothing is pending any more: a late answer is rejected.
     const late = await cli(['consult', runId, 's', 'stop']);
     expect(late.code).not.toBe(0);
+  });
+
+  it('P7 J6 "reset and replan" re-decomposes the stalled task; its replacements run and the run is DONE', async () => {
+    stallingRun();
+    const { runId, handle } = await startStalling();
+    const r = await cli(['consult', runId, 's', 'reset']);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    const result = await handle.result();
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+      ['s', 'REPLACED_BY_REPLAN'],
+      ['lex', 'DONE'],
+      ['parse', 'DONE'],
+      ['wire', 'DONE'],
+    ]);
+    expect(result.tasks[0]!.replanningInfo?.replacedBy).toEqual(['lex', 'parse', 'wire']);
+    // The planner was told why: the user's reset, with the instruction and the Coverage criterion (C2).
+    const [replan] = h.fake.requestsFor('task_replan');
+    expect(replan!.text).toContain('make the parser work');
+    expect(replan!.text).toContain('Coverage');
   });
 });
