@@ -167,7 +167,9 @@ export function createReplanning(deps: ReplanningDeps) {
 
   // ---------------------------------------------------------------- the log
   function record(phase: Phase, decision: ReplanDecision, outcome: PolicyOutcome): DecisionRecord {
-    const r = appendDecision(s.log, { phase, decision, outcome, timestamp: now(), planBefore: deps.planSummary() });
+    // The plan is worth keeping only when something was proposed (keeps the log small).
+    const planBefore = outcome.action === 'none' ? undefined : deps.planSummary();
+    const r = appendDecision(s.log, { phase, decision, outcome, timestamp: now(), ...(planBefore ? { planBefore } : {}) });
     s.log = r.log;
     changed();
     log.info(`replan decision ${r.record.replan_id} after ${phase}: ${outcome.action}${r.record.message ? ` — ${r.record.message}` : ''}`);

@@ -1,0 +1,198 @@
+// X9 / X14: the worker process is SIGKILLed while the run waits durably for the user's answer to a
+// clarification question. A new worker process takes over: the decision log, the counters and the
+// pending question are exactly as before, and the run completes once the question is answered,
+// without repeating any finished LLM call.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
+import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { scriptScenario } from '../support/scenario';
+import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
+
+const ROOT = path.resolve(__dirname, '../..');
+const WORKER_SCRIPT = path.join(ROOT, 'test/support/worker-process.js');
+
+interface WorkerProc {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+let h: Harness;
+const procs: WorkerProc[] = [];
+const taskQueue = uniqueId('worker-kill');
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  // Never leave a worker process behind, whatever happened in the test.
+  for (const p of procs) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+  await h?.stop();
+});
+
+/** A Replanner worker in its own process on this test's task queue, talking to the harness's fake LLM. */
+async function startWorkerProcess(): Promise<WorkerProc> {
+  const bundle = process.env.REPLANNER_TEST_BUNDLE;
+  if (!bundle) throw new Error('REPLANNER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
+  const child = spawn(process.execPath, [WORKER_SCRIPT], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      REPLANNER_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: h.fake.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      REPLANNER_MODEL: 'fake-model',
+      REPLANNER_WORKFLOW_BUNDLE: bundle,
+      REPLANNER_LOG_LEVEL: 'WARN',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const p: WorkerProc = { child, output, exited };
+  procs.push(p);
+  let ready = false;
+  child.stdout!.on('data', (d: Buffer) => {
+    output.push(d.toString());
+    if (/replanner worker: task queue/.test(output.join(''))) ready = true;
+  });
+  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  await until(
+    'the worker process to start',
+    async () => {
+      if (child.exitCode !== null) throw new Error('exited');
+      return ready ? true : undefined;
+    },
+    60_000,
+  ).catch((err) => {
+    throw new Error(`${(err as Error).message}; worker output:\n${output.join('')}`);
+  });
+  if (child.exitCode !== null) throw new Error(`worker process exited (${child.exitCode}):\n${output.join('')}`);
+  return p;
+}
+
+describe('worker process killed during a clarification wait', () => {
+  it('X9 X14 the worker SIGKILLed while the run waits for an answer: state intact, completes after the answer', async () => {
+    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    scriptDecisions(h.fake, {
+      goal_understanding: [
+        decision({ confidence: 0.9, type: 'goal_revision', issue: 'objective unclear' }),
+        decision({ confidence: 0.9, type: 'clarification_request', questions: ['Which output format?'], assumptions: ['JSON'] }),
+      ],
+    });
+    let worker = await startWorkerProcess();
+
+    const runId = uniqueId('kill');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [
+        {
+          runId,
+          instruction: 'write a report of the data',
+          workspace: h.workspace(),
+          options: FAST,
+          config: { replanning: { goal_understanding: { auto_assume_timeout_minutes: 30 } } },
+        },
+      ],
+    });
+
+    const before: RunStatus = await until('the question q1 to be asked', async () => {
+      const s = await handle.query(statusQuery);
+      return s.questions?.some((q) => q.id === 'q1' && q.status === 'pending') ? s : undefined;
+    });
+    const decisionsBefore: DecisionsView = await handle.query(decisionsQuery);
+    expect(before.status).toBe('RUNNING');
+    expect(before.phase).toBe('goal_understanding');
+    expect(before.questions).toEqual([
+      expect.objectContaining({
+        id: 'q1',
+        kind: 'clarification',
+        phase: 'goal_understanding',
+        text: 'Which output format?',
+        assumptions: ['JSON'],
+        timeoutMinutes: 30,
+        status: 'pending',
+      }),
+    ]);
+    // The goal revision and the clarification request are both recorded and counted.
+    expect(decisionsBefore.records).toHaveLength(2);
+    expect(decisionsBefore.records.map((r) => r.replan_type)).toEqual(['goal_revision', 'clarification_request']);
+    expect(decisionsBefore.counters.total).toBe(2);
+    expect(decisionsBefore.counters.byPhase.goal_understanding).toBe(2);
+    expect(before.replans).toEqual({ total: 2, byPhase: { goal_understanding: 2 } });
+    expect(decisionsBefore.questions).toEqual(before.questions);
+    const requestsBefore = h.fake.requests.length;
+
+    // SIGKILL: no graceful shutdown, nothing flushed.
+    worker.child.kill('SIGKILL');
+    expect((await worker.exited).signal).toBe('SIGKILL');
+    await new Promise((r) => setTimeout(r, 1000));
+    worker = await startWorkerProcess();
+
+    // Queries need a worker: the new one replays the history to answer them.
+    const decisionsAfter = await until('the decisions query on the new worker', () => handle.query(decisionsQuery), 90_000);
+    const after = await until('the status query on the new worker', () => handle.query(statusQuery), 90_000);
+    expect(decisionsAfter.counters).toEqual(decisionsBefore.counters);
+    expect(decisionsAfter.records).toEqual(decisionsBefore.records);
+    expect(decisionsAfter.dropped).toEqual(decisionsBefore.dropped);
+    expect(decisionsAfter.questions).toEqual(decisionsBefore.questions);
+    expect(after.questions).toEqual(before.questions);
+    expect(after.replans).toEqual(before.replans);
+    expect(after.lastDecision).toEqual(before.lastDecision);
+    expect(after.phase).toBe(before.phase);
+    expect(after.phaseRuns).toEqual(before.phaseRuns);
+    expect(after.usage).toEqual(before.usage);
+    // Replaying asked the LLM nothing.
+    expect(h.fake.requests.length).toBe(requestsBefore);
+
+    const answeredAt = Date.now();
+    const ack = await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: 'q1', answer: 'CSV' }] });
+    expect(ack).toEqual({ questionId: 'q1', stillPending: [] });
+
+    const result = await handle.result();
+    expect(result.status).toBe('DONE');
+
+    const goalRequests = h.fake.successfulFor('goal_understanding');
+    const afterAnswer = goalRequests.filter((r) => r.startedAt >= answeredAt);
+    expect(afterAnswer).toHaveLength(1);
+    expect(afterAnswer[0].text).toContain('CSV');
+    expect(afterAnswer[0].text).toContain('Which output format?');
+
+    // No LLM call repeated: exactly what the scenario needs. Goal: first try, after the revision,
+    // after the answer; one decision after each of those and after each later phase (one task).
+    const ok = (p: string) => h.fake.successfulFor(p).length;
+    expect(goalRequests).toHaveLength(3);
+    expect(ok('task_decomposition')).toBe(1);
+    expect(ok('quality_judge')).toBe(1);
+    expect(ok('action_sequence')).toBe(1);
+    expect(ok('judge')).toBe(1);
+    expect(ok('reflection')).toBe(1);
+    expect(ok('worker_step')).toBe(2);
+    const decisions = h.fake.successfulFor('replan_decision').map(decisionPhaseOf);
+    expect(decisions).toEqual([
+      'goal_understanding',
+      'goal_understanding',
+      'goal_understanding',
+      'task_decomposition',
+      'action_sequence',
+      'execution',
+      'reflection',
+    ]);
+    expect(h.fake.requests.every((r) => r.status === 200)).toBe(true);
+
+    const final = await handle.query(decisionsQuery);
+    expect(final.questions).toEqual([expect.objectContaining({ id: 'q1', status: 'answered', answer: 'CSV' })]);
+    expect(final.records.find((r) => r.replan_type === 'clarification_request')?.result).toBe('success');
+  });
+});
