@@ -149,6 +149,37 @@ describe('X6 overrides and limits', () => {
     expect((await handle.query(statusQuery)).phaseRuns.goal_understanding).toBe(3);
   });
 
+  const looping = decision({ confidence: 0.9, type: 'goal_revision', issue: 'objective unclear' });
+  const loopConfig = () => ({ replanning: { goal_understanding: { max_goal_revisions: 5 } } });
+
+  it('X8 no alternative from the LLM: the user is asked how to go on; the answer reaches later prompts', async () => {
+    scriptScenario(h.fake, ONE_TASK);
+    scriptDecisions(h.fake, { goal_understanding: [looping, looping, looping] }, looping);
+    const handle = await start(loopConfig());
+    const q = await pendingQuestion(handle);
+    expect(q.kind).toBe('escalation');
+    expect(q.text).toContain('Replan Could Not Be Carried Out');
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: 'q1', answer: 'Keep the goal as it is and go on.' }] });
+    expect((await handle.result()).status).toBe('DONE');
+    const reasons = (await decisionsOf(handle)).records.map((r) => r.override_reason ?? r.outcome);
+    expect(reasons.slice(0, 4)).toEqual(['replan', 'replan', 'loop_detected', 'loop_detected']);
+    const later = h.fake.requestsFor('replan_decision').filter((r) => decisionPhaseOf(r) === 'task_decomposition');
+    expect(later[0]!.text).toContain('Keep the goal as it is and go on.');
+  });
+
+  it('X13 on_replan_failure abort: nobody answers the escalation, the run stops and says why', async () => {
+    scriptScenario(h.fake, ONE_TASK);
+    scriptDecisions(h.fake, { goal_understanding: [looping, looping, looping] }, looping);
+    const handle = await start({
+      replanning: { on_replan_failure: 'abort', goal_understanding: { max_goal_revisions: 5, auto_assume_timeout_minutes: 0.02 } },
+    });
+    await expect(handle.result()).rejects.toThrow();
+    const status = await handle.query(statusQuery);
+    expect(status.status).toBe('FAILED');
+    expect(status.error).toContain('Run stopped: the same replan was already tried for the same problem');
+    expect(status.error).toContain('replanning.on_replan_failure: abort');
+  });
+
   it('X5 X6 the global limit (10) holds: the 11th replan is refused', async () => {
     scriptScenario(h.fake, ONE_TASK);
     scriptDecisions(h.fake, {
@@ -191,6 +222,21 @@ describe('X6 overrides and limits', () => {
     expect(refused[0]).toMatchObject({ phase, override_reason: 'phase_limit' });
     expect(refused[0]!.message).toContain(`${limit}/${limit}, ${key}`);
     if (type === 'retry') await saveHistories(h.client, [handle.workflowId, `${handle.workflowId}.execution-1`, `${handle.workflowId}.execution-2`]);
+  });
+
+  it('X13 an unparseable decision is "no replan": logged with the reason, the run goes on', async () => {
+    scriptScenario(h.fake, ONE_TASK);
+    h.fake.script('replan_decision', { content: 'Honestly I would replan, the goal feels vague.' });
+    h.fake.script('replan_decision', { content: 'Here:\n```json\n{"replan_needed": false, "confidence": 0.8, "reasoning": "fine in a code block", "replan_type": "none"}\n```' });
+    const handle = await start();
+    expect((await handle.result()).status).toBe('DONE');
+    const [first, second] = (await decisionsOf(handle)).records;
+    expect(first).toMatchObject({ phase: 'goal_understanding', outcome: 'none', executed: false, result: 'skipped' });
+    expect(first!.llm_decision.reasoning).toContain('unparseable replan decision');
+    expect(second).toMatchObject({ phase: 'task_decomposition', outcome: 'none' });
+    expect(second!.llm_decision.reasoning).toBe('fine in a code block');
+    // Not retried: one request per phase end.
+    expect(h.fake.requestsFor('replan_decision').filter((r) => decisionPhaseOf(r) === 'goal_understanding')).toHaveLength(1);
   });
 
   it('X12 an invalid config fails the run at start, naming the key', async () => {
