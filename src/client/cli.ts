@@ -1,24 +1,64 @@
 // The `replanner` command line. Exit codes: 0 ok (a waited run ended DONE), 1 the run ended
-// BLOCKED/FAILED/CANCELLED, 2 usage error, 3 Temporal unreachable or run not found.
+// BLOCKED/FAILED/CANCELLED, 2 usage error, invalid config or rejected answer, 3 Temporal unreachable
+// or run not found.
 import { parseArgs } from 'node:util';
 import * as fs from 'node:fs';
+import * as readline from 'node:readline';
+import type { Client } from '@temporalio/client';
+import { ConfigError, type ReplannerConfig } from '../domain/config';
+import { loadConfig } from '../domain/config-load';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
-import { describeChanges, renderStatus } from './render';
-import { AnswerRejected, answerConsultation, cancelRun, getStatus, listRuns, NotFound, startRun, watchRun } from './runs';
-import type { RunStatus } from '../workflows/messages';
+import { answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
+import {
+  AnswerRejected,
+  answerConsultation,
+  answerQuestion,
+  cancelRun,
+  getDecisions,
+  getStatus,
+  listRuns,
+  NotFound,
+  runOptionsFromConfig,
+  startRun,
+  watchRun,
+} from './runs';
+import type { Question, RunStatus } from '../workflows/messages';
 
 export const EXIT = { OK: 0, RUN_NOT_DONE: 1, USAGE: 2, UNAVAILABLE: 3 } as const;
 
 const HELP = `replanner — a durable, self-replanning LLM agent orchestrator on Temporal
 
 Usage:
-  replanner run "<instruction>" --workspace DIR [--wait] [--json]   start a run (prints its id)
-  replanner status <runId> [--json]                                 phase, tasks, counters, usage
-  replanner watch <runId> [--json]                                  live progress until the run ends
-  replanner list [--json] [--limit N]                               recent runs
-  replanner cancel <runId> [--json]                                 cancel a run and its tasks
-  replanner consult <runId> <taskId> <choice> ["guidance"] [--json] answer a task's Duck Pacemaker consultation
-  replanner worker                                                  run a worker in the foreground
+  replanner run "<instruction>" --workspace DIR [--config FILE] [--wait [--ask]] [--json]
+                                                       start a run (prints its id)
+  replanner status <runId> [--json]                    phase, tasks, replans, questions, usage
+  replanner watch <runId> [--ask] [--json]             live progress until the run ends
+  replanner answer <runId> <questionId> "<text>" [--json]
+                                                       answer a question of the run (clarification,
+                                                       confirmation: yes|no, escalation)
+  replanner decisions <runId> [--json]                 the replan decision log, counters, questions
+  replanner list [--json] [--limit N]                  recent runs
+  replanner cancel <runId> [--json]                    cancel a run and its tasks
+  replanner consult <runId> <taskId> <choice> ["guidance"] [--json]
+                                                       answer a task's Duck Pacemaker consultation
+  replanner worker                                     run a worker in the foreground
+
+Options:
+  --workspace, -w DIR  the directory the worker may change (run)
+  --config FILE        the YAML config (replanning, task_replanning, execution, refinement,
+                       pacemaker); read and checked before anything starts (run)
+  --wait               wait for the run to end and print its final status (run)
+  --ask                ask pending questions on the terminal and send the answers (watch, run --wait);
+                       the default when stdin is a terminal and --json is not given
+  --json               machine-readable output (every command)
+  --id ID              the run id to use instead of a random one (run)
+  --limit N            how many runs to list (list, default 20)
+
+Questions (shown by \`status\` and \`watch\`): the run asks when the LLM needs a clarification, when a
+low-confidence replan needs your confirmation (answer yes or no), or when a wanted replan cannot run
+(answer with an instruction). Without an answer the run may go on with the stated assumptions after
+the question's timeout. A rejected answer (unknown question, empty, no longer pending, a confirmation
+not answered yes/no) exits 2.
 
 Consultations (shown by \`status\`): choice 1|stop, 2|guidance (needs the guidance text, which goes
 into the task's next worker request), 3|continue (go on with a raised loop limit), 4|reset (reset and
@@ -27,11 +67,17 @@ replan the task). A rejected answer (nothing pending, unknown choice, no guidanc
 Environment:
   TEMPORAL_ADDRESS (localhost:7233)  TEMPORAL_NAMESPACE (default)  REPLANNER_TASK_QUEUE (replanner)
   OPENAI_API_KEY  OPENAI_BASE_URL  REPLANNER_MODEL   the LLM (any OpenAI-compatible server)
+  REPLANNER_CONFIG            the config file when --config is not given
+  REPLANNING_ENABLED          true|false|1|0 → replanning.enabled
+  REPLANNING_MIN_CONFIDENCE   0..1 → replanning.llm_decision.min_confidence_threshold
+  MAX_TOTAL_REPLANS           whole number → replanning.global.max_total_replans
+  (the three overrides win over the config file)
 
 When nothing answers at TEMPORAL_ADDRESS, \`run\` starts the persisted local dev server
 (.replanner/temporal.db, Web UI on :8233) and a worker, and says so.
 
-Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED · 2 usage · 3 Temporal unreachable / run not found
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED · 2 usage error, invalid config or
+rejected answer · 3 Temporal unreachable / run not found
 `;
 
 class UsageError extends Error {}
@@ -43,7 +89,15 @@ export interface Output {
   write(s: string): unknown;
 }
 
-export async function main(argv: string[], out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
+/** Where `watch` / `run --wait` read answers to questions from (stdin by default). */
+export type Input = NodeJS.ReadableStream & { isTTY?: boolean };
+
+export async function main(
+  argv: string[],
+  out: Output = process.stdout,
+  err: Output = process.stderr,
+  input: Input = process.stdin,
+): Promise<number> {
   const print = (s: string) => out.write(`${s}\n`);
   const say = (s: string) => err.write(`${s}\n`);
   let parsed;
@@ -57,6 +111,8 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
         json: { type: 'boolean' },
         limit: { type: 'string' },
         id: { type: 'string' },
+        config: { type: 'string' },
+        ask: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -74,6 +130,12 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
     return EXIT.USAGE;
   }
   const json = (v: unknown) => print(JSON.stringify(v, null, 2));
+  // Questions are asked on --ask, or on a terminal unless the output is JSON. In JSON mode the
+  // prompts go to stderr so stdout stays parseable.
+  const asking = Boolean(o.ask) || (!o.json && Boolean(input.isTTY));
+  let asker: QuestionAsker | undefined;
+  const startAsker = (client: Client, runId: string) =>
+    (asker = new QuestionAsker(client, runId, input, o.json ? err : out));
   let backend: Backend | undefined;
   try {
     switch (cmd) {
@@ -84,12 +146,17 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
         if (!fs.existsSync(o.workspace) || !fs.statSync(o.workspace).isDirectory()) {
           throw new UsageError(`--workspace ${o.workspace} is not a directory`);
         }
+        // X12: the config is read and checked before anything starts (server, worker, run).
+        const config = loadRunConfig(o.config);
+        const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
         backend = await ensureBackend(say);
         const { runId, handle } = await startRun(backend.client, {
           instruction,
           workspace: o.workspace,
           taskQueue: backend.taskQueue,
           runId: o.id,
+          config,
+          options,
         });
         const url = webUiUrl(backend.namespace, handle.workflowId);
         if (!o.wait) {
@@ -98,7 +165,13 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
           return EXIT.OK;
         }
         if (!o.json) print(`Started run ${runId} — Web UI: ${url}`);
-        const final = await watchRun(backend.client, runId, progressPrinter(o.json ? undefined : print));
+        const show = progressPrinter(o.json ? undefined : print);
+        if (asking) startAsker(backend.client, runId);
+        const final = await watchRun(backend.client, runId, (s) => {
+          show(s);
+          asker?.offer(s);
+        });
+        await asker?.close();
         if (o.json) json(final);
         else print(renderStatus(final));
         return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
@@ -112,11 +185,15 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
       }
       case 'watch': {
         backend = await connect();
+        const runId = needRunId(rest);
         const show = progressPrinter(print);
-        const final = await watchRun(backend.client, needRunId(rest), (s) => {
+        if (asking) startAsker(backend.client, runId);
+        const final = await watchRun(backend.client, runId, (s) => {
           if (o.json) print(JSON.stringify(s));
           else show(s);
+          asker?.offer(s);
         });
+        await asker?.close();
         if (!o.json) print(renderStatus(final));
         return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
       }
@@ -155,6 +232,33 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
         else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.effect}`);
         return EXIT.OK;
       }
+      case 'answer': {
+        const [runId, questionId] = rest;
+        // Unquoted answer words are joined, so `answer r q1 use JSON` works too.
+        const text = rest.slice(2).join(' ').trim();
+        if (!runId || !questionId || !text) {
+          throw new UsageError('answer needs a run id, a question id and the answer: replanner answer <runId> <questionId> "<text>"');
+        }
+        backend = await connect();
+        let ack;
+        try {
+          ack = await answerQuestion(backend.client, runId, questionId, text);
+        } catch (e) {
+          if (e instanceof AnswerRejected) throw new UsageError(`the answer was rejected: ${e.message}`);
+          throw e;
+        }
+        if (o.json) json(ack);
+        else print(answeredLine(ack));
+        return EXIT.OK;
+      }
+      case 'decisions': {
+        backend = await connect();
+        const runId = needRunId(rest);
+        const view = await getDecisions(backend.client, runId);
+        if (o.json) json(view);
+        else print(renderDecisions(runId, view));
+        return EXIT.OK;
+      }
       case 'worker': {
         const { runWorkerProcess } = await import('../worker-main');
         await runWorkerProcess();
@@ -168,6 +272,10 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
       say(`replanner: ${e.message}\n(see replanner --help)`);
       return EXIT.USAGE;
     }
+    if (e instanceof ConfigError) {
+      say(`replanner: ${e.message}`);
+      return EXIT.USAGE;
+    }
     if (e instanceof BackendError || e instanceof NotFound) {
       say(`replanner: ${e.message}`);
       return EXIT.UNAVAILABLE;
@@ -175,8 +283,29 @@ export async function main(argv: string[], out: Output = process.stdout, err: Ou
     say(`replanner: ${e instanceof Error ? e.message : String(e)}`);
     return EXIT.RUN_NOT_DONE;
   } finally {
+    await asker?.close();
     await backend?.close();
   }
+}
+
+/** X12: `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */
+function loadRunConfig(file: string | undefined): ReplannerConfig {
+  if (file !== undefined && !file.trim()) throw new ConfigError('--config needs a file name');
+  return loadConfig({ path: file, env: process.env });
+}
+
+/** runOptionsFromConfig, with the file named in its errors like loadConfig does. */
+function optionsOf(config: ReplannerConfig, file: string | undefined) {
+  try {
+    return runOptionsFromConfig(config);
+  } catch (e) {
+    if (e instanceof ConfigError && file?.trim()) e.message += ` [from file ${file.trim()}]`;
+    throw e;
+  }
+}
+
+export function answeredLine(ack: { questionId: string; stillPending: string[] }): string {
+  return `answered ${ack.questionId}${ack.stillPending.length ? ` (still waiting: ${ack.stillPending.join(', ')})` : ''}`;
 }
 
 function needRunId(rest: string[]): string {
@@ -191,6 +320,157 @@ export function progressPrinter(print?: (s: string) => void): (s: RunStatus) => 
     if (print) for (const line of describeChanges(prev, s)) print(line);
     prev = s;
   };
+}
+
+/** Lines of an input stream, one at a time; `undefined` at end of input, `null` when a read was cancelled. */
+export class LineReader {
+  private readonly buffered: string[] = [];
+  private readonly waiters: ((line: string | undefined | null) => void)[] = [];
+  private ended = false;
+  private readonly rl: readline.Interface;
+
+  constructor(input: NodeJS.ReadableStream) {
+    this.rl = readline.createInterface({ input, crlfDelay: Infinity, terminal: false });
+    this.rl.on('line', (line) => {
+      const w = this.waiters.shift();
+      if (w) w(line);
+      else this.buffered.push(line);
+    });
+    this.rl.on('close', () => {
+      this.ended = true;
+      for (const w of this.waiters.splice(0)) w(undefined);
+    });
+  }
+
+  next(): { line: Promise<string | undefined | null>; cancel(): void } {
+    if (this.buffered.length) return { line: Promise.resolve(this.buffered.shift()!), cancel: () => {} };
+    if (this.ended) return { line: Promise.resolve(undefined), cancel: () => {} };
+    let waiter!: (line: string | undefined | null) => void;
+    const line = new Promise<string | undefined | null>((resolve) => (waiter = resolve));
+    this.waiters.push(waiter);
+    return {
+      line,
+      cancel: () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        waiter(null);
+      },
+    };
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}
+
+/**
+ * X14 on the terminal: asks each pending question once, reads one line per answer and sends it with
+ * answerClarification. A rejected answer is explained and asked again while the question is still
+ * pending; a question that stops waiting meanwhile (answered elsewhere, timed out) is dropped; end of
+ * input stops asking (watching goes on).
+ */
+export class QuestionAsker {
+  private readonly asked = new Set<string>();
+  private readonly queue: Question[] = [];
+  private readonly lines: LineReader;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private eof = false;
+  private current: { id: string; cancel(): void } | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly runId: string,
+    input: NodeJS.ReadableStream,
+    private readonly out: Output,
+  ) {
+    this.lines = new LineReader(input);
+  }
+
+  /** Feeds the newest status: queues new questions, withdraws the prompt of one no longer pending. */
+  offer(s: RunStatus): void {
+    if (this.stopped) return;
+    const pending = pendingQuestions(s);
+    if (this.current && !pending.some((q) => q.id === this.current!.id)) this.current.cancel();
+    for (const q of pending) {
+      if (this.asked.has(q.id)) continue;
+      this.asked.add(q.id);
+      this.queue.push(q);
+    }
+    if (!this.running && this.queue.length && !this.eof) {
+      this.running = this.drain().finally(() => (this.running = undefined));
+    }
+  }
+
+  /** Stops asking; waits for an answer being sent to finish. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopped = true;
+      this.current?.cancel();
+      this.lines.close();
+      await this.running;
+    })();
+    return this.closing;
+  }
+
+  private print(line: string): void {
+    this.out.write(`${line}\n`);
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped && !this.eof) {
+      const q = this.queue.shift();
+      if (!q) return;
+      await this.ask(q);
+    }
+  }
+
+  private async ask(q: Question): Promise<void> {
+    const hint = q.kind === 'confirmation' ? 'yes or no' : q.kind === 'escalation' ? 'how should the run go on?' : 'your answer';
+    this.print(`? ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 400)}`);
+    if (q.assumptions.length) this.print(`  without an answer the run assumes: ${oneLine(q.assumptions.join('; '), 300)}`);
+    for (;;) {
+      if (this.stopped) return;
+      this.out.write(`  ${q.id} — ${hint} (end of input stops asking)> `);
+      const read = this.lines.next();
+      this.current = { id: q.id, cancel: read.cancel };
+      const line = await read.line;
+      this.current = undefined;
+      if (line === null) {
+        if (!this.stopped) this.print(`\n  ${q.id} is no longer waiting for an answer`);
+        return;
+      }
+      if (line === undefined) {
+        this.eof = true;
+        if (!this.stopped) {
+          this.print(`\n  input ended: not asking any more; answer with ${answerCommand(this.runId, q)}`);
+        }
+        return;
+      }
+      const answer = line.trim();
+      if (!answer) {
+        this.print(`  (empty answer: type ${q.kind === 'confirmation' ? 'yes or no' : 'your answer'}, or end input to stop asking)`);
+        continue;
+      }
+      try {
+        const ack = await answerQuestion(this.client, this.runId, q.id, answer);
+        this.print(`  ${answeredLine(ack)}`);
+        return;
+      } catch (e) {
+        if (!(e instanceof AnswerRejected)) {
+          this.print(`  could not send the answer: ${(e as Error).message}; answer with ${answerCommand(this.runId, q)}`);
+          return;
+        }
+        this.print(`  rejected: ${e.message}`);
+        const s = await getStatus(this.client, this.runId).catch(() => undefined);
+        if (s && !pendingQuestions(s).some((x) => x.id === q.id)) {
+          this.print(`  ${q.id} is no longer waiting for an answer`);
+          return;
+        }
+      }
+    }
+  }
 }
 
 if (require.main === module) {

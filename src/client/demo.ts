@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { FakeOpenAI } from '../../test/support/fake-openai';
+import { decision, scriptDecisions } from '../../test/support/decisions';
 import { scriptScenario, type Scenario } from '../../test/support/scenario';
 import { createWorker } from '../worker';
 import { PROJECT_ROOT, settingsFromEnv, tryConnect, webUiUrl } from './backend';
@@ -70,6 +71,12 @@ async function main(): Promise<number> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const fake = await FakeOpenAI.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
+  // One replan to watch: after the first decomposition the LLM asks (confidently) to decompose again.
+  scriptDecisions(fake, {
+    task_decomposition: [
+      decision({ confidence: 0.85, type: 'task_redecomposition', issue: 'the usage docs should be written against the final API' }),
+    ],
+  });
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-'));
   const s = settingsFromEnv();
   let server: ChildProcess | undefined;

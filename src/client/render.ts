@@ -1,5 +1,6 @@
 // Human-readable views of a run's status for the CLI and the demo.
-import type { RunStatus } from '../workflows/messages';
+import type { DecisionRecord } from '../domain/replan';
+import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 
 const MARK: Record<string, string> = {
   READY: '[ ]',
@@ -41,8 +42,103 @@ export function renderStatus(s: RunStatus): string {
     lines.push(`  ${c.choices.map((x) => `${x.number}. ${x.label}`).join(' · ')}`);
     lines.push(`  answer: replanner consult ${s.runId} ${c.taskId} <1-4> ["guidance text"]`);
   }
+  if (s.replans) {
+    const byPhase = Object.entries(s.replans.byPhase)
+      .filter(([, n]) => n)
+      .map(([p, n]) => `${p} ${n}`);
+    lines.push(`Replans: ${s.replans.total}${byPhase.length ? ` (${byPhase.join(', ')})` : ''}`);
+  }
+  if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
+  for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
   if (s.error) lines.push(`Error: ${s.error}`);
+  return lines.join('\n');
+}
+
+/** X14: the questions of a status still waiting for an answer. */
+export function pendingQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
+  return (s.questions ?? []).filter((q) => q.status === 'pending');
+}
+
+/** How to answer a question from the shell (X7 confirmations take yes or no; no `yes|no`, a shell would pipe it). */
+export function answerCommand(runId: string, q: Pick<Question, 'id' | 'kind'>): string {
+  return q.kind === 'confirmation' ? `replanner answer ${runId} ${q.id} yes (or no)` : `replanner answer ${runId} ${q.id} "<text>"`;
+}
+
+/** What the run does if nobody answers. */
+function fallbackOf(q: Question): string {
+  const assumptions = q.assumptions.length ? oneLine(q.assumptions.join('; '), 160) : '';
+  if (q.timeoutMinutes === null) return `waits for the answer${assumptions ? ` (stated assumptions: ${assumptions})` : ''}`;
+  return `goes on after ${q.timeoutMinutes} min without an answer${assumptions ? `, assuming: ${assumptions}` : ''}`;
+}
+
+/** X14 / X7 / X8: a pending question with its id, what happens without an answer, and how to answer. */
+export function questionLines(runId: string, q: Question): string[] {
+  const how =
+    q.kind === 'confirmation'
+      ? 'answer yes or no'
+      : q.kind === 'escalation'
+        ? 'answer with an instruction for how to go on'
+        : 'answer in your own words';
+  return [
+    `Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`,
+    `  the run ${fallbackOf(q)}`,
+    `  ${how}: ${answerCommand(runId, q)}`,
+  ];
+}
+
+/** X9: one decision in one line: "replan-2 · execution · replan retry → execution · confidence 0.85 · executed · success". */
+export function decisionLine(r: DecisionRecord): string {
+  const parts = [r.replan_id, r.phase, [r.outcome ?? (r.executed ? 'replan' : 'none'), r.replan_type].filter(Boolean).join(' ')];
+  const head = r.target_phase ? `${parts.join(' · ')} → ${r.target_phase}` : parts.join(' · ');
+  const tail = [
+    `confidence ${formatConfidence(r.confidence)}`,
+    r.executed ? 'executed' : 'not executed',
+    r.result,
+    r.override_reason ? `override: ${r.override_reason}` : '',
+  ].filter(Boolean);
+  const note = r.message ?? (typeof r.llm_decision?.reasoning === 'string' ? r.llm_decision.reasoning : '');
+  return `${head} · ${tail.join(' · ')}${note ? ` — ${oneLine(note, 140)}` : ''}`;
+}
+
+function formatConfidence(c: number): string {
+  return typeof c === 'number' && Number.isFinite(c) ? c.toFixed(2) : String(c);
+}
+
+/** X9: the `decisions` view for people: every record, the counters, every question. */
+export function renderDecisions(runId: string, v: DecisionsView): string {
+  const lines: string[] = [];
+  const dropped = v.dropped ? ` (${v.dropped} older record(s) dropped)` : '';
+  lines.push(`Decisions of run ${runId}: ${v.records.length}${dropped}`);
+  if (!v.records.length) lines.push('  (no replan decision recorded yet)');
+  for (const r of v.records) {
+    const kind = [r.outcome, r.replan_type].filter(Boolean).join(' ');
+    lines.push(`${r.replan_id} · ${r.phase}${kind ? ` · ${kind}` : ''}${r.target_phase ? ` → ${r.target_phase}` : ''}`);
+    const duration = r.duration_ms !== undefined ? ` · ${r.duration_ms} ms` : '';
+    lines.push(`  confidence ${formatConfidence(r.confidence)} · executed ${r.executed ? 'yes' : 'no'} · result ${r.result}${duration}`);
+    if (r.override_reason) lines.push(`  override reason: ${r.override_reason}`);
+    const reasoning = r.llm_decision?.reasoning;
+    if (typeof reasoning === 'string' && reasoning.trim()) lines.push(`  reasoning: ${oneLine(reasoning, 300)}`);
+    if (r.message) lines.push(`  message: ${oneLine(r.message, 300)}`);
+    if (r.plan_before) lines.push(`  plan before: ${oneLine(r.plan_before, 200)}`);
+    if (r.plan_after) lines.push(`  plan after: ${oneLine(r.plan_after, 200)}`);
+    lines.push(`  at ${r.timestamp}`);
+  }
+  const c = v.counters;
+  const byType = Object.entries(c?.byType ?? {})
+    .filter(([, n]) => n)
+    .map(([t, n]) => `${t} ${n}`);
+  lines.push(`Replans executed: ${c?.total ?? 0}${byType.length ? ` (${byType.join(', ')})` : ''}`);
+  if (v.questions.length) {
+    lines.push('Questions:');
+    for (const q of v.questions) {
+      lines.push(`  ${q.id} (${q.kind}, ${q.phase}, ${q.status}; asked ${q.askedAt} by ${q.replanId}): ${oneLine(q.text, 300)}`);
+      if (q.status === 'answered') lines.push(`    answer: ${oneLine(q.answer ?? '', 300)}${q.answeredAt ? ` (at ${q.answeredAt})` : ''}`);
+      else if (q.status === 'timed_out') {
+        lines.push(`    no answer in time; went on${q.assumptions.length ? ` assuming: ${oneLine(q.assumptions.join('; '), 200)}` : ''}`);
+      } else lines.push(`    ${answerCommand(runId, q)}`);
+    }
+  }
   return lines.join('\n');
 }
 
@@ -57,6 +153,25 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   const asked = new Set((prev?.consultations ?? []).map((c) => c.id));
   for (const c of next.consultations ?? []) {
     if (!asked.has(c.id)) out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4> ["guidance"]`);
+  }
+  // Every decision since the last poll (status carries the newest few), and results that changed.
+  const recent = (s: RunStatus | undefined) => s?.recentDecisions ?? (s?.lastDecision ? [s.lastDecision] : []);
+  const seen = new Map(recent(prev).map((r) => [r.replan_id, r.result]));
+  for (const r of recent(next)) {
+    if (!seen.has(r.replan_id)) out.push(`  decision ${decisionLine(r)}`);
+    else if (seen.get(r.replan_id) !== r.result) out.push(`  decision ${r.replan_id}: ${r.result}`);
+  }
+  const wasPending = new Set(pendingQuestions(prev ?? {}).map((q) => q.id));
+  const nowPending = new Set(pendingQuestions(next).map((q) => q.id));
+  for (const q of pendingQuestions(next)) {
+    if (!wasPending.has(q.id)) out.push(`  question ${q.id} (${q.kind}): ${oneLine(q.text, 200)} — answer: ${answerCommand(next.runId, q)}`);
+  }
+  for (const id of wasPending) {
+    if (nowPending.has(id)) continue;
+    const q = (next.questions ?? []).find((x) => x.id === id);
+    if (q?.status === 'answered') out.push(`  question ${id} answered: ${oneLine(q.answer ?? '', 100)}`);
+    else if (q?.status === 'timed_out') out.push(`  question ${id} timed out; the run goes on with its assumptions`);
+    else out.push(`  question ${id} is no longer waiting`);
   }
   if (prev && prev.status !== next.status) out.push(`status: ${next.status}`);
   return out;

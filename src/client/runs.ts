@@ -1,13 +1,20 @@
 // The small client library behind the CLI: start, inspect, watch, list and cancel runs.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { taskWorkflowId } from '../workflows/execution';
+import { ConfigError, type ConfigIssue, type ReplannerConfig } from '../domain/config';
+import { normalizePacemakerConfig } from '../domain/pacemaker/config';
+import { normalizeRefinementConfig } from '../domain/refinement/config';
 import {
+  answerClarificationUpdate,
   answerConsultationUpdate,
+  decisionsQuery,
   statusQuery,
+  type ClarificationAnswerAck,
   type ConsultationAnswerAck,
   type ConsultationAnswerInput,
+  type DecisionsView,
   type RunStatus,
 } from '../workflows/messages';
 import type { RunOptions } from '../workflows/options';
@@ -20,11 +27,14 @@ export interface StartParams {
   taskQueue: string;
   runId?: string;
   options?: Partial<RunOptions>;
+  /** X12: the parsed config (loadConfig); the workflow gets it as RunInput.config. Absent: defaults. */
+  config?: ReplannerConfig;
 }
 
 export async function startRun(client: Client, p: StartParams) {
   const runId = p.runId ?? randomUUID().slice(0, 8);
   const input: RunInput = { runId, instruction: p.instruction, workspace: path.resolve(p.workspace), options: p.options };
+  if (p.config !== undefined) input.config = p.config;
   const handle = await client.workflow.start(RunWorkflow, {
     taskQueue: p.taskQueue,
     workflowId: runWorkflowId(runId),
@@ -42,6 +52,40 @@ export async function startRun(client: Client, p: StartParams) {
 /** Accepts a bare run id or the workflow id `run-<id>`. */
 export function workflowIdOf(runIdOrWorkflowId: string): string {
   return runIdOrWorkflowId.startsWith('run-') ? runIdOrWorkflowId : runWorkflowId(runIdOrWorkflowId);
+}
+
+/**
+ * X12: the run options a config implies: `execution.maxParallelTasks`, `execution.commandTimeoutSeconds`
+ * and the `refinement` / `pacemaker` sections (when not empty). Those two sections are passed through
+ * unchecked by the config schema, so they are validated here, before anything starts: a typo fails the
+ * CLI with the key path instead of failing the run later. Throws ConfigError.
+ */
+export function runOptionsFromConfig(config: ReplannerConfig): Partial<RunOptions> {
+  const options: Partial<RunOptions> = {
+    maxParallelTasks: config.execution.maxParallelTasks,
+    commandTimeoutMs: Math.round(config.execution.commandTimeoutSeconds * 1000),
+  };
+  const issues: ConfigIssue[] = [];
+  const check = (section: 'refinement' | 'pacemaker', normalize: (raw: unknown) => unknown): boolean => {
+    if (Object.keys(config[section]).length === 0) return false;
+    try {
+      normalize(config[section]);
+      return true;
+    } catch (e) {
+      const zodIssues = (e as { issues?: { path: PropertyKey[]; message: string; code?: string; keys?: string[] }[] }).issues;
+      if (!zodIssues) throw e;
+      for (const i of zodIssues) {
+        const at = [section, ...i.path.map(String)];
+        if (i.code === 'unrecognized_keys' && i.keys) for (const k of i.keys) issues.push({ path: [...at, k].join('.'), message: 'unknown key' });
+        else issues.push({ path: at.join('.'), message: i.message });
+      }
+      return false;
+    }
+  };
+  if (check('refinement', normalizeRefinementConfig)) options.refinement = config.refinement as RunOptions['refinement'];
+  if (check('pacemaker', normalizePacemakerConfig)) options.pacemaker = config.pacemaker as RunOptions['pacemaker'];
+  if (issues.length) throw new ConfigError(issues);
+  return options;
 }
 
 export async function getStatus(client: Client, runId: string): Promise<RunStatus> {
@@ -131,6 +175,39 @@ export async function answerConsultation(
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = (err as { cause?: unknown }).cause;
       throw new AnswerRejected(cause instanceof Error ? cause.message : err.message);
+    }
+    throw err;
+  }
+}
+
+/** X14: answer a question of the run (Update `answerClarification` on `run-<id>`). */
+export async function answerQuestion(
+  client: Client,
+  runId: string,
+  questionId: string,
+  answer: string,
+): Promise<ClarificationAnswerAck> {
+  const workflowId = workflowIdOf(runId);
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(answerClarificationUpdate, { args: [{ questionId, answer }] });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}" (workflow ${workflowId} not found or finished)`);
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = (err as { cause?: unknown }).cause;
+      throw new AnswerRejected(cause instanceof Error ? cause.message : err.message);
+    }
+    throw err;
+  }
+}
+
+/** X9: the run's decision log, counters and questions (Query `decisions`). */
+export async function getDecisions(client: Client, runId: string): Promise<DecisionsView> {
+  try {
+    return await client.workflow.getHandle(workflowIdOf(runId)).query(decisionsQuery);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}" (workflow ${workflowIdOf(runId)} not found)`);
+    if (err instanceof QueryNotRegisteredError) {
+      throw new Error(`run "${runId}" has no decision log (it was started by a Replanner version without the \`decisions\` query)`);
     }
     throw err;
   }

@@ -33,6 +33,8 @@ export interface RunStatus {
   replans?: { total: number; byPhase: Partial<Record<Phase, number>> };
   /** X9: the newest replan decision. The whole log is the `decisions` query. */
   lastDecision?: DecisionRecord;
+  /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
+  recentDecisions?: DecisionRecord[];
   /** X7 / X8 / X14: questions waiting for `answerClarification`. */
   questions?: Question[];
 }

@@ -66,6 +66,8 @@ export function runWorkflowId(runId: string): string {
   return `run-${runId}`;
 }
 
+/** Decisions `status` carries besides the whole log in the `decisions` query. */
+const RECENT_DECISIONS = 8;
 const next = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
 const specOf = ({ id, title, description, acceptanceCriteria, dependencies, scopePaths, profile }: TaskRecord): TaskSpec => ({
   id,
@@ -161,6 +163,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       const c = rp.state.counters;
       state.replans = { total: c.total, byPhase: Object.fromEntries(Object.entries(c.byPhase).filter(([, n]) => n > 0)) };
       state.lastDecision = rp.latest();
+      state.recentDecisions = rp.state.log.records
+        .slice(-RECENT_DECISIONS)
+        .map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } }));
       state.questions = rp.pendingQuestions();
       if (c.total !== replanCount) {
         replanCount = c.total;

@@ -1,5 +1,5 @@
 // Issue 3: the `replanner` CLI in-process against the real dev server and a real worker.
-import { main } from '../../src/client/cli';
+import { cli } from '../support/cli';
 import { startHarness, uniqueId, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
 
@@ -10,12 +10,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { write: (s: string) => (out += s) }, { write: (s: string) => (err += s) });
-  return { code, out, err };
-}
 
 describe('replanner CLI', () => {
   it('B4 run --wait --json runs to DONE; status, list and watch show it', async () => {

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { hasWorker } from '../../src/client/backend';
 import { createWorker } from '../../src/worker';
 import type { RunOptions } from '../../src/workflows/options';
 import { FakeOpenAI } from './fake-openai';
@@ -56,6 +57,9 @@ export async function startHarness(opts: { llmTimeoutMs?: number } = {}): Promis
     workflowBundle: bundle ? { codePath: bundle } : undefined,
   });
   const running = worker.run();
+  // Tests that go through the CLI would otherwise see "no worker" and start one of their own.
+  const backend = { client, connection, address, namespace: 'default', taskQueue, close: async () => undefined };
+  await until('the test worker to poll its task queue', async () => ((await hasWorker(backend)) ? true : undefined), 30_000);
   const dirs: string[] = [];
   return {
     fake,

@@ -1,7 +1,7 @@
 // Issue 5: the Duck Pacemaker in TaskWorkflow (SPEC §5 P1–P8): a stalling task consults the user,
 // who answers through the CLI; the answer's effect is visible in what the worker is asked next.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { main } from '../../src/client/cli';
+import { cli } from '../support/cli';
 import { renderStatus } from '../../src/client/render';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import {
@@ -21,15 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 beforeEach(() => h.fake.reset());
-
-/** Runs `replanner …` in-process; returns the exit code and what it printed. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (append: (s: string) => void) => ({ write: (s: string) => (append(s), true) }) as unknown as NodeJS.WriteStream;
-  const code = await main(args, sink((s) => (out += s)), sink((s) => (err += s)));
-  return { code, out, err };
-}
 
 const GUIDANCE = 'The parser must live in lib/strings.ts; stop rewriting stall.txt.';
 
@@ -88,7 +79,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(h.fake.requestsFor('worker_step').some((r) => r.text.includes('USER GUIDANCE'))).toBe(false);
 
     stall.unstuck();
-    const r = await cli(['consult', runId, 's', 'guidance', GUIDANCE]);
+    const r = await cli('consult', runId, 's', 'guidance', GUIDANCE);
     expect(r).toMatchObject({ code: 0, err: '' });
     expect(r.out).toContain('Answered consultation s-c1 of task s: guidance');
 
@@ -115,7 +106,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(await rejected({ choice: 'guidance', guidance: '   ' })).toContain('needs the guidance text');
     expect(await rejected({ consultationId: 's-c9', choice: 'stop' })).toContain('consultation "s-c9" is not pending');
 
-    const viaCli = await cli(['consult', runId, 's', 'dance']);
+    const viaCli = await cli('consult', runId, 's', 'dance');
     expect(viaCli.code).toBe(2);
     expect(viaCli.err).toContain('unknown choice "dance"');
 
@@ -129,14 +120,14 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(result.blocked).toEqual([{ taskId: 's', reason: expect.stringContaining('stopped by the user') }]);
 
     // Nothing is pending any more: a late answer is rejected.
-    const late = await cli(['consult', runId, 's', 'stop']);
+    const late = await cli('consult', runId, 's', 'stop');
     expect(late.code).not.toBe(0);
   });
 
   it('P7 J6 "reset and replan" re-decomposes the stalled task; its replacements run and the run is DONE', async () => {
     stallingRun();
     const { runId, handle } = await startStalling();
-    const r = await cli(['consult', runId, 's', 'reset']);
+    const r = await cli('consult', runId, 's', 'reset');
     expect(r).toMatchObject({ code: 0, err: '' });
     const result = await handle.result();
     expect(result.status).toBe('DONE');

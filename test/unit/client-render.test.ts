@@ -1,0 +1,187 @@
+// The CLI's human views of status, decisions and questions (pure functions, no Temporal).
+import { answerCommand, decisionLine, describeChanges, pendingQuestions, questionLines, renderDecisions, renderStatus } from '../../src/client/render';
+import type { DecisionRecord } from '../../src/domain/replan';
+import { emptyCounters } from '../../src/domain/replan/limits';
+import type { DecisionsView, Question, RunStatus } from '../../src/workflows/messages';
+
+const base: RunStatus = {
+  runId: 'r1',
+  instruction: 'write a report',
+  workspace: '/tmp/ws',
+  phase: 'goal_understanding',
+  status: 'RUNNING',
+  tasks: [],
+  phaseRuns: { goal_understanding: 1 },
+  usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, calls: 2 } as RunStatus['usage'],
+  blocked: [],
+};
+
+const q1: Question = {
+  id: 'q1',
+  kind: 'clarification',
+  phase: 'goal_understanding',
+  replanId: 'replan-1',
+  text: 'Which format?',
+  assumptions: ['JSON'],
+  timeoutMinutes: 30,
+  askedAt: '2024-01-01T00:00:00.000Z',
+  status: 'pending',
+};
+const q2: Question = {
+  ...q1,
+  id: 'q2',
+  kind: 'confirmation',
+  phase: 'execution',
+  replanId: 'replan-2',
+  text: 'Replan with confidence 0.40: retry the failing action?',
+  assumptions: [],
+  timeoutMinutes: null,
+};
+
+const record: DecisionRecord = {
+  replan_id: 'replan-1',
+  phase: 'goal_understanding',
+  llm_decision: { replan_needed: true, confidence: 0.9, reasoning: 'the output format is unclear' },
+  confidence: 0.9,
+  executed: true,
+  timestamp: '2024-01-01T00:00:00.000Z',
+  result: 'pending',
+  outcome: 'clarify',
+  replan_type: 'clarification_request',
+  target_phase: 'goal_understanding',
+};
+
+describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => {
+  it('shows Replans: N, the last decision in one line and each pending question with how to answer it', () => {
+    const text = renderStatus({
+      ...base,
+      replans: { total: 2, byPhase: { goal_understanding: 1, execution: 1 } },
+      lastDecision: record,
+      questions: [q1, q2],
+    });
+    expect(text).toContain('Replans: 2 (goal_understanding 1, execution 1)');
+    expect(text).toMatch(/^Last decision: replan-1 · goal_understanding · clarify clarification_request → goal_understanding · confidence 0\.90 · executed · pending — the output format is unclear$/m);
+    expect(text).toContain('Question q1 (clarification, goal_understanding): Which format?');
+    expect(text).toContain('goes on after 30 min without an answer, assuming: JSON');
+    expect(text).toContain('replanner answer r1 q1 "<text>"');
+    expect(text).toContain('Question q2 (confirmation, execution)');
+    expect(text).toContain('answer yes or no: replanner answer r1 q2 yes (or no)');
+    expect(text).toContain('the run waits for the answer');
+    // one line for the last decision
+    expect(text.split('\n').filter((l) => l.startsWith('Last decision')).length).toBe(1);
+  });
+
+  it('shows Replans: 0 when the run reports counters, nothing when it does not (older runs)', () => {
+    expect(renderStatus({ ...base, replans: { total: 0, byPhase: {} } })).toContain('Replans: 0');
+    const old = renderStatus(base);
+    expect(old).not.toContain('Replans');
+    expect(old).not.toContain('Question');
+  });
+
+  it('lists only pending questions', () => {
+    const answered: Question = { ...q1, status: 'answered', answer: 'CSV' };
+    expect(pendingQuestions({ questions: [answered, q2] }).map((q) => q.id)).toEqual(['q2']);
+    expect(renderStatus({ ...base, questions: [answered] })).not.toContain('Question q1');
+  });
+});
+
+describe('answer hints', () => {
+  it('X7 a confirmation is answered yes or no; other questions with text', () => {
+    expect(answerCommand('r1', q1)).toBe('replanner answer r1 q1 "<text>"');
+    expect(answerCommand('r1', q2)).toBe('replanner answer r1 q2 yes (or no)');
+    expect(questionLines('r1', { ...q1, kind: 'escalation' }).join('\n')).toContain('answer with an instruction for how to go on');
+  });
+
+  it('decisionLine names overrides and falls back to the LLM reasoning when there is no message', () => {
+    const line = decisionLine({ ...record, executed: false, result: 'skipped', outcome: 'override', override_reason: 'limit_reached', message: 'limit of 2 reached' });
+    expect(line).toContain('override clarification_request');
+    expect(line).toContain('not executed · skipped · override: limit_reached — limit of 2 reached');
+    expect(decisionLine({ ...record, outcome: 'none', replan_type: undefined, target_phase: undefined })).toBe(
+      'replan-1 · goal_understanding · none · confidence 0.90 · executed · pending — the output format is unclear',
+    );
+  });
+});
+
+describe('describeChanges: questions and decisions while watching', () => {
+  it('announces a new question with its answer command once, then its answer', () => {
+    const asked = { ...base, questions: [q1], lastDecision: record };
+    const first = describeChanges(base, asked);
+    expect(first).toContain('  question q1 (clarification): Which format? — answer: replanner answer r1 q1 "<text>"');
+    expect(first.some((l) => l.startsWith('  decision replan-1'))).toBe(true);
+    expect(describeChanges(asked, asked)).toEqual([]);
+    const answered = { ...asked, questions: [{ ...q1, status: 'answered' as const, answer: 'CSV' }] };
+    expect(describeChanges(asked, answered)).toEqual(['  question q1 answered: CSV']);
+    expect(describeChanges(asked, { ...asked, questions: [] })).toEqual(['  question q1 is no longer waiting']);
+    expect(describeChanges(asked, { ...asked, questions: [{ ...q1, status: 'timed_out' as const }] })).toEqual([
+      '  question q1 timed out; the run goes on with its assumptions',
+    ]);
+  });
+
+  it('reports a decision that completes', () => {
+    const a = { ...base, lastDecision: record };
+    expect(describeChanges(a, { ...a, lastDecision: { ...record, result: 'success' } })).toEqual(['  decision replan-1: success']);
+  });
+
+  it('X9 reports every decision made between two polls, not only the last one', () => {
+    const r2 = { ...record, replan_id: 'replan-2', phase: 'task_decomposition' as const };
+    const r3 = { ...record, replan_id: 'replan-3', phase: 'action_sequence' as const };
+    const a = { ...base, recentDecisions: [record], lastDecision: record };
+    const lines = describeChanges(a, { ...a, recentDecisions: [{ ...record, result: 'success' as const }, r2, r3], lastDecision: r3 });
+    expect(lines).toEqual(['  decision replan-1: success', `  decision ${decisionLine(r2)}`, `  decision ${decisionLine(r3)}`]);
+  });
+});
+
+describe('renderDecisions (X9)', () => {
+  it('one block per record, counters with non-zero types, questions with status and answer', () => {
+    const counters = emptyCounters();
+    counters.total = 1;
+    counters.byType.clarification_request = 1;
+    const view: DecisionsView = {
+      records: [
+        { ...record, result: 'success', duration_ms: 1234, message: 'asked the user' },
+        {
+          ...record,
+          replan_id: 'replan-2',
+          phase: 'execution',
+          outcome: 'ignore',
+          executed: false,
+          result: 'skipped',
+          confidence: 0.2,
+          override_reason: 'very_low_confidence',
+          replan_type: 'retry',
+          target_phase: 'execution',
+        },
+      ],
+      dropped: 3,
+      counters,
+      questions: [
+        { ...q1, status: 'answered', answer: 'CSV', answeredAt: '2024-01-01T00:01:00.000Z' },
+        { ...q2, status: 'timed_out', assumptions: ['keep the plan'] },
+        { ...q2, id: 'q3' },
+      ],
+    };
+    const text = renderDecisions('r1', view);
+    expect(text).toContain('Decisions of run r1: 2 (3 older record(s) dropped)');
+    expect(text).toContain('replan-1 · goal_understanding · clarify clarification_request → goal_understanding');
+    expect(text).toContain('  confidence 0.90 · executed yes · result success · 1234 ms');
+    expect(text).toContain('  message: asked the user');
+    expect(text).toContain('  reasoning: the output format is unclear');
+    expect(text).toContain('replan-2 · execution · ignore retry → execution');
+    expect(text).toContain('  confidence 0.20 · executed no · result skipped');
+    expect(text).toContain('  override reason: very_low_confidence');
+    expect(text).toContain('  at 2024-01-01T00:00:00.000Z');
+    expect(text).toContain('Replans executed: 1 (clarification_request 1)');
+    expect(text).not.toMatch(/goal_revision 0/);
+    expect(text).toContain('q1 (clarification, goal_understanding, answered; asked 2024-01-01T00:00:00.000Z by replan-1): Which format?');
+    expect(text).toContain('    answer: CSV (at 2024-01-01T00:01:00.000Z)');
+    expect(text).toContain('    no answer in time; went on assuming: keep the plan');
+    expect(text).toContain('    replanner answer r1 q3 yes (or no)');
+  });
+
+  it('says so when nothing was decided yet', () => {
+    const text = renderDecisions('r1', { records: [], dropped: 0, counters: emptyCounters(), questions: [] });
+    expect(text).toContain('Decisions of run r1: 0');
+    expect(text).toContain('(no replan decision recorded yet)');
+    expect(text).toContain('Replans executed: 0');
+  });
+});
