@@ -239,6 +239,25 @@ describe('X6 overrides and limits', () => {
     expect(h.fake.requestsFor('replan_decision').filter((r) => decisionPhaseOf(r) === 'goal_understanding')).toHaveLength(1);
   });
 
+  it('X5 the clarification limit (2) holds: the third question round is refused', async () => {
+    scriptScenario(h.fake, ONE_TASK);
+    scriptDecisions(h.fake, {
+      goal_understanding: [(_req, n) => decision({ confidence: 0.9, type: 'clarification_request', issue: `unclear ${'?'.repeat(n)}`, questions: [`question round ${n}?`] })],
+    });
+    const handle = await start();
+    for (const id of ['q1', 'q2']) {
+      await pendingQuestion(handle, id);
+      await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: id, answer: `answer to ${id}` }] });
+    }
+    expect((await handle.result()).status).toBe('DONE');
+    const view = await decisionsOf(handle);
+    expect(view.counters.byType.clarification_request).toBe(2);
+    expect(view.questions.map((q) => q.id)).toEqual(['q1', 'q2']);
+    const refused = view.records.find((r) => r.outcome === 'override')!;
+    expect(refused).toMatchObject({ override_reason: 'phase_limit', replan_type: 'clarification_request' });
+    expect(refused.message).toContain('2/2, replanning.goal_understanding.max_clarification_requests');
+  });
+
   it('X12 an invalid config fails the run at start, naming the key', async () => {
     scriptScenario(h.fake, ONE_TASK);
     const handle = await start({ replanning: { llm_decision: { min_confidence_threshold: 2 } } });
