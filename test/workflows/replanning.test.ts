@@ -14,7 +14,7 @@ import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/r
 import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { decision, decisionPhaseOf, isAlternativesRequest, scriptDecisions } from '../support/decisions';
 import { saveHistories } from '../support/histories';
-import { scriptScenario, type Scenario } from '../support/scenario';
+import { plannedTask, scriptScenario, type Scenario } from '../support/scenario';
 
 const run = promisify(execFile);
 let h: Harness;
@@ -165,6 +165,31 @@ describe('X6 overrides and limits', () => {
     expect(reasons.slice(0, 4)).toEqual(['replan', 'replan', 'loop_detected', 'loop_detected']);
     const later = h.fake.requestsFor('replan_decision').filter((r) => decisionPhaseOf(r) === 'task_decomposition');
     expect(later[0]!.text).toContain('Keep the goal as it is and go on.');
+  });
+
+  it('X13 a replan that fails to execute is recorded as failed, the LLM is asked for alternatives, and the previous plan goes on', async () => {
+    scriptScenario(h.fake, ONE_TASK);
+    // The first decomposition is fine; the one the replan asks for never yields a valid graph.
+    h.fake.script('task_decomposition', { json: { tasks: ONE_TASK.tasks.map(plannedTask) } });
+    const cyclic = [
+      { ...plannedTask({ id: 'x', title: 'x' }), dependencies: ['y'] },
+      { ...plannedTask({ id: 'y', title: 'y' }), dependencies: ['x'] },
+    ];
+    h.fake.always('task_decomposition', { json: { tasks: cyclic } });
+    scriptDecisions(h.fake, { action_sequence: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'a step is missing' })] });
+    const handle = await start();
+    const result = await handle.result();
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['a', 'DONE']]);
+    const view = await decisionsOf(handle);
+    const failed = view.records.find((r) => r.outcome === 'replan')!;
+    expect(failed).toMatchObject({ phase: 'action_sequence', executed: true, result: 'failure' });
+    expect(failed.plan_after).toContain('failed: ');
+    expect(failed.plan_after).toContain('cycle');
+    const alternatives = h.fake.requestsFor('replan_decision').filter(isAlternativesRequest);
+    expect(alternatives).toHaveLength(1);
+    expect(alternatives[0]!.text).toContain('the replan was started but failed');
+    expect((await handle.query(statusQuery)).phaseRuns).toMatchObject({ task_decomposition: 2, action_sequence: 1, execution: 1 });
   });
 
   it('X13 on_replan_failure abort: nobody answers the escalation, the run stops and says why', async () => {
