@@ -7,7 +7,7 @@ import type { RunOptions } from '../../src/workflows/options';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { lastUserMessage } from '../support/fake-openai';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
-import { scriptScenario, type ScenarioTask } from '../support/scenario';
+import { plannedTask, scriptScenario, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,17 +27,7 @@ function startRun(options: Partial<RunOptions> = {}) {
   });
 }
 
-function planned(t: { id: string; title: string; dependencies?: string[] }) {
-  return {
-    id: t.id,
-    title: t.title,
-    description: t.title,
-    acceptance_criteria: [`${t.title} is complete`],
-    dependencies: t.dependencies ?? [],
-    scope_paths: [],
-    profile: 'FILE_OPERATION',
-  };
-}
+const planned = plannedTask;
 
 const PARSER: ScenarioTask = { id: 'parser', title: 'write the parser', files: { 'parser.js': 'module.exports = {}' } };
 const TESTS: ScenarioTask = { id: 'tests', title: 'test the parser', dependencies: ['parser'], files: { 'parser.test.js': '// ok' } };
