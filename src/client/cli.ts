@@ -82,6 +82,16 @@ rejected answer · 3 Temporal unreachable / run not found
 
 class UsageError extends Error {}
 
+/** A validator's rejection of an answer is the user's input error (exit 2), with its reason. */
+async function rejectedIsUsage<T>(answering: Promise<T>): Promise<T> {
+  try {
+    return await answering;
+  } catch (e) {
+    if (e instanceof AnswerRejected) throw new UsageError(`the answer was rejected: ${e.message}`);
+    throw e;
+  }
+}
+
 /** Friendlier names for the consultation choices (the workflow knows 1-4 and the effect names). */
 const CHOICE_ALIASES: Record<string, string> = { continue: 'continue_raised', reset: 'reset_replan', replan: 'reset_replan' };
 
@@ -221,13 +231,9 @@ export async function main(
           throw new UsageError('consult needs a run id, a task id and a choice: replanner consult <runId> <taskId> <choice> ["guidance"]');
         }
         backend = await connect();
-        let ack;
-        try {
-          ack = await answerConsultation(backend.client, runId, taskId, { choice: CHOICE_ALIASES[choice] ?? choice, guidance });
-        } catch (e) {
-          if (e instanceof AnswerRejected) throw new UsageError(`the answer was rejected: ${e.message}`);
-          throw e;
-        }
+        const ack = await rejectedIsUsage(
+          answerConsultation(backend.client, runId, taskId, { choice: CHOICE_ALIASES[choice] ?? choice, guidance }),
+        );
         if (o.json) json(ack);
         else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.effect}`);
         return EXIT.OK;
@@ -240,13 +246,7 @@ export async function main(
           throw new UsageError('answer needs a run id, a question id and the answer: replanner answer <runId> <questionId> "<text>"');
         }
         backend = await connect();
-        let ack;
-        try {
-          ack = await answerQuestion(backend.client, runId, questionId, text);
-        } catch (e) {
-          if (e instanceof AnswerRejected) throw new UsageError(`the answer was rejected: ${e.message}`);
-          throw e;
-        }
+        const ack = await rejectedIsUsage(answerQuestion(backend.client, runId, questionId, text));
         if (o.json) json(ack);
         else print(answeredLine(ack));
         return EXIT.OK;

@@ -168,10 +168,18 @@ export async function answerConsultation(
   answer: ConsultationAnswerInput,
 ): Promise<ConsultationAnswerAck> {
   const workflowId = taskWorkflowId(workflowIdOf(runId), taskId);
+  return sendAnswer(
+    () => client.workflow.getHandle(workflowId).executeUpdate(answerConsultationUpdate, { args: [answer] }),
+    `no task "${taskId}" in run "${runId}" (workflow ${workflowId} not found or finished)`,
+  );
+}
+
+/** An answering Update: a missing workflow is NotFound, a validator's rejection AnswerRejected. */
+async function sendAnswer<T>(update: () => Promise<T>, notFound: string): Promise<T> {
   try {
-    return await client.workflow.getHandle(workflowId).executeUpdate(answerConsultationUpdate, { args: [answer] });
+    return await update();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new NotFound(`no task "${taskId}" in run "${runId}" (workflow ${workflowId} not found or finished)`);
+    if (err instanceof WorkflowNotFoundError) throw new NotFound(notFound);
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = (err as { cause?: unknown }).cause;
       throw new AnswerRejected(cause instanceof Error ? cause.message : err.message);
@@ -188,16 +196,10 @@ export async function answerQuestion(
   answer: string,
 ): Promise<ClarificationAnswerAck> {
   const workflowId = workflowIdOf(runId);
-  try {
-    return await client.workflow.getHandle(workflowId).executeUpdate(answerClarificationUpdate, { args: [{ questionId, answer }] });
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}" (workflow ${workflowId} not found or finished)`);
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = (err as { cause?: unknown }).cause;
-      throw new AnswerRejected(cause instanceof Error ? cause.message : err.message);
-    }
-    throw err;
-  }
+  return sendAnswer(
+    () => client.workflow.getHandle(workflowId).executeUpdate(answerClarificationUpdate, { args: [{ questionId, answer }] }),
+    `no run "${runId}" (workflow ${workflowId} not found or finished)`,
+  );
 }
 
 /** X9: the run's decision log, counters and questions (Query `decisions`). */

@@ -213,10 +213,15 @@ export function createReplanning(deps: ReplanningDeps) {
   }
 
   // ---------------------------------------------------------------- outcomes
-  function start(phase: Phase, o: Extract<PolicyOutcome, { action: 'replan' | 'clarify' }>, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext, extra = ''): Jump {
+  type Runnable = Extract<PolicyOutcome, { action: 'replan' | 'clarify' }>;
+  /** X5: a replan (or a clarification) is counted when it is carried out. */
+  function count(phase: Phase, o: Runnable): void {
     s.counters = recordReplan(s.counters, o.countedAs, o.triggerKey, phase);
-    s.inProgress = { replanId: rec.replan_id, startedMs: Date.now(), decidedIn: phase, target: o.targetPhase, decision: d, context };
     changed();
+  }
+  /** The replan is under way: its jump back to the target phase (X3). */
+  function jump(phase: Phase, o: Runnable, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext, extra = ''): Jump {
+    s.inProgress = { replanId: rec.replan_id, startedMs: Date.now(), decidedIn: phase, target: o.targetPhase, decision: d, context };
     return {
       target: o.targetPhase,
       type: o.type,
@@ -225,10 +230,13 @@ export function createReplanning(deps: ReplanningDeps) {
       ...(context.phase === 'execution' ? { taskId: context.executed.taskId } : {}),
     };
   }
+  function start(phase: Phase, o: Runnable, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Jump {
+    count(phase, o);
+    return jump(phase, o, rec, d, context);
+  }
 
   async function clarify(phase: Phase, o: Extract<PolicyOutcome, { action: 'clarify' }>, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Promise<Jump | undefined> {
-    s.counters = recordReplan(s.counters, o.countedAs, o.triggerKey, phase);
-    changed();
+    count(phase, o);
     const qs = await ask('clarification', phase, rec.replan_id, o.questions, o.assumptions, o.autoAssume ? o.timeoutMinutes : null);
     const answered = qs.filter((q) => q.status === 'answered');
     const assumed = o.assumptions.length ? o.assumptions : ['the most common interpretation of the instruction'];
@@ -243,14 +251,7 @@ export function createReplanning(deps: ReplanningDeps) {
     }
     const qa = qs.map((q) => (q.status === 'answered' ? `Q: ${q.text}\nA: ${q.answer}` : `Q: ${q.text}\nA: (no answer; assume ${assumed.join('; ')})`));
     s.notes = [...s.notes, ...qa.map((x) => x.replace('\n', ' '))];
-    // Counted above; start() would count again, so build the jump here.
-    s.inProgress = { replanId: rec.replan_id, startedMs: Date.now(), decidedIn: phase, target: o.targetPhase, decision: d, context };
-    return {
-      target: o.targetPhase,
-      type: o.type,
-      keepsCompletedWork: o.keepsCompletedWork,
-      feedback: feedbackOf(phase, o.type, d, `THE USER ANSWERED:\n${qa.join('\n')}`),
-    };
+    return jump(phase, o, rec, d, context, `THE USER ANSWERED:\n${qa.join('\n')}`);
   }
 
   async function confirm(phase: Phase, o: Extract<PolicyOutcome, { action: 'confirm' }>, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Promise<Jump | undefined> {
