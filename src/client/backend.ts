@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DEFAULT_TASK_QUEUE } from '../worker';
@@ -68,23 +69,57 @@ export class BackendError extends Error {}
  */
 export async function ensureBackend(say: (line: string) => void, env = process.env): Promise<Backend> {
   const s = settingsFromEnv(env);
-  let connection = await tryConnect(s.address);
-  if (!connection) {
-    const local = /^(localhost|127\.0\.0\.1):(\d+)$/.exec(s.address);
-    if (!local) throw new BackendError(`no Temporal server answers at ${s.address}`);
-    const log = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server.log', {
-      ...env,
-      TEMPORAL_PORT: local[2],
-    });
-    say(`Started the local Temporal dev server on ${s.address} (Web UI http://localhost:${env.TEMPORAL_UI_PORT || 8233}, log ${log}).`);
-    connection = await waitForServer(s.address, 180_000);
-  }
-  const backend = backendOf(connection, s);
+  const backend = backendOf(await ensureServer(say, env), s);
   if (!(await hasWorker(backend))) {
-    const log = startDetached(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/worker-main.js')], 'worker.log', env);
+    const { log } = startDetached(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/worker-main.js')], 'worker', env);
     say(`Started a Replanner worker on task queue "${s.taskQueue}" (log ${log}).`);
   }
   return backend;
+}
+
+/**
+ * A connection to the server at TEMPORAL_ADDRESS; where none answers on a local address, the
+ * persisted dev server is started. The CLI is found or fetched first (with progress), so the wait
+ * that follows is for the server alone, never for a download or a build.
+ */
+export async function ensureServer(say: (line: string) => void, env = process.env): Promise<Connection> {
+  const { address } = settingsFromEnv(env);
+  const connection = await tryConnect(address);
+  if (connection) return connection;
+  const local = /^(localhost|127\.0\.0\.1):(\d+)$/.exec(address);
+  if (!local) throw new BackendError(`no Temporal server answers at ${address}`);
+  const cli = await ensureTemporalCli(say);
+  const { log, pidFile } = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server', {
+    ...env,
+    TEMPORAL_PORT: local[2],
+    TEMPORAL_CLI_PATH: cli,
+  });
+  say(
+    `Started the local Temporal dev server on ${address} (persisted in .replanner/temporal.db, Web UI ` +
+      `http://localhost:${env.TEMPORAL_UI_PORT || 8233}, log ${log}; stop it with \`kill $(cat ${pidFile})\`).`,
+  );
+  return waitForServer(address, 60_000);
+}
+
+/** Runs scripts/ensure-temporal, passing its progress lines to `say`; resolves to the CLI's path. */
+export function ensureTemporalCli(say: (line: string) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [path.join(PROJECT_ROOT, 'scripts/ensure-temporal')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const lines: string[] = [];
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    readline.createInterface({ input: child.stderr }).on('line', (line) => {
+      lines.push(line);
+      say(line);
+    });
+    child.on('error', (err) => reject(new BackendError(`could not run scripts/ensure-temporal: ${err.message}`)));
+    child.on('close', (code) => {
+      if (code === 0 && out.trim()) resolve(out.trim());
+      else reject(new BackendError(`no Temporal CLI: ${lines.slice(-3).join(' ') || `exit ${code}`}`));
+    });
+  });
 }
 
 async function waitForServer(address: string, timeoutMs: number): Promise<Connection> {
@@ -92,9 +127,9 @@ async function waitForServer(address: string, timeoutMs: number): Promise<Connec
   while (Date.now() < deadline) {
     const c = await tryConnect(address);
     if (c) return c;
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 500));
   }
-  throw new BackendError(`the Temporal dev server did not come up at ${address}; see .replanner/server.log`);
+  throw new BackendError(`the Temporal dev server did not come up at ${address} within ${timeoutMs / 1000} s; see .replanner/server.log`);
 }
 
 export async function hasWorker(b: Backend): Promise<boolean> {
@@ -106,12 +141,20 @@ export async function hasWorker(b: Backend): Promise<boolean> {
   return (res.pollers ?? []).length > 0;
 }
 
-function startDetached(cmd: string, args: string[], logName: string, env: NodeJS.ProcessEnv): string {
+function startDetached(
+  cmd: string,
+  args: string[],
+  name: string,
+  env: NodeJS.ProcessEnv,
+): { log: string; pidFile: string } {
   const dir = path.join(PROJECT_ROOT, '.replanner');
   fs.mkdirSync(dir, { recursive: true });
-  const logFile = path.join(dir, logName);
+  const logFile = path.join(dir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
   const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], env, cwd: PROJECT_ROOT });
   child.unref();
-  return path.relative(process.cwd(), logFile) || logFile;
+  const pidFile = path.join(dir, `${name}.pid`);
+  if (child.pid) fs.writeFileSync(pidFile, `${child.pid}\n`);
+  const rel = (f: string) => path.relative(process.cwd(), f) || f;
+  return { log: rel(logFile), pidFile: rel(pidFile) };
 }

@@ -1,7 +1,6 @@
 // `npm run demo`: the whole pipeline offline. The LLM is the project's OpenAI-compatible test
 // server replaying a scripted scenario (said loudly: it is not a live model); Temporal is real
 // (the persisted local dev server), and the worker really writes files and runs a command.
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +10,7 @@ import { FakeOpenAI } from '../../test/support/fake-openai';
 import { decision, scriptDecisions } from '../../test/support/decisions';
 import { scriptScenario, type Scenario } from '../../test/support/scenario';
 import { createWorker } from '../worker';
-import { PROJECT_ROOT, settingsFromEnv, tryConnect, webUiUrl } from './backend';
+import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
 import { progressPrinter } from './cli';
 import { renderStatus } from './render';
 import { startRun, watchRun } from './runs';
@@ -79,18 +78,8 @@ async function main(): Promise<number> {
   });
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-'));
   const s = settingsFromEnv();
-  let server: ChildProcess | undefined;
-  let connection = await tryConnect(s.address);
-  if (!connection) {
-    print(`No Temporal server at ${s.address}: starting the local dev server (persisted in .replanner/temporal.db)…`);
-    server = spawn('bash', [path.join(PROJECT_ROOT, 'scripts/server')], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-    const deadline = Date.now() + 300_000;
-    while (!connection && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 1000));
-      connection = await tryConnect(s.address);
-    }
-    if (!connection) throw new Error(`the dev server did not start at ${s.address}`);
-  }
+  // The CLI is fetched first (with progress), then the server is awaited: no wait times out on a download.
+  const connection = await ensureServer(print);
   const taskQueue = `replanner-demo-${process.pid}`;
   const nativeConnection = await NativeConnection.connect({ address: s.address });
   print('Bundling workflows and starting a worker…');
@@ -116,7 +105,8 @@ async function main(): Promise<number> {
     const calls = fake.requests.filter((r) => r.status === 200).length;
     print(`LLM requests replayed: ${calls} (${[...new Set(fake.requests.map((r) => r.purpose))].join(', ')})`);
     print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}`);
-    if (server) print('The dev server stops with the demo; `npm run server` serves this run again from .replanner/temporal.db.');
+    print('The dev server keeps running (persisted in .replanner/temporal.db), so the Web UI link and');
+    print(`\`replanner status ${runId}\` keep working; stop it with \`kill $(cat .replanner/server.pid)\`.`);
     code = final.status === 'DONE' ? 0 : 1;
   } finally {
     worker.shutdown();
@@ -124,7 +114,6 @@ async function main(): Promise<number> {
     await nativeConnection.close();
     await connection.close();
     await fake.stop();
-    if (server?.pid) process.kill(-server.pid, 'SIGTERM');
   }
   return code;
 }
