@@ -1,11 +1,28 @@
-/** One real Temporal dev server and one workflow bundle per jest run (test/support/global-setup.ts). */
-module.exports = {
+// Two projects (DESIGN: Testing). `unit`: pure and fast, no server, no workflow bundle
+// (`npm run test:unit`). `workflows`: one real Temporal dev server and one workflow bundle for the
+// whole run (test/support/global-setup.ts). Types are checked by tsc, not by ts-jest.
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      roots: ['<rootDir>/test/unit'],
+      testMatch: ['**/*.test.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'workflows',
+      roots: ['<rootDir>/test/workflows', '<rootDir>/test/e2e'],
+      testMatch: ['**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
   testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -15,7 +15,7 @@ import { bundleWorkflows, createWorker } from '../src/worker';
 import { RunWorkflow, runWorkflowId } from '../src/workflows/run';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function main() {
   const { values } = parseArgs({ options: { reps: { type: 'string', default: '3' }, tasks: { type: 'string', default: '6' } } });
@@ -42,7 +42,8 @@ async function main() {
   const results: Record<string, { ms: number[]; events: number[] }> = {};
   for (const parallel of [1, 3]) {
     const key = `maxParallelTasks=${parallel}`;
-    results[key] = { ms: [], events: [] };
+    const result: { ms: number[]; events: number[] } = { ms: [], events: [] };
+    results[key] = result;
     for (let r = 0; r < reps; r++) {
       const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-bench-'));
       const runId = `bench-${parallel}-${r}-${process.pid}`;
@@ -53,15 +54,15 @@ async function main() {
         args: [{ runId, instruction: 'bench', workspace: ws, options: { maxParallelTasks: parallel } }],
       });
       const res = await handle.result();
-      results[key].ms.push(performance.now() - t0);
+      result.ms.push(performance.now() - t0);
       if (res.status !== 'DONE') throw new Error(`bench run ended ${res.status}`);
       const history = await handle.fetchHistory();
-      results[key].events.push(history.events?.length ?? 0);
+      result.events.push(history.events?.length ?? 0);
       fs.rmSync(ws, { recursive: true, force: true });
     }
   }
-  const seq = median(results['maxParallelTasks=1'].ms);
-  const par = median(results['maxParallelTasks=3'].ms);
+  const seq = median(results['maxParallelTasks=1']?.ms ?? []);
+  const par = median(results['maxParallelTasks=3']?.ms ?? []);
   console.log(`Replanner bench: ${nTasks} independent tasks, 300 ms per worker LLM reply, ${reps} reps, medians`);
   for (const [k, v] of Object.entries(results)) {
     console.log(`  ${k}: ${median(v.ms).toFixed(0)} ms per run, ${median(v.events)} events in the run workflow's history`);

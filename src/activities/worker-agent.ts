@@ -135,7 +135,8 @@ export async function evidenceFromTranscript(workspace: string, logPath: string,
     if (m.role === 'assistant' && 'tool_calls' in m && m.tool_calls?.length) {
       for (const c of m.tool_calls) if (c.type === 'function') lines.push(`> ${c.function.name} ${clip(c.function.arguments, 400)}`);
     } else if (m.role === 'tool') {
-      lines.push(clip(String(m.content), 800));
+      const text = typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join('');
+      lines.push(clip(text, 800));
     }
   }
   return clip(lines.join('\n'), maxChars);

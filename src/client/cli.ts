@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import type { Client } from '@temporalio/client';
 import { ConfigError, type ReplannerConfig } from '../domain/config';
-import { loadConfig } from '../domain/config-load';
+import { loadConfig } from './config-load';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
@@ -187,15 +187,16 @@ export async function main(
         return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
       }
       case 'status': {
+        const runId = needRunId(rest);
         backend = await connect();
-        const s = await getStatus(backend.client, needRunId(rest));
+        const s = await getStatus(backend.client, runId);
         if (o.json) json(s);
         else print(renderStatus(s));
         return EXIT.OK;
       }
       case 'watch': {
-        backend = await connect();
         const runId = needRunId(rest);
+        backend = await connect();
         const show = progressPrinter(print);
         if (asking) startAsker(backend.client, runId);
         const final = await watchRun(backend.client, runId, (s) => {
@@ -216,8 +217,8 @@ export async function main(
         return EXIT.OK;
       }
       case 'cancel': {
-        backend = await connect();
         const runId = needRunId(rest);
+        backend = await connect();
         await cancelRun(backend.client, runId);
         if (o.json) json({ runId, cancelRequested: true });
         else print(`Cancellation requested for run ${runId}; its running tasks are being stopped.`);
@@ -252,8 +253,8 @@ export async function main(
         return EXIT.OK;
       }
       case 'decisions': {
-        backend = await connect();
         const runId = needRunId(rest);
+        backend = await connect();
         const view = await getDecisions(backend.client, runId);
         if (o.json) json(view);
         else print(renderDecisions(runId, view));
@@ -342,7 +343,7 @@ export class LineReader {
     });
   }
 
-  next(): { line: Promise<string | undefined | null>; cancel(): void } {
+  next(): { line: Promise<string | undefined | null>; cancel: () => void } {
     if (this.buffered.length) return { line: Promise.resolve(this.buffered.shift()!), cancel: () => {} };
     if (this.ended) return { line: Promise.resolve(undefined), cancel: () => {} };
     let waiter!: (line: string | undefined | null) => void;
@@ -376,7 +377,7 @@ export class QuestionAsker {
   private running: Promise<void> | undefined;
   private stopped = false;
   private eof = false;
-  private current: { id: string; cancel(): void } | undefined;
+  private current: { id: string; cancel: () => void } | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -474,5 +475,5 @@ export class QuestionAsker {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

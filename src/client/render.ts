@@ -31,9 +31,10 @@ export function renderStatus(s: RunStatus): string {
   }
   if (s.quality) {
     const scores = s.quality.attempts.map((a) => (a.score === undefined ? '?' : String(a.score))).join(' → ');
+    const last = s.quality.attempts.at(-1);
     lines.push(
       `Plan quality: ${s.quality.outcome} after ${s.quality.attempts.length} judgement(s), scores ${scores}` +
-        (s.quality.attempts.length ? ` — ${oneLine(s.quality.attempts[s.quality.attempts.length - 1].reason, 140)}` : ''),
+        (last ? ` — ${oneLine(last.reason, 140)}` : ''),
     );
     for (const x of s.quality.suggestions) lines.push(`  suggestion: ${oneLine(x, 160)}`);
   }

@@ -82,8 +82,8 @@ export function runOptionsFromConfig(config: ReplannerConfig): Partial<RunOption
       return false;
     }
   };
-  if (check('refinement', normalizeRefinementConfig)) options.refinement = config.refinement as RunOptions['refinement'];
-  if (check('pacemaker', normalizePacemakerConfig)) options.pacemaker = config.pacemaker as RunOptions['pacemaker'];
+  if (check('refinement', normalizeRefinementConfig)) options.refinement = config.refinement;
+  if (check('pacemaker', normalizePacemakerConfig)) options.pacemaker = config.pacemaker;
   if (issues.length) throw new ConfigError(issues);
   return options;
 }

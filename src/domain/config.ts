@@ -1,5 +1,5 @@
 // X12 / J8: the configuration schema with the seeds' defaults. Pure (zod only): the parsed config is
-// passed into workflows, so this module must stay free of fs/env; see config-load.ts for those.
+// passed into workflows, so this module must stay free of fs/env; see src/client/config-load.ts for those.
 //
 // Layout (YAML):
 //   replanning:          seed 004 §12.1, snake_case keys exactly as in the seed (phase replanning)
@@ -226,6 +226,7 @@ function show(v: unknown): string {
     const s = JSON.stringify(v);
     return s.length > 60 ? `${s.slice(0, 57)}...` : s;
   } catch {
-    return String(v);
+    // BigInt or a circular structure: name the kind rather than print '[object Object]'.
+    return typeof v === 'bigint' ? `${v}n` : `a ${typeof v} that is not JSON`;
   }
 }

@@ -30,7 +30,8 @@ export function classifyLlmError(err: unknown, ctx: { purpose: string; baseURL: 
     const status = err.status;
     const detail = err.message;
     if (RETRYABLE_STATUS.has(status) || status >= 500) {
-      const delay = retryAfterMs(err.headers);
+      // APIError's headers are generic (`any`); the client always sets a fetch Headers.
+      const delay = retryAfterMs(err.headers as Headers | undefined);
       return ApplicationFailure.create({
         type: LLM_RETRYABLE,
         message: `${where} failed with HTTP ${status} (will retry): ${detail}`,

@@ -117,7 +117,7 @@ const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   let js = schemaCache.get(schema);
   if (!js) {
-    js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
     delete js.$schema;
     schemaCache.set(schema, js);
   }
@@ -142,7 +142,7 @@ export function parseStructured<T extends z.ZodType>(purpose: string, schema: T,
 export function extractJson(raw: string): unknown {
   const attempts = [raw.trim()];
   const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(raw);
-  if (fenced) attempts.push(fenced[1].trim());
+  if (fenced?.[1] !== undefined) attempts.push(fenced[1].trim());
   for (const a of attempts) {
     if (!a) continue;
     try {

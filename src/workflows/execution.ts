@@ -165,17 +165,18 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
             staticSummary: `task ${t.id}: ${t.title}`,
           }).then(
             (outcome) => ({ id: t.id, outcome }),
-            (error) => ({ id: t.id, error }),
+            (error: unknown) => ({ id: t.id, error }),
           ),
         );
       }
       if (startable.length) await report();
       if (running.size === 0) break;
 
-      const done = await Promise.race(running.values());
+      const done = await Promise.race([...running.values()]);
       running.delete(done.id);
       if (done.error !== undefined) {
-        if (isCancellation(done.error)) throw done.error;
+        // isCancellation holds only for Temporal's cancellation failures, which are Errors.
+        if (isCancellation(done.error)) throw done.error as Error;
         setTask(done.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(done.error)}` });
       } else if (done.outcome) {
         const o = done.outcome;

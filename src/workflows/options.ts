@@ -1,7 +1,7 @@
 // Run options carried in workflow input (so a running workflow never depends on worker env), and
 // the activity options derived from them.
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Duration, RetryPolicy } from '@temporalio/common';
+import { ActivityCancellationType, type Duration, type RetryPolicy } from '@temporalio/common';
 import type { PacemakerConfigInput } from '../domain/pacemaker/config';
 import type { RefinementConfigInput } from '../domain/refinement/config';
 
@@ -57,7 +57,7 @@ export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOpt
   return {
     startToCloseTimeout: o.llmCallTimeout,
     // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.
-    cancellationType: 'TRY_CANCEL' as ActivityOptions['cancellationType'],
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
     retry: llmRetryPolicy(o),
     summary,
   };
@@ -69,7 +69,7 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
     heartbeatTimeout: '30 seconds',
     // WAIT_CANCELLATION_COMPLETED: a cancelled task waits until the worker has really stopped
     // touching the workspace (its running command killed) before it reports CANCELLED.
-    cancellationType: 'WAIT_CANCELLATION_COMPLETED' as ActivityOptions['cancellationType'],
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: llmRetryPolicy(o),
     summary,
   };

@@ -151,7 +151,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       accept(a, effect);
       return { taskId: task.id, consultationId: id, effect };
     },
-    { validator: (a) => void validateAnswer(a) },
+    { validator: (a: ConsultationAnswerInput) => void validateAnswer(a) },
   );
   setHandler(answerConsultationSignal, (a) => {
     try {

@@ -66,7 +66,8 @@ export function workerReply(task: ScenarioTask, step: number): Reply {
     ...Object.entries(task.files ?? {}).map(([path, content]) => ({ name: 'write_file', arguments: { path, content } })),
     ...(task.command ? [{ name: 'run_command', arguments: { argv: task.command } }] : []),
   ];
-  if (step < calls.length) return { toolCalls: [calls[step]] };
+  const call = calls[step];
+  if (call) return { toolCalls: [call] };
   return { content: `Task ${task.id} done: ${calls.map((c) => c.name).join(', ') || 'nothing to change'}.` };
 }
 

@@ -12,7 +12,7 @@ const base: RunStatus = {
   status: 'RUNNING',
   tasks: [],
   phaseRuns: { goal_understanding: 1 },
-  usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, calls: 2 } as RunStatus['usage'],
+  usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, calls: 2 },
   blocked: [],
 };
 

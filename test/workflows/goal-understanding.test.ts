@@ -2,6 +2,7 @@
 import { GoalUnderstandingWorkflow } from '../../src/workflows/phases';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
 import { FAST, failureOf, startHarness, uniqueId, type Harness } from '../support/harness';
+import { nth } from '../support/lists';
 
 const GOAL = {
   main_objective: 'Add input validation to the signup API',
@@ -35,7 +36,7 @@ describe('GoalUnderstandingWorkflow through the LLM gateway', () => {
     expect(result.value.main_objective).toBe(GOAL.main_objective);
     expect(result.value.task_profile).toBe('MULTI_STEP_TASK');
     expect(result.usage.totalTokens).toBeGreaterThan(0);
-    const [req] = h.fake.requestsFor('goal_understanding');
+    const req = nth(h.fake.requestsFor('goal_understanding'), 0, 'goal_understanding request');
     expect(req.text).toContain('add input validation to the signup API and test it');
     expect(req.text).toContain('README.md');
     expect(req.body.response_format.type).toBe('json_schema');
@@ -49,8 +50,8 @@ describe('GoalUnderstandingWorkflow through the LLM gateway', () => {
     expect(h.fake.requestsFor('goal_understanding').map((r) => r.status)).toEqual([429, 200]);
     expect(h.fake.successfulFor('goal_understanding')).toHaveLength(1);
     // retry-after (1 s) is honoured as the next retry delay, not the 100 ms initial interval.
-    const [first, second] = h.fake.requestsFor('goal_understanding');
-    expect(second.startedAt - first.startedAt).toBeGreaterThanOrEqual(900);
+    const requests = h.fake.requestsFor('goal_understanding');
+    expect(nth(requests, 1).startedAt - nth(requests, 0).startedAt).toBeGreaterThanOrEqual(900);
   });
 
   it('401 fails fast with a clear error and no retries', async () => {

@@ -5,6 +5,7 @@ import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import type { RecordedRequest } from '../support/fake-openai';
 import { lastUserMessage } from '../support/fake-openai';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { nth } from '../support/lists';
 import { scriptScenario, taskIdOf, type Scenario } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
@@ -52,7 +53,7 @@ async function runWith(instruction: string) {
   const phases = new Set(h.fake.requestsFor('replan_decision').map(decisionPhaseOf));
   expect([...phases].sort()).toEqual(['action_sequence', 'execution', 'goal_understanding', 'reflection', 'task_decomposition']);
   expect(h.fake.requestsFor('task_replan')).toHaveLength(1);
-  expect(taskIdOf(h.fake.requestsFor('task_replan')[0])).toBe('a');
+  expect(taskIdOf(nth(h.fake.requestsFor('task_replan'), 0))).toBe('a');
   return replanPrompts;
 }
 

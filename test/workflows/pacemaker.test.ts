@@ -13,6 +13,7 @@ import {
 } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
@@ -66,7 +67,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     const stall = stallingRun();
     const { runId, handle, status, task } = await startStalling();
 
-    const [c] = status.consultations!;
+    const c = nth(status.consultations ?? [], 0, 'consultation');
     expect(c).toMatchObject({ id: 's-c1', taskId: 's' });
     expect(['no_progress', 'confused_thinking', 'lost_confidence', 'too_many_attempts']).toContain(c.kind);
     expect(c.choices.map((x) => x.effect)).toEqual(['stop', 'guidance', 'continue_raised', 'reset_replan']);
@@ -87,7 +88,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(result.status).toBe('DONE');
     const next = h.fake.requestsFor('worker_step').slice(asked);
     expect(next.length).toBeGreaterThan(0);
-    expect(next[0].text).toContain(`USER GUIDANCE:\n${GUIDANCE}`);
+    expect(nth(next, 0).text).toContain(`USER GUIDANCE:\n${GUIDANCE}`);
     const final = await handle.query(statusQuery);
     expect(final.consultations).toEqual([]);
   });

@@ -6,6 +6,7 @@ import { statusQuery } from '../../src/workflows/messages';
 import type { TaskRecord } from '../../src/domain/types';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
+import { nth } from '../support/lists';
 
 let h: Harness;
 beforeAll(async () => {
@@ -40,7 +41,14 @@ const SCOPE_TOO_LARGE = {
 };
 const OK = (id: string) => ({ success: true, shouldContinue: false, shouldReplan: false, reason: `${id} is done`, missingRequirements: [] });
 
-const byId = (tasks: TaskRecord[]) => Object.fromEntries(tasks.map((t) => [t.id, t]));
+/** The run's task by id; fails the test clearly when there is no such task. */
+const byId =
+  (tasks: TaskRecord[]) =>
+  (id: string): TaskRecord => {
+    const task = tasks.find((t) => t.id === id);
+    if (!task) throw new Error(`no task ${id} in ${tasks.map((t) => t.id).join(', ')}`);
+    return task;
+  };
 const states = (tasks: TaskRecord[]) => Object.fromEntries(tasks.map((t) => [t.id, t.state]));
 
 describe('task re-decomposition (J6, J7)', () => {
@@ -62,20 +70,20 @@ describe('task re-decomposition (J6, J7)', () => {
     expect(result.status).toBe('DONE');
     expect(states(result.tasks)).toEqual({ a: 'REPLACED_BY_REPLAN', a1: 'DONE', a2: 'DONE', a3: 'DONE', b: 'DONE', c: 'DONE' });
     const t = byId(result.tasks);
-    expect(t.a.replanningInfo?.replacedBy).toEqual(['a1', 'a2', 'a3']);
+    expect(t('a').replanningInfo?.replacedBy).toEqual(['a1', 'a2', 'a3']);
     for (const id of ['a1', 'a2', 'a3']) {
-      expect(t[id].replanningInfo).toEqual(expect.objectContaining({ iteration: 1, originalTaskId: 'a' }));
-      expect(t[id].replanningInfo?.replanReason).toContain('scope too large');
+      expect(t(id).replanningInfo).toEqual(expect.objectContaining({ iteration: 1, originalTaskId: 'a' }));
+      expect(t(id).replanningInfo?.replanReason).toContain('scope too large');
     }
     // J6 rewiring: b waited for every replacement of a.
-    expect(t.b.dependencies).toEqual(expect.arrayContaining(['a1', 'a2', 'a3']));
+    expect(t('b').dependencies).toEqual(expect.arrayContaining(['a1', 'a2', 'a3']));
     const judgeOf = (id: string) => h.fake.requestsFor('judge').filter((r) => taskIdOf(r) === id);
     const firstWorkerOfB = h.fake.requestsFor('worker_step').find((r) => taskIdOf(r) === 'b');
     expect(firstWorkerOfB).toBeDefined();
     for (const id of ['a1', 'a2', 'a3']) {
       const judged = judgeOf(id);
       expect(judged).toHaveLength(1);
-      expect(firstWorkerOfB!.startedAt).toBeGreaterThanOrEqual(judged[0].finishedAt!);
+      expect(firstWorkerOfB!.startedAt).toBeGreaterThanOrEqual(nth(judged, 0).finishedAt!);
     }
     // a itself ran once, and its replacements did not run the original again.
     expect(judgeOf('a')).toHaveLength(1);
@@ -83,9 +91,9 @@ describe('task re-decomposition (J6, J7)', () => {
     // J6 / C2: the planner was asked once, with the instruction, Coverage, the judge's reason and "3-5".
     const replans = h.fake.requestsFor('task_replan');
     expect(replans).toHaveLength(1);
-    expect(taskIdOf(replans[0])).toBe('a');
-    for (const text of [INSTRUCTION, 'Coverage', 'scope too large', '3-5']) expect(replans[0].text).toContain(text);
-    expect(replans[0].text).toContain('- x'); // the missing requirement
+    expect(taskIdOf(nth(replans, 0))).toBe('a');
+    for (const text of [INSTRUCTION, 'Coverage', 'scope too large', '3-5']) expect(nth(replans, 0).text).toContain(text);
+    expect(nth(replans, 0).text).toContain('- x'); // the missing requirement
 
     const status = await handle.query(statusQuery);
     expect(status.status).toBe('DONE');
@@ -122,13 +130,13 @@ describe('task re-decomposition (J6, J7)', () => {
       c: 'DONE',
     });
     const t = byId(result.tasks);
-    expect(t.a2.summary).toContain('task_replanning.maxIterations');
-    expect(t.a2.summary).toContain('scope too large');
-    expect(t.a3.summary).toBe('blocked by a2');
-    expect(t.b.summary).toBe('blocked by a2');
+    expect(t('a2').summary).toContain('task_replanning.maxIterations');
+    expect(t('a2').summary).toContain('scope too large');
+    expect(t('a3').summary).toBe('blocked by a2');
+    expect(t('b').summary).toBe('blocked by a2');
     expect(result.blocked).toEqual(
       expect.arrayContaining([
-        { taskId: 'a2', reason: t.a2.summary },
+        { taskId: 'a2', reason: t('a2').summary },
         { taskId: 'a3', reason: 'blocked by a2' },
         { taskId: 'b', reason: 'blocked by a2' },
       ]),
@@ -154,10 +162,10 @@ describe('task re-decomposition (J6, J7)', () => {
     expect(result.status).toBe('BLOCKED');
     expect(states(result.tasks)).toEqual({ a: 'BLOCKED', b: 'BLOCKED', c: 'DONE' });
     const t = byId(result.tasks);
-    expect(t.a.summary).toContain('re-decomposition failed');
-    expect(t.a.summary).toContain(cause);
-    expect(t.a.replanningInfo?.replacedBy ?? []).toEqual([]);
-    expect(t.b.summary).toBe('blocked by a');
+    expect(t('a').summary).toContain('re-decomposition failed');
+    expect(t('a').summary).toContain(cause);
+    expect(t('a').replanningInfo?.replacedBy ?? []).toEqual([]);
+    expect(t('b').summary).toBe('blocked by a');
     expect(result.blocked).toEqual(expect.arrayContaining([{ taskId: 'b', reason: 'blocked by a' }]));
     expect(h.fake.requestsFor('task_replan')).toHaveLength(requests);
     expect(h.fake.requestsFor('worker_step').some((r) => taskIdOf(r) === 'b')).toBe(false);

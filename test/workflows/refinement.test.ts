@@ -7,6 +7,7 @@ import type { RunOptions } from '../../src/workflows/options';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { lastUserMessage } from '../support/fake-openai';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { nth } from '../support/lists';
 import { plannedTask, scriptScenario, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
@@ -54,14 +55,14 @@ describe('plan quality refinement (R1–R3, C1, C3)', () => {
 
     const decompositions = h.fake.requestsFor('task_decomposition');
     expect(decompositions).toHaveLength(2);
-    expect(decompositions[1].text).toContain('[Coverage] no task documents the parser in the README');
-    expect(decompositions[1].text).toContain('add a task that updates README.md');
-    expect(decompositions[1].text).toContain('PREVIOUS PLAN');
+    expect(nth(decompositions, 1).text).toContain('[Coverage] no task documents the parser in the README');
+    expect(nth(decompositions, 1).text).toContain('add a task that updates README.md');
+    expect(nth(decompositions, 1).text).toContain('PREVIOUS PLAN');
 
     // C1: the quality prompt opens with the user instruction and has the weighted criteria incl. Coverage.
     const judged = h.fake.requestsFor('quality_judge');
     expect(judged).toHaveLength(2);
-    const prompt = lastUserMessage(judged[0]);
+    const prompt = lastUserMessage(nth(judged, 0));
     expect(prompt.startsWith('USER INSTRUCTION')).toBe(true);
     expect(prompt).toContain(INSTRUCTION);
     expect(prompt).toContain('CRITICAL (70%)');
@@ -75,7 +76,7 @@ describe('plan quality refinement (R1–R3, C1, C3)', () => {
         { attempt: 2, score: 90, acceptable: true, decision: 'accept' },
       ],
     });
-    expect(status.quality!.attempts[0].reason).toMatch(/^R2\.4/);
+    expect(status.quality?.attempts[0]?.reason).toMatch(/^R2\.4/);
     expect(renderStatus(status)).toContain('Plan quality: accepted after 2 judgement(s), scores 45 → 90');
   });
 
@@ -106,7 +107,7 @@ describe('plan quality refinement (R1–R3, C1, C3)', () => {
     const workedOn = new Set(h.fake.requestsFor('worker_step').map((r) => /^TASK (\S+):/m.exec(r.text)?.[1]));
     expect([...workedOn].sort()).toEqual(['parser', 'tests']);
     const status = await handle.query(statusQuery);
-    expect(status.quality?.attempts[0].structure).toMatch(/^previous_plan: new plan is structurally broken/);
+    expect(status.quality?.attempts[0]?.structure).toMatch(/^previous_plan: new plan is structurally broken/);
     expect(status.quality?.outcome).toBe('accepted');
   });
 

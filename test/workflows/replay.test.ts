@@ -9,7 +9,12 @@ const files = fs.existsSync(HISTORIES_DIR) ? fs.readdirSync(HISTORIES_DIR).filte
 
 describe('replay of recorded histories', () => {
   it('there are recorded histories to replay (run, phases, execution, task)', () => {
-    const kinds = new Set(files.map((f) => (f.split('.').length > 2 ? f.split('.')[1].replace(/-[^-]*$/, '') : 'run')));
+    const kinds = new Set(
+      files.map((f) => {
+        const parts = f.split('.');
+        return parts.length > 2 ? (parts[1] ?? '').replace(/-[^-]*$/, '') : 'run';
+      }),
+    );
     expect([...kinds].sort()).toEqual(expect.arrayContaining(['run', 'goal_understanding', 'execution', 'task', 'reflection']));
   });
 

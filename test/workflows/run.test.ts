@@ -5,6 +5,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { saveHistories } from '../support/histories';
 
@@ -107,7 +108,7 @@ describe('RunWorkflow', () => {
     expect(result.status).toBe('DONE');
     const second = h.fake.requestsFor('worker_step').filter((r) => r.text.includes('JUDGE FEEDBACK'));
     expect(second.length).toBeGreaterThan(0);
-    expect(second[0].text).toContain('a test for a.txt');
+    expect(nth(second, 0).text).toContain('a test for a.txt');
   });
 
   it('an invalid task graph (cycle) is sent back to the planner and fails clearly when it stays invalid', async () => {
@@ -127,6 +128,6 @@ describe('RunWorkflow', () => {
     expect(status.status).toBe('FAILED');
     expect(status.error).toContain('dependency cycle: x -> y -> x');
     expect(h.fake.requestsFor('task_decomposition')).toHaveLength(3);
-    expect(h.fake.requestsFor('task_decomposition')[1].text).toContain('Your previous task graph was invalid');
+    expect(nth(h.fake.requestsFor('task_decomposition'), 1).text).toContain('Your previous task graph was invalid');
   });
 });

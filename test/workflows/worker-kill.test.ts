@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
 import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
@@ -62,11 +63,11 @@ async function startWorkerProcess(): Promise<WorkerProc> {
   const p: WorkerProc = { child, output, exited };
   procs.push(p);
   let ready = false;
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     output.push(d.toString());
     if (/replanner worker: task queue/.test(output.join(''))) ready = true;
   });
-  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
   await until(
     'the worker process to start',
     async () => {
@@ -166,8 +167,8 @@ describe('worker process killed during a clarification wait', () => {
     const goalRequests = h.fake.successfulFor('goal_understanding');
     const afterAnswer = goalRequests.filter((r) => r.startedAt >= answeredAt);
     expect(afterAnswer).toHaveLength(1);
-    expect(afterAnswer[0].text).toContain('CSV');
-    expect(afterAnswer[0].text).toContain('Which output format?');
+    expect(nth(afterAnswer, 0).text).toContain('CSV');
+    expect(nth(afterAnswer, 0).text).toContain('Which output format?');
 
     // No LLM call repeated: exactly what the scenario needs. Goal: first try, after the revision,
     // after the answer; one decision after each of those and after each later phase (one task).

@@ -52,8 +52,8 @@ function execute(argv: string[], cwd: string, timeoutMs: number, opts: ResolvedT
       stdio: ['ignore', 'pipe', 'pipe'],
       env: process.env,
     });
-    child.stdout!.setEncoding('utf8').on('data', collect);
-    child.stderr!.setEncoding('utf8').on('data', collect);
+    child.stdout.setEncoding('utf8').on('data', collect);
+    child.stderr.setEncoding('utf8').on('data', collect);
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -82,8 +82,8 @@ function execute(argv: string[], cwd: string, timeoutMs: number, opts: ResolvedT
       clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      child.stdout!.destroy();
-      child.stderr!.destroy();
+      child.stdout.destroy();
+      child.stderr.destroy();
       resolve(result);
     };
 

@@ -150,7 +150,7 @@ export function applyIndividualFallback<T extends StructuredTask>(
   const dropDependency = (taskId: string, dependency: string): void => {
     base.droppedDependencies.push({ taskId, dependency });
     tasks = tasks.map((t) =>
-      t.id === taskId ? ({ ...t, dependencies: t.dependencies.filter((d) => d !== dependency) } as T) : t,
+      t.id === taskId ? { ...t, dependencies: t.dependencies.filter((d) => d !== dependency) } : t,
     );
   };
 

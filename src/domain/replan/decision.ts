@@ -216,15 +216,12 @@ const SCHEMA_FOR_PHASE = {
  * `{ "replan_decision": {...} }`; unknown fields are dropped; missing lists default to [].
  */
 export function decisionSchemaFor<P extends Phase>(phase: P): z.ZodType<z.output<(typeof SCHEMA_FOR_PHASE)[P]>, unknown> {
-  return z.preprocess(unwrap, SCHEMA_FOR_PHASE[phase]) as unknown as z.ZodType<
-    z.output<(typeof SCHEMA_FOR_PHASE)[P]>,
-    unknown
-  >;
+  return z.preprocess(unwrap, SCHEMA_FOR_PHASE[phase]);
 }
 
 function unwrap(v: unknown): unknown {
   if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'replan_decision' in v) {
-    const inner = (v as { replan_decision: unknown }).replan_decision;
+    const inner = v.replan_decision;
     if (typeof inner === 'object' && inner !== null) return inner;
   }
   return v;
@@ -238,7 +235,7 @@ export type ParseDecisionResult = { ok: true; decision: ReplanDecision } | { ok:
 /** Validates an already-parsed JSON value against the phase's schema. */
 export function validateDecision(phase: Phase, value: unknown): ParseDecisionResult {
   const r = decisionSchemaFor(phase).safeParse(value);
-  if (r.success) return { ok: true, decision: r.data as ReplanDecision };
+  if (r.success) return { ok: true, decision: r.data };
   const first = r.error.issues
     .slice(0, 3)
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
-import { loadConfig } from '../../../src/domain/config-load';
+import { loadConfig } from '../../../src/client/config-load';
 
 function errorOf(fn: () => unknown): ConfigError {
   try {

@@ -1,5 +1,5 @@
-// X12: loading the config — YAML file, then environment overrides. This module does I/O (fs, env)
-// and must NOT be imported by workflow code; workflows receive the parsed ReplannerConfig.
+// X12: loading the config — YAML file, then environment overrides. This module does I/O (fs, env),
+// so it lives with the CLI, not in src/domain (pure); workflows receive the parsed ReplannerConfig.
 //
 // Sources, in order: the file at `path`, else at env REPLANNER_CONFIG, else no file (defaults);
 // then the env overrides of seed 004 §12.2:
@@ -9,7 +9,7 @@
 // Empty env values count as unset.
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { ConfigError, parseConfig, type ReplannerConfig } from './config';
+import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 
 export interface LoadConfigOptions {
   /** YAML file; overrides env REPLANNER_CONFIG. */
