@@ -62,17 +62,13 @@ export function createActivities(llm: LlmGateway) {
       );
     },
 
-    async decomposeTasks(
-      input: RunRef & { goal: Goal; feedback?: string; previousTasks?: TaskSpec[] },
-    ): Promise<WithUsage<TaskSpec[]>> {
+    async decomposeTasks(input: RunRef & { goal: Goal; feedback?: string; previousTasks?: TaskSpec[] }): Promise<WithUsage<TaskSpec[]>> {
       const r = await ask(input, 'task_decomposition', DecompositionSchema, () => decompositionPrompt(input));
       return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
     },
 
     /** R1 / C1: the plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
-    async judgePlanQuality(
-      input: RunRef & { goal: Goal; tasks: TaskSpec[]; qualityThreshold: number },
-    ): Promise<WithUsage<QualityJudgeResult>> {
+    async judgePlanQuality(input: RunRef & { goal: Goal; tasks: TaskSpec[]; qualityThreshold: number }): Promise<WithUsage<QualityJudgeResult>> {
       return ask(input, 'quality_judge', QualityJudgeResultSchema, () => qualityJudgePrompt(input));
     },
 
@@ -85,9 +81,7 @@ export function createActivities(llm: LlmGateway) {
       return journaled(input.workspace, input.runId, () => runWorker(llm, input));
     },
 
-    async judgeTask(
-      input: RunRef & { task: TaskSpec; workerSummary: string; logPath: string },
-    ): Promise<WithUsage<Judgement>> {
+    async judgeTask(input: RunRef & { task: TaskSpec; workerSummary: string; logPath: string }): Promise<WithUsage<Judgement>> {
       return ask(input, 'judge', JudgeSchema, async () =>
         judgePrompt({ ...input, evidence: await evidenceFromTranscript(input.workspace, input.logPath) }),
       );

@@ -45,9 +45,7 @@ export async function connect(env = process.env): Promise<Backend> {
   const s = settingsFromEnv(env);
   const connection = await tryConnect(s.address, 3000);
   if (!connection) {
-    throw new BackendError(
-      `no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`,
-    );
+    throw new BackendError(`no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`);
   }
   return backendOf(connection, s);
 }
@@ -141,12 +139,7 @@ export async function hasWorker(b: Backend): Promise<boolean> {
   return (res.pollers ?? []).length > 0;
 }
 
-function startDetached(
-  cmd: string,
-  args: string[],
-  name: string,
-  env: NodeJS.ProcessEnv,
-): { log: string; pidFile: string } {
+function startDetached(cmd: string, args: string[], name: string, env: NodeJS.ProcessEnv): { log: string; pidFile: string } {
   const dir = path.join(PROJECT_ROOT, '.replanner');
   fs.mkdirSync(dir, { recursive: true });
   const logFile = path.join(dir, `${name}.log`);

@@ -130,7 +130,10 @@ export async function main(
     say(`replanner: ${(e as Error).message}\n\n${HELP}`);
     return EXIT.USAGE;
   }
-  const { values: o, positionals: [cmd, ...rest] } = parsed;
+  const {
+    values: o,
+    positionals: [cmd, ...rest],
+  } = parsed;
   if (o.help || cmd === 'help') {
     print(HELP);
     return EXIT.OK;
@@ -144,8 +147,7 @@ export async function main(
   // prompts go to stderr so stdout stays parseable.
   const asking = Boolean(o.ask) || (!o.json && Boolean(input.isTTY));
   let asker: QuestionAsker | undefined;
-  const startAsker = (client: Client, runId: string) =>
-    (asker = new QuestionAsker(client, runId, input, o.json ? err : out));
+  const startAsker = (client: Client, runId: string) => (asker = new QuestionAsker(client, runId, input, o.json ? err : out));
   let backend: Backend | undefined;
   try {
     switch (cmd) {
@@ -232,9 +234,7 @@ export async function main(
           throw new UsageError('consult needs a run id, a task id and a choice: replanner consult <runId> <taskId> <choice> ["guidance"]');
         }
         backend = await connect();
-        const ack = await rejectedIsUsage(
-          answerConsultation(backend.client, runId, taskId, { choice: CHOICE_ALIASES[choice] ?? choice, guidance }),
-        );
+        const ack = await rejectedIsUsage(answerConsultation(backend.client, runId, taskId, { choice: CHOICE_ALIASES[choice] ?? choice, guidance }));
         if (o.json) json(ack);
         else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.effect}`);
         return EXIT.OK;

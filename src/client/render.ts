@@ -81,11 +81,7 @@ export function questionLines(runId: string, q: Question): string[] {
       : q.kind === 'escalation'
         ? 'answer with an instruction for how to go on'
         : 'answer in your own words';
-  return [
-    `Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`,
-    `  the run ${fallbackOf(q)}`,
-    `  ${how}: ${answerCommand(runId, q)}`,
-  ];
+  return [`Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`, `  the run ${fallbackOf(q)}`, `  ${how}: ${answerCommand(runId, q)}`];
 }
 
 /** X9: one decision in one line: "replan-2 · execution · replan retry → execution · confidence 0.85 · executed · success". */
@@ -149,11 +145,13 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   if (!prev || prev.phase !== next.phase) out.push(`phase: ${next.phase}`);
   const before = new Map(prev?.tasks.map((t) => [t.id, t.state]) ?? []);
   for (const t of next.tasks) {
-    if (before.get(t.id) !== t.state) out.push(`  ${MARK[t.state] ?? '[?]'} ${t.id} ${t.state}${t.summary && t.state !== 'RUNNING' ? ` — ${oneLine(t.summary, 100)}` : ''}`);
+    if (before.get(t.id) !== t.state)
+      out.push(`  ${MARK[t.state] ?? '[?]'} ${t.id} ${t.state}${t.summary && t.state !== 'RUNNING' ? ` — ${oneLine(t.summary, 100)}` : ''}`);
   }
   const asked = new Set((prev?.consultations ?? []).map((c) => c.id));
   for (const c of next.consultations ?? []) {
-    if (!asked.has(c.id)) out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4> ["guidance"]`);
+    if (!asked.has(c.id))
+      out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4> ["guidance"]`);
   }
   // Every decision since the last poll (status carries the newest few), and results that changed.
   const recent = (s: RunStatus | undefined) => s?.recentDecisions ?? (s?.lastDecision ? [s.lastDecision] : []);

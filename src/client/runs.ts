@@ -189,12 +189,7 @@ async function sendAnswer<T>(update: () => Promise<T>, notFound: string): Promis
 }
 
 /** X14: answer a question of the run (Update `answerClarification` on `run-<id>`). */
-export async function answerQuestion(
-  client: Client,
-  runId: string,
-  questionId: string,
-  answer: string,
-): Promise<ClarificationAnswerAck> {
+export async function answerQuestion(client: Client, runId: string, questionId: string, answer: string): Promise<ClarificationAnswerAck> {
   const workflowId = workflowIdOf(runId);
   return sendAnswer(
     () => client.workflow.getHandle(workflowId).executeUpdate(answerClarificationUpdate, { args: [{ questionId, answer }] }),

@@ -24,16 +24,8 @@ const count = (dflt: number, min = 0) =>
     .int({ error: `must be a whole number ≥ ${min}` })
     .min(min, { error: `must be a whole number ≥ ${min}` })
     .default(dflt);
-const positive = (dflt: number) =>
-  z
-    .number({ error: 'must be a number > 0' })
-    .positive({ error: 'must be a number > 0' })
-    .default(dflt);
-const nonNegative = (dflt: number) =>
-  z
-    .number({ error: 'must be a number ≥ 0' })
-    .min(0, { error: 'must be a number ≥ 0' })
-    .default(dflt);
+const positive = (dflt: number) => z.number({ error: 'must be a number > 0' }).positive({ error: 'must be a number > 0' }).default(dflt);
+const nonNegative = (dflt: number) => z.number({ error: 'must be a number ≥ 0' }).min(0, { error: 'must be a number ≥ 0' }).default(dflt);
 const flag = (dflt: boolean) => z.boolean({ error: 'must be true or false' }).default(dflt);
 const section = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: 'must be a mapping (key: value)' }).prefault({} as never);
@@ -44,9 +36,7 @@ export type OnReplanFailure = (typeof ON_REPLAN_FAILURE)[number];
 export const ReplanningConfigSchema = section({
   enabled: flag(true),
   /** X13 / seed §13.2 step 4: after escalation found no way forward, go on with assumptions or stop. */
-  on_replan_failure: z
-    .enum(ON_REPLAN_FAILURE, { error: `must be one of ${ON_REPLAN_FAILURE.join(', ')}` })
-    .default('continue'),
+  on_replan_failure: z.enum(ON_REPLAN_FAILURE, { error: `must be one of ${ON_REPLAN_FAILURE.join(', ')}` }).default('continue'),
   llm_decision: section({
     min_confidence_threshold: prob(0.5),
     require_user_confirmation_on_low_confidence: flag(true),

@@ -21,7 +21,10 @@ export function validateTaskGraph(tasks: Pick<TaskSpec, 'id' | 'dependencies'>[]
       else if (!ids.has(d)) problems.push({ kind: 'unknown_dependency', taskId: t.id, dependency: d });
     }
   }
-  const cycle = findCycle(tasks.filter((t) => ids.has(t.id)), ids);
+  const cycle = findCycle(
+    tasks.filter((t) => ids.has(t.id)),
+    ids,
+  );
   if (cycle) problems.push({ kind: 'cycle', cycle });
   return problems;
 }
@@ -68,11 +71,7 @@ export function describeGraphProblem(p: GraphProblem): string {
 /** Tasks whose dependencies are all DONE and that have not started yet. */
 export function readyTasks(tasks: TaskRecord[]): TaskRecord[] {
   const byId = new Map(tasks.map((t) => [t.id, t]));
-  return tasks.filter(
-    (t) =>
-      (t.state === TaskState.READY) &&
-      t.dependencies.every((d) => byId.get(d)?.state === TaskState.DONE),
-  );
+  return tasks.filter((t) => t.state === TaskState.READY && t.dependencies.every((d) => byId.get(d)?.state === TaskState.DONE));
 }
 
 /**

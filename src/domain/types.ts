@@ -27,13 +27,7 @@ export const TASK_PROFILES = [
 export type TaskProfile = (typeof TASK_PROFILES)[number];
 
 /** X1: the five phases, in order. */
-export const PHASES = [
-  'goal_understanding',
-  'task_decomposition',
-  'action_sequence',
-  'execution',
-  'reflection',
-] as const;
+export const PHASES = ['goal_understanding', 'task_decomposition', 'action_sequence', 'execution', 'reflection'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** A task as the planner produces it. */

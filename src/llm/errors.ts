@@ -12,8 +12,7 @@ const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
 export function retryAfterMs(headers: Headers | Record<string, string> | undefined): number | undefined {
   if (!headers) return undefined;
-  const get = (k: string) =>
-    typeof (headers as Headers).get === 'function' ? (headers as Headers).get(k) : (headers as Record<string, string>)[k];
+  const get = (k: string) => (typeof (headers as Headers).get === 'function' ? (headers as Headers).get(k) : (headers as Record<string, string>)[k]);
   const ms = get('retry-after-ms');
   if (ms && !Number.isNaN(Number(ms))) return Math.max(0, Number(ms));
   const s = get('retry-after');

@@ -60,9 +60,7 @@ export class LlmGateway {
   }
 
   /** A chat completion with tools (the worker's loop). */
-  async chat(
-    opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] },
-  ): Promise<ChatResult> {
+  async chat(opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): Promise<ChatResult> {
     const completion = await this.request(opts, {
       model: this.settings.model,
       messages: opts.messages,
@@ -74,9 +72,7 @@ export class LlmGateway {
   }
 
   /** A JSON reply validated against `schema`; schema violations are retryable activity failures. */
-  async structured<T extends z.ZodType>(
-    opts: CallOptions & { schema: T; system: string; user: string },
-  ): Promise<StructuredResult<z.output<T>>> {
+  async structured<T extends z.ZodType>(opts: CallOptions & { schema: T; system: string; user: string }): Promise<StructuredResult<z.output<T>>> {
     const r = await this.text(opts);
     return { ...r, value: parseStructured(opts.purpose, opts.schema, r.raw) };
   }

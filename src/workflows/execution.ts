@@ -3,14 +3,7 @@
 // A task the judge sends back is re-decomposed here (J6). After each finished action it asks the
 // replan-decision LLM (X1, X4); a decision that wants a replan ends the phase (running tasks
 // finish first, none start) and goes to the run, which owns the policy, counters and questions.
-import {
-  CancellationScope,
-  executeChild,
-  getExternalWorkflowHandle,
-  isCancellation,
-  log,
-  proxyActivities,
-} from '@temporalio/workflow';
+import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { TaskReplanningConfig } from '../domain/config';
 import { blockedByDependency, readyTasks } from '../domain/graph';
 import {
@@ -97,7 +90,10 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     ...emptyProgress(active().length),
     completed: active().filter((t) => t.state === TaskState.DONE).length,
   };
-  const remaining = () => active().filter((t) => OPEN.includes(t.state)).map((t) => `${t.id}: ${t.title}`);
+  const remaining = () =>
+    active()
+      .filter((t) => OPEN.includes(t.state))
+      .map((t) => `${t.id}: ${t.title}`);
 
   /** J6/J7: replace a task by its re-decomposition, or block it when that may not or cannot happen. */
   const redecompose = async (task: TaskRecord, o: TaskOutcome, cfg: TaskReplanningConfig): Promise<void> => {
@@ -154,7 +150,11 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   try {
     for (;;) {
       const free = input.options.maxParallelTasks - running.size;
-      const startable = stop ? [] : readyTasks(tasks).filter((t) => !running.has(t.id)).slice(0, Math.max(0, free));
+      const startable = stop
+        ? []
+        : readyTasks(tasks)
+            .filter((t) => !running.has(t.id))
+            .slice(0, Math.max(0, free));
       for (const t of startable) {
         setTask(t.id, { state: TaskState.RUNNING });
         running.set(
@@ -182,7 +182,11 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         const o = done.outcome;
         usage = addUsage(usage, o.usage);
         if (o.state === 'REPLAN' && input.taskReplanning) {
-          await redecompose(tasks.find((t) => t.id === done.id)!, o, input.taskReplanning);
+          await redecompose(
+            tasks.find((t) => t.id === done.id)!,
+            o,
+            input.taskReplanning,
+          );
         } else {
           setTask(done.id, {
             state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED,

@@ -52,9 +52,7 @@ export interface ClarificationAnswerAck {
  * an unknown question id, an empty answer, a question no longer pending, and a confirmation
  * answered with something other than yes/no.
  */
-export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [ClarificationAnswerInput]>(
-  'answerClarification',
-);
+export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [ClarificationAnswerInput]>('answerClarification');
 /** X14: the fire-and-forget twin of answerClarification; an invalid answer is logged and ignored. */
 export const answerClarificationSignal = defineSignal<[ClarificationAnswerInput]>('answerClarificationSignal');
 
@@ -117,14 +115,10 @@ export const statusQuery = defineQuery<RunStatus>('status');
 /** Sent by the execution phase to its run on each task state change, so `status` is live. */
 export const taskProgressSignal = defineSignal<[TaskProgress]>('taskProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
-export const taskConsultationSignal = defineSignal<[{ taskId: string; consultation: PendingConsultation | null }]>(
-  'taskConsultation',
-);
+export const taskConsultationSignal = defineSignal<[{ taskId: string; consultation: PendingConsultation | null }]>('taskConsultation');
 
 /** X1/X9: a replan decision asked after an action of the execution phase that wants no replan (the run logs it). */
-export const executionDecisionSignal = defineSignal<[{ taskId: string; decision: ReplanDecision; parseError?: string }]>(
-  'executionDecision',
-);
+export const executionDecisionSignal = defineSignal<[{ taskId: string; decision: ReplanDecision; parseError?: string }]>('executionDecision');
 
 export interface TaskStatus {
   taskId: string;

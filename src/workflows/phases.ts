@@ -186,9 +186,7 @@ function clip(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
-export async function ActionSequenceWorkflow(
-  input: PhaseInput & { goal: Goal; tasks: TaskSpec[] },
-): Promise<PhaseResult<ActionPlan>> {
+export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
   try {
     return await llm(input.options, 'plan the action sequence').planActions({
       ...input.run,
@@ -201,9 +199,7 @@ export async function ActionSequenceWorkflow(
   }
 }
 
-export async function ReflectionWorkflow(
-  input: PhaseInput & { goal: Goal; tasks: TaskRecord[] },
-): Promise<PhaseResult<Reflection>> {
+export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
   try {
     return await llm(input.options, 'reflect on the run').reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
   } catch (err) {

@@ -35,13 +35,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { TokenUsage } from '../llm/usage';
 import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
-import {
-  answerClarificationSignal,
-  answerClarificationUpdate,
-  decisionsQuery,
-  executionDecisionSignal,
-  type DecisionsView,
-} from './messages';
+import { answerClarificationSignal, answerClarificationUpdate, decisionsQuery, executionDecisionSignal, type DecisionsView } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 
 export interface ReplanningState {
@@ -106,9 +100,7 @@ export function createReplanning(deps: ReplanningDeps) {
 
   // ---------------------------------------------------------------- answers (X14 Update + Signal)
   const accept = (a: QuestionAnswer) => {
-    s.questions = s.questions.map((q) =>
-      q.id === a.questionId ? { ...q, status: 'answered', answer: a.answer.trim(), answeredAt: now() } : q,
-    );
+    s.questions = s.questions.map((q) => (q.id === a.questionId ? { ...q, status: 'answered', answer: a.answer.trim(), answeredAt: now() } : q));
     changed();
   };
   const pendingIds = () => s.questions.filter((q) => q.status === 'pending').map((q) => q.id);
@@ -145,10 +137,12 @@ export function createReplanning(deps: ReplanningDeps) {
 
   // ---------------------------------------------------------------- the LLM
   const history = () =>
-    s.log.records.slice(-HISTORY_LINES).map(
-      (r) =>
-        `${r.replan_id} after ${r.phase}: ${r.replan_type ?? 'no replan'} → ${r.outcome}${r.override_reason ? ` (${r.override_reason})` : ''}, result ${r.result}`,
-    );
+    s.log.records
+      .slice(-HISTORY_LINES)
+      .map(
+        (r) =>
+          `${r.replan_id} after ${r.phase}: ${r.replan_type ?? 'no replan'} → ${r.outcome}${r.override_reason ? ` (${r.override_reason})` : ''}, result ${r.result}`,
+      );
   const promptExtras = (): ExecutionReplanInput => {
     const loopWarning = loopWarningForPrompt(s.counters, config);
     return {
@@ -235,7 +229,13 @@ export function createReplanning(deps: ReplanningDeps) {
     return jump(phase, o, rec, d, context);
   }
 
-  async function clarify(phase: Phase, o: Extract<PolicyOutcome, { action: 'clarify' }>, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Promise<Jump | undefined> {
+  async function clarify(
+    phase: Phase,
+    o: Extract<PolicyOutcome, { action: 'clarify' }>,
+    rec: DecisionRecord,
+    d: ReplanDecision,
+    context: ReplanContext,
+  ): Promise<Jump | undefined> {
     count(phase, o);
     const qs = await ask('clarification', phase, rec.replan_id, o.questions, o.assumptions, o.autoAssume ? o.timeoutMinutes : null);
     const answered = qs.filter((q) => q.status === 'answered');
@@ -249,14 +249,29 @@ export function createReplanning(deps: ReplanningDeps) {
       log.info(message);
       return undefined;
     }
-    const qa = qs.map((q) => (q.status === 'answered' ? `Q: ${q.text}\nA: ${q.answer}` : `Q: ${q.text}\nA: (no answer; assume ${assumed.join('; ')})`));
+    const qa = qs.map((q) =>
+      q.status === 'answered' ? `Q: ${q.text}\nA: ${q.answer}` : `Q: ${q.text}\nA: (no answer; assume ${assumed.join('; ')})`,
+    );
     s.notes = [...s.notes, ...qa.map((x) => x.replace('\n', ' '))];
     return jump(phase, o, rec, d, context, `THE USER ANSWERED:\n${qa.join('\n')}`);
   }
 
-  async function confirm(phase: Phase, o: Extract<PolicyOutcome, { action: 'confirm' }>, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Promise<Jump | undefined> {
+  async function confirm(
+    phase: Phase,
+    o: Extract<PolicyOutcome, { action: 'confirm' }>,
+    rec: DecisionRecord,
+    d: ReplanDecision,
+    context: ReplanContext,
+  ): Promise<Jump | undefined> {
     const ga = config.replanning.goal_understanding;
-    const [q] = await ask('confirmation', phase, rec.replan_id, [`${o.message} (answer yes or no)`], ['the current plan is kept'], ga.auto_assume_on_no_response ? ga.auto_assume_timeout_minutes : null);
+    const [q] = await ask(
+      'confirmation',
+      phase,
+      rec.replan_id,
+      [`${o.message} (answer yes or no)`],
+      ['the current plan is kept'],
+      ga.auto_assume_on_no_response ? ga.auto_assume_timeout_minutes : null,
+    );
     const yes = q?.status === 'answered' && parseYesNo(q.answer ?? '') === true;
     if (!yes) {
       complete(rec.replan_id, { result: 'skipped', executed: false, overrideReason: q?.status === 'answered' ? 'user_declined' : 'no_confirmation' });
@@ -358,7 +373,17 @@ export function createReplanning(deps: ReplanningDeps) {
       s.inProgress = undefined;
       const detail = rootMessage(err);
       complete(p.replanId, { result: 'failure', durationMs: Date.now() - p.startedMs, planAfter: `failed: ${truncateText(detail, 500)}` });
-      const jump = await escalation(p.decidedIn, p.context, p.decision, 'replan_failed', detail, p.decision.replan_type ?? undefined, `failed|${p.replanId}`, p.replanId, 0);
+      const jump = await escalation(
+        p.decidedIn,
+        p.context,
+        p.decision,
+        'replan_failed',
+        detail,
+        p.decision.replan_type ?? undefined,
+        `failed|${p.replanId}`,
+        p.replanId,
+        0,
+      );
       return { resumeAfter: p.decidedIn, ...(jump ? { jump } : {}) };
     },
     inProgress: () => s.inProgress,
@@ -372,8 +397,18 @@ function feedbackOf(phase: Phase, type: ReplanType, d: ReplanDecision, extra: st
   const issues = [...d.issues_found, ...(d.issues_identified ?? []), ...(d.missing_steps ?? []), ...(d.additional_actions ?? [])];
   return [
     `REPLAN (${type}) decided after the ${phase} phase: ${truncateText(d.reasoning, 1500)}`,
-    issues.length ? `Issues:\n${issues.slice(0, 20).map((i) => `- ${truncateText(i, 300)}`).join('\n')}` : '',
-    d.recommended_actions.length ? `Recommended:\n${d.recommended_actions.slice(0, 20).map((i) => `- ${truncateText(i, 300)}`).join('\n')}` : '',
+    issues.length
+      ? `Issues:\n${issues
+          .slice(0, 20)
+          .map((i) => `- ${truncateText(i, 300)}`)
+          .join('\n')}`
+      : '',
+    d.recommended_actions.length
+      ? `Recommended:\n${d.recommended_actions
+          .slice(0, 20)
+          .map((i) => `- ${truncateText(i, 300)}`)
+          .join('\n')}`
+      : '',
     extra,
   ]
     .filter(Boolean)

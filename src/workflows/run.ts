@@ -253,9 +253,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         return decideAfter(phase, { phase, goal, tasks: specs });
       }
       case 'action_sequence': {
-        const todo = state.tasks
-          .filter((t) => t.state !== TaskState.DONE && t.state !== TaskState.REPLACED_BY_REPLAN)
-          .map(specOf);
+        const todo = state.tasks.filter((t) => t.state !== TaskState.DONE && t.state !== TaskState.REPLACED_BY_REPLAN).map(specOf);
         const planned: ActionPlan = child(
           await executeChild(ActionSequenceWorkflow, {
             workflowId: enter(phase),
@@ -346,9 +344,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       phase = to;
     }
 
-    state.blocked = state.tasks
-      .filter((t) => t.state === TaskState.BLOCKED)
-      .map((t) => ({ taskId: t.id, reason: t.summary ?? '' }));
+    state.blocked = state.tasks.filter((t) => t.state === TaskState.BLOCKED).map((t) => ({ taskId: t.id, reason: t.summary ?? '' }));
     finish(state.blocked.length ? 'BLOCKED' : 'DONE');
     return result(state);
   } catch (err) {

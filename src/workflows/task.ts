@@ -1,15 +1,7 @@
 // TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
 // re-decompose. The loop limit comes from the Duck Pacemaker (P1–P6), recomputed after every
 // iteration from measured vitals; when it sees trouble it consults the user and waits durably (P7).
-import {
-  CancellationScope,
-  condition,
-  getExternalWorkflowHandle,
-  isCancellation,
-  log,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import {
   applyConsultationAnswer,
   applyConsultationTimeout,
@@ -126,9 +118,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     }
     const effect = parseConsultationChoice(a?.choice);
     if (!effect) {
-      throw new Error(
-        `unknown choice "${String(a?.choice)}": answer 1-4 or one of stop, guidance, continue_raised, reset_replan`,
-      );
+      throw new Error(`unknown choice "${String(a?.choice)}": answer 1-4 or one of stop, guidance, continue_raised, reset_replan`);
     }
     if (effect === 'guidance' && !(typeof a.guidance === 'string' && a.guidance.trim())) {
       throw new Error('choice "guidance" needs the guidance text');
@@ -278,10 +268,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       // No progress: the judge misses exactly what it missed last time, or the worker repeated its actions.
       const missing = [...judge.missingRequirements].sort().join('\n');
       const actionKey = actions.join('\n');
-      const progressed = !(
-        (missing !== '' && missing === sig.lastMissing) ||
-        (actionKey !== '' && actionKey === sig.lastActions)
-      );
+      const progressed = !((missing !== '' && missing === sig.lastMissing) || (actionKey !== '' && actionKey === sig.lastActions));
       sig.lastMissing = missing;
       sig.lastActions = actionKey;
       const vitals = measureVitals({

@@ -18,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-
 const NO_REPLAN = {
   replan_needed: false,
   confidence: 0.9,
@@ -57,11 +56,7 @@ async function statusOf(id: string): Promise<RunStatus> {
 }
 
 async function pendingQuestion(id: string): Promise<Question> {
-  return until(
-    `a pending question in run ${id}`,
-    async () => (await statusOf(id)).questions?.find((q) => q.status === 'pending'),
-    60_000,
-  );
+  return until(`a pending question in run ${id}`, async () => (await statusOf(id)).questions?.find((q) => q.status === 'pending'), 60_000);
 }
 
 describe('replanner run --config (X12)', () => {

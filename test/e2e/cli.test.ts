@@ -10,7 +10,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-
 describe('replanner CLI', () => {
   it('B4 run --wait --json runs to DONE; status, list and watch show it', async () => {
     scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });

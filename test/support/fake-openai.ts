@@ -335,9 +335,7 @@ export class FakeOpenAI {
     }
 
     const promptChars = rec.messages.reduce((n, m) => n + m.content.length, 0);
-    const completionChars =
-      (content?.length ?? 0) +
-      (toolCalls ?? []).reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
+    const completionChars = (content?.length ?? 0) + (toolCalls ?? []).reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
     // Deterministic and never zero, so token accounting code has something to add up.
     const prompt_tokens = Math.max(1, Math.ceil(promptChars / 4));
     const completion_tokens = Math.max(1, Math.ceil(completionChars / 4));
@@ -371,13 +369,7 @@ export class FakeOpenAI {
     });
   }
 
-  private send(
-    rec: RecordedRequest,
-    res: http.ServerResponse,
-    status: number,
-    payload: unknown,
-    headers?: Record<string, string>,
-  ): void {
+  private send(rec: RecordedRequest, res: http.ServerResponse, status: number, payload: unknown, headers?: Record<string, string>): void {
     if (!sendJson(res, status, payload, { 'x-request-id': `req_${rec.seq}`, ...headers })) return;
     rec.status = status;
     rec.finishedAt = Date.now();

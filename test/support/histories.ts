@@ -12,7 +12,10 @@ export async function saveHistories(client: Client, workflowIds: string[]): Prom
   if (process.env.RECORD_HISTORIES !== '1') return;
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
   for (const id of workflowIds) {
-    await client.workflow.getHandle(id).result().catch(() => undefined);
+    await client.workflow
+      .getHandle(id)
+      .result()
+      .catch(() => undefined);
     // The temporal CLI writes the JSON form that Worker.runReplayHistory reads.
     const json = execFileSync(
       process.env.TEMPORAL_CLI_PATH!,

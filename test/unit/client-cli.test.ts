@@ -100,7 +100,16 @@ describe('argument errors', () => {
 
   it('--help names the new commands, --config and the env overrides', async () => {
     const h = await cli('--help');
-    for (const s of ['replanner answer <runId> <questionId>', 'replanner decisions <runId>', '--config FILE', '--ask', 'REPLANNER_CONFIG', 'REPLANNING_ENABLED', 'REPLANNING_MIN_CONFIDENCE', 'MAX_TOTAL_REPLANS']) {
+    for (const s of [
+      'replanner answer <runId> <questionId>',
+      'replanner decisions <runId>',
+      '--config FILE',
+      '--ask',
+      'REPLANNER_CONFIG',
+      'REPLANNING_ENABLED',
+      'REPLANNING_MIN_CONFIDENCE',
+      'MAX_TOTAL_REPLANS',
+    ]) {
       expect(h.out).toContain(s);
     }
   });

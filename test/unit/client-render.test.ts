@@ -1,5 +1,13 @@
 // The CLI's human views of status, decisions and questions (pure functions, no Temporal).
-import { answerCommand, decisionLine, describeChanges, pendingQuestions, questionLines, renderDecisions, renderStatus } from '../../src/client/render';
+import {
+  answerCommand,
+  decisionLine,
+  describeChanges,
+  pendingQuestions,
+  questionLines,
+  renderDecisions,
+  renderStatus,
+} from '../../src/client/render';
 import type { DecisionRecord } from '../../src/domain/replan';
 import { emptyCounters } from '../../src/domain/replan/limits';
 import type { DecisionsView, Question, RunStatus } from '../../src/workflows/messages';
@@ -60,7 +68,9 @@ describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => 
       questions: [q1, q2],
     });
     expect(text).toContain('Replans: 2 (goal_understanding 1, execution 1)');
-    expect(text).toMatch(/^Last decision: replan-1 · goal_understanding · clarify clarification_request → goal_understanding · confidence 0\.90 · executed · pending — the output format is unclear$/m);
+    expect(text).toMatch(
+      /^Last decision: replan-1 · goal_understanding · clarify clarification_request → goal_understanding · confidence 0\.90 · executed · pending — the output format is unclear$/m,
+    );
     expect(text).toContain('Question q1 (clarification, goal_understanding): Which format?');
     expect(text).toContain('goes on after 30 min without an answer, assuming: JSON');
     expect(text).toContain('replanner answer r1 q1 "<text>"');
@@ -93,7 +103,14 @@ describe('answer hints', () => {
   });
 
   it('decisionLine names overrides and falls back to the LLM reasoning when there is no message', () => {
-    const line = decisionLine({ ...record, executed: false, result: 'skipped', outcome: 'override', override_reason: 'limit_reached', message: 'limit of 2 reached' });
+    const line = decisionLine({
+      ...record,
+      executed: false,
+      result: 'skipped',
+      outcome: 'override',
+      override_reason: 'limit_reached',
+      message: 'limit of 2 reached',
+    });
     expect(line).toContain('override clarification_request');
     expect(line).toContain('not executed · skipped · override: limit_reached — limit of 2 reached');
     expect(decisionLine({ ...record, outcome: 'none', replan_type: undefined, target_phase: undefined })).toBe(

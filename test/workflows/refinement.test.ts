@@ -89,7 +89,10 @@ describe('plan quality refinement (R1–R3, C1, C3)', () => {
     [
       'R3 a dependency on a missing task (individual fallback off)',
       { enableIndividualFallback: false },
-      [{ id: 'parser', title: 'rewrite the parser' }, { id: 'tests', title: 'test it', dependencies: ['ghost'] }],
+      [
+        { id: 'parser', title: 'rewrite the parser' },
+        { id: 'tests', title: 'test it', dependencies: ['ghost'] },
+      ],
     ],
   ])('%s: the broken refinement is rejected in favour of the previous plan, which is executed', async (_name, refinement, broken) => {
     scriptScenario(h.fake, { tasks: [PARSER, TESTS] });

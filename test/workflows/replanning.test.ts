@@ -3,13 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { DecisionRecord } from '../../src/domain/replan';
-import {
-  answerClarificationSignal,
-  answerClarificationUpdate,
-  decisionsQuery,
-  statusQuery,
-  type DecisionsView,
-} from '../../src/workflows/messages';
+import { answerClarificationSignal, answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
 import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { decision, decisionPhaseOf, isAlternativesRequest, scriptDecisions } from '../support/decisions';
@@ -127,7 +121,9 @@ describe('X6 overrides and limits', () => {
   it('X6 X8 the same trigger twice: the next replan is refused as a loop and the LLM is told so in its next prompt', async () => {
     scriptScenario(h.fake, ONE_TASK);
     const same = decision({ confidence: 0.9, type: 'goal_revision', issue: 'Error at line 12: objective unclear' });
-    scriptDecisions(h.fake, { goal_understanding: [same, decision({ confidence: 0.9, type: 'goal_revision', issue: 'error at line 13: objective unclear.' }), same] });
+    scriptDecisions(h.fake, {
+      goal_understanding: [same, decision({ confidence: 0.9, type: 'goal_revision', issue: 'error at line 13: objective unclear.' }), same],
+    });
     const handle = await start({ replanning: { goal_understanding: { max_goal_revisions: 5 } } });
     expect((await handle.result()).status).toBe('DONE');
 
@@ -252,7 +248,9 @@ describe('X6 overrides and limits', () => {
   it('X13 an unparseable decision is "no replan": logged with the reason, the run goes on', async () => {
     scriptScenario(h.fake, ONE_TASK);
     h.fake.script('replan_decision', { content: 'Honestly I would replan, the goal feels vague.' });
-    h.fake.script('replan_decision', { content: 'Here:\n```json\n{"replan_needed": false, "confidence": 0.8, "reasoning": "fine in a code block", "replan_type": "none"}\n```' });
+    h.fake.script('replan_decision', {
+      content: 'Here:\n```json\n{"replan_needed": false, "confidence": 0.8, "reasoning": "fine in a code block", "replan_type": "none"}\n```',
+    });
     const handle = await start();
     expect((await handle.result()).status).toBe('DONE');
     const [first, second] = (await decisionsOf(handle)).records;
@@ -267,7 +265,10 @@ describe('X6 overrides and limits', () => {
   it('X5 the clarification limit (2) holds: the third question round is refused', async () => {
     scriptScenario(h.fake, ONE_TASK);
     scriptDecisions(h.fake, {
-      goal_understanding: [(_req, n) => decision({ confidence: 0.9, type: 'clarification_request', issue: `unclear ${'?'.repeat(n)}`, questions: [`question round ${n}?`] })],
+      goal_understanding: [
+        (_req, n) =>
+          decision({ confidence: 0.9, type: 'clarification_request', issue: `unclear ${'?'.repeat(n)}`, questions: [`question round ${n}?`] }),
+      ],
     });
     const handle = await start();
     for (const id of ['q1', 'q2']) {
@@ -317,11 +318,23 @@ describe('X14 clarification', () => {
     await pendingQuestion(handle, 'q2');
     const update = (input: unknown) =>
       run(process.env.TEMPORAL_CLI_PATH!, [
-        'workflow', 'update', 'execute', '--address', temporalAddress(), '--workflow-id', handle.workflowId,
-        '--name', 'answerClarification', '--input', JSON.stringify(input),
+        'workflow',
+        'update',
+        'execute',
+        '--address',
+        temporalAddress(),
+        '--workflow-id',
+        handle.workflowId,
+        '--name',
+        'answerClarification',
+        '--input',
+        JSON.stringify(input),
       ]);
     const rejected = async (input: unknown) => {
-      const e = await update(input).then(() => undefined, (err: { stderr?: string }) => err);
+      const e = await update(input).then(
+        () => undefined,
+        (err: { stderr?: string }) => err,
+      );
       expect(e).toBeDefined();
       return (e!.stderr ?? '').replace(/\\"/g, '"');
     };

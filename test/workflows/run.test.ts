@@ -63,7 +63,15 @@ describe('RunWorkflow', () => {
     expect(status.reflection?.evaluation_result).toBe('success');
     const desc = await handle.describe();
     const id = handle.workflowId;
-    await saveHistories(h.client, [id, `${id}.goal_understanding-1`, `${id}.task_decomposition-1`, `${id}.action_sequence-1`, `${id}.execution-1`, `${id}.task-b`, `${id}.reflection-1`]);
+    await saveHistories(h.client, [
+      id,
+      `${id}.goal_understanding-1`,
+      `${id}.task_decomposition-1`,
+      `${id}.action_sequence-1`,
+      `${id}.execution-1`,
+      `${id}.task-b`,
+      `${id}.reflection-1`,
+    ]);
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
       expect.arrayContaining([
         ['ReplannerStatus', 'DONE'],
@@ -81,7 +89,13 @@ describe('RunWorkflow', () => {
       ],
       judge: (id) =>
         id === 'a'
-          ? { success: false, shouldContinue: false, shouldReplan: false, reason: 'a needs credentials nobody has', missingRequirements: ['API credentials'] }
+          ? {
+              success: false,
+              shouldContinue: false,
+              shouldReplan: false,
+              reason: 'a needs credentials nobody has',
+              missingRequirements: ['API credentials'],
+            }
           : { success: true, reason: 'ok', missingRequirements: [] },
     });
     const result = await (await startRun(h.workspace())).result();

@@ -20,8 +20,7 @@ export function parseArgs(tool: string, raw: unknown): Args {
   return value as Args;
 }
 
-const invalid = (tool: string, field: string, what: string): ToolError =>
-  new ToolError(`invalid arguments for ${tool}: '${field}' ${what}`);
+const invalid = (tool: string, field: string, what: string): ToolError => new ToolError(`invalid arguments for ${tool}: '${field}' ${what}`);
 
 export function requiredString(tool: string, args: Args, field: string, opts: { allowEmpty?: boolean } = {}): string {
   const v = args[field];
@@ -45,12 +44,7 @@ export function optionalBoolean(tool: string, args: Args, field: string): boolea
   return v;
 }
 
-export function optionalNumber(
-  tool: string,
-  args: Args,
-  field: string,
-  opts: { integer?: boolean; min?: number } = {},
-): number | undefined {
+export function optionalNumber(tool: string, args: Args, field: string, opts: { integer?: boolean; min?: number } = {}): number | undefined {
   const v = args[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(tool, field, `must be a number, got ${typeName(v)}`);

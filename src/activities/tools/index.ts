@@ -4,15 +4,7 @@ import { listDir } from './list-dir';
 import { runCommand } from './run-command';
 import { searchText } from './search-text';
 import { workspaceRoot } from './workspace';
-import {
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_MAX_OUTPUT_CHARS,
-  ResolvedToolOptions,
-  ToolError,
-  ToolOptions,
-  ToolResult,
-  fail,
-} from './types';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_CHARS, ResolvedToolOptions, ToolError, ToolOptions, ToolResult, fail } from './types';
 
 export { TOOL_DEFINITIONS } from './definitions';
 export type { ToolDefinition, ToolOptions, ToolResult } from './types';

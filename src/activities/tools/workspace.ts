@@ -42,7 +42,8 @@ export function toRel(root: string, abs: string): string {
  * those in not-yet-existing parents) lead outside.
  */
 export async function resolveInWorkspace(root: string, field: string, input: string): Promise<ResolvedPath> {
-  const outside = () => new ToolError(`'${field}' is outside the workspace: ${input} (paths must be relative to the workspace root and stay inside it)`);
+  const outside = () =>
+    new ToolError(`'${field}' is outside the workspace: ${input} (paths must be relative to the workspace root and stay inside it)`);
   if (input.includes('\0')) throw new ToolError(`'${field}' contains a NUL character`);
   if (path.isAbsolute(input) || path.win32.isAbsolute(input)) throw outside();
   const abs = path.resolve(root, input);

@@ -130,7 +130,11 @@ export function calculateMaxLoops(input: MaxLoopsInput): MaxLoopsResult {
     const mood = vitals.mood;
     const focus = vitals.focus;
     const stamina = vitals.stamina;
-    for (const [k, v] of [['mood', mood], ['focus', focus], ['stamina', stamina]] as const) {
+    for (const [k, v] of [
+      ['mood', mood],
+      ['focus', focus],
+      ['stamina', stamina],
+    ] as const) {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) throw new RangeError(`vitals ${k} is invalid: ${String(v)}`);
     }
     const score = vitalsScore({ mood, focus, stamina });
@@ -226,8 +230,7 @@ function explain(x: {
   if (x.vFactor < 1) adjustments.push(`vitals cut the limit by ${Math.round((1 - x.vFactor) * 100)}%`);
   else if (x.vFactor > 1) adjustments.push(`vitals raised the limit by ${Math.round((x.vFactor - 1) * 100)}%`);
   if (x.cFactor > 1) adjustments.push(`complexity raised the limit by ${Math.round((x.cFactor - 1) * 100)}%`);
-  const clampNote =
-    Math.floor(x.product + 1e-9) !== x.maxLoops ? ` → clamped to ${x.maxLoops}` : '';
+  const clampNote = Math.floor(x.product + 1e-9) !== x.maxLoops ? ` → clamped to ${x.maxLoops}` : '';
 
   return [
     '🦆 Duck Pacemaker limit decision:',

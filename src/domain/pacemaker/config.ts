@@ -32,7 +32,11 @@ export const PacemakerConfigSchema = z.strictObject({
   /** P5: limit used when the dynamic computation fails (and when disabled). */
   default_max_loops: z.number().int().min(1).max(100).default(FINAL_FALLBACK_MAX_LOOPS),
   /** P7: how long a consultation waits for the user (durably, in the workflow). */
-  consultation_timeout_minutes: z.number().min(0).max(7 * 24 * 60).default(30),
+  consultation_timeout_minutes: z
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(30),
   /**
    * P7: what happens when nobody answers in time. 'stop' (default, fail-safe: the agent is
    * stuck, so burning more LLM calls unattended is the worse outcome); 'continue' with

@@ -66,10 +66,7 @@ const PATTERN_LABELS: Record<InterventionKind, Partial<Record<ConsultationEffect
 };
 
 /** P7: the four choices for one trigger; "continue" states how far the limit is raised. */
-export function choicesFor(
-  kind: InterventionKind,
-  config: Pick<PacemakerConfig, 'raise_limit_by'> = DEFAULT_PACEMAKER_CONFIG,
-): ConsultationChoice[] {
+export function choicesFor(kind: InterventionKind, config: Pick<PacemakerConfig, 'raise_limit_by'> = DEFAULT_PACEMAKER_CONFIG): ConsultationChoice[] {
   return CONSULTATION_CHOICES.map((c) => {
     const base = PATTERN_LABELS[kind][c.effect] ?? c.label;
     const label =
@@ -191,10 +188,7 @@ export function detectIntervention(state: PacemakerState, config: InterventionCo
     return make('too_many_attempts', `loop limit reached: ${state.iteration}/${state.maxLoops} loops used`);
   }
   if (state.iteration < t.min_iteration) return undefined;
-  if (
-    state.lastInterventionIteration !== undefined &&
-    state.iteration - state.lastInterventionIteration < t.cooldown_iterations
-  ) {
+  if (state.lastInterventionIteration !== undefined && state.iteration - state.lastInterventionIteration < t.cooldown_iterations) {
     return undefined;
   }
   if (state.noProgressIterations >= t.no_progress_iterations) {
@@ -209,10 +203,7 @@ export function detectIntervention(state: PacemakerState, config: InterventionCo
   return undefined;
 }
 
-export type PacemakerStep =
-  | { action: 'continue' }
-  | { action: 'consult'; intervention: Intervention }
-  | { action: 'stop'; reason: string };
+export type PacemakerStep = { action: 'continue' } | { action: 'consult'; intervention: Intervention } | { action: 'stop'; reason: string };
 
 /**
  * One call per iteration for the workflow: consult when an intervention triggers; with the
@@ -379,12 +370,7 @@ function applyEffect(
   }
 }
 
-function withRecord(
-  state: PacemakerState,
-  kind: InterventionKind,
-  effect: InterventionRecord['effect'],
-  timedOut: boolean,
-): PacemakerState {
+function withRecord(state: PacemakerState, kind: InterventionKind, effect: InterventionRecord['effect'], timedOut: boolean): PacemakerState {
   const record: InterventionRecord = { kind, iteration: state.iteration, maxLoops: state.maxLoops, effect };
   if (timedOut) record.timedOut = true;
   return { ...state, interventions: [...state.interventions, record], lastInterventionIteration: state.iteration };

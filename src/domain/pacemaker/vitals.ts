@@ -44,9 +44,7 @@ export const VITALS_WINDOW = 6;
  *             maxAttempts ≤ 0 or not finite → 1 if nothing was used yet, else 0.
  */
 export function measureVitals(signals: VitalsSignals): Vitals {
-  const confidences = [...signals.judgeConfidences, ...(signals.decisionConfidences ?? [])]
-    .filter((c) => Number.isFinite(c))
-    .map(clamp01);
+  const confidences = [...signals.judgeConfidences, ...(signals.decisionConfidences ?? [])].filter((c) => Number.isFinite(c)).map(clamp01);
   const mood = confidences.length > 0 ? confidences.reduce((a, b) => a + b, 0) / confidences.length : NEUTRAL_MOOD;
 
   const repetition = Math.max(
@@ -56,12 +54,7 @@ export function measureVitals(signals: VitalsSignals): Vitals {
   const focus = clamp01(1 - repetition);
 
   const used = Number.isFinite(signals.attemptsUsed) ? Math.max(0, signals.attemptsUsed) : 0;
-  const stamina =
-    Number.isFinite(signals.maxAttempts) && signals.maxAttempts > 0
-      ? clamp01(1 - used / signals.maxAttempts)
-      : used > 0
-        ? 0
-        : 1;
+  const stamina = Number.isFinite(signals.maxAttempts) && signals.maxAttempts > 0 ? clamp01(1 - used / signals.maxAttempts) : used > 0 ? 0 : 1;
 
   return { mood, focus, stamina };
 }

@@ -64,9 +64,7 @@ export type RefinementConfigInput = z.input<typeof RefinementConfigObjectSchema>
   maxQualityRetries?: number;
 };
 
-export const DEFAULT_REFINEMENT_CONFIG: Readonly<RefinementConfig> = Object.freeze(
-  RefinementConfigObjectSchema.parse({}),
-);
+export const DEFAULT_REFINEMENT_CONFIG: Readonly<RefinementConfig> = Object.freeze(RefinementConfigObjectSchema.parse({}));
 
 /**
  * R5: parse a raw refinement section (possibly undefined, possibly using the legacy

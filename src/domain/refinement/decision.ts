@@ -95,12 +95,7 @@ export function makeRefinementDecision(input: RefinementDecisionInput): Refineme
     if (assessment.stagnant) {
       if (ok) return finish(3, `improvement stagnated (${assessment.reason})`, { stagnant });
       const left = config.maxRefinementAttempts - replansDone;
-      return replan(
-        3,
-        'quality',
-        `improvement stagnated (${assessment.reason}) but quality not OK and ${left} re-plan(s) left`,
-        { stagnant },
-      );
+      return replan(3, 'quality', `improvement stagnated (${assessment.reason}) but quality not OK and ${left} re-plan(s) left`, { stagnant });
     }
   }
   const withStagnant = stagnant === undefined ? {} : { stagnant };
@@ -109,11 +104,7 @@ export function makeRefinementDecision(input: RefinementDecisionInput): Refineme
     return replan(4, 'quality', `quality not OK (${scoreText}, ${result.issues.length} issue(s))`, withStagnant);
   }
   // 5. OK + suggestions + refineSuggestionsOnSuccess + suggestion re-plans left
-  if (
-    suggestions &&
-    config.refineSuggestionsOnSuccess &&
-    input.suggestionReplansUsed < config.maxSuggestionReplans
-  ) {
+  if (suggestions && config.refineSuggestionsOnSuccess && input.suggestionReplansUsed < config.maxSuggestionReplans) {
     return replan(
       5,
       'suggestions',

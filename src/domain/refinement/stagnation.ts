@@ -46,11 +46,7 @@ export function assessImprovement(
 }
 
 /** R4: true when the score did not improve enough from prev to curr. */
-export function isStagnant(
-  prev: number,
-  curr: number,
-  config: Pick<RefinementConfig, 'deltaThreshold' | 'deltaThresholdPercent'>,
-): boolean {
+export function isStagnant(prev: number, curr: number, config: Pick<RefinementConfig, 'deltaThreshold' | 'deltaThresholdPercent'>): boolean {
   return assessImprovement(prev, curr, config).stagnant;
 }
 

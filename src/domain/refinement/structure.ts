@@ -12,9 +12,7 @@ export type StructureProblem =
   | { kind: 'task_count_change'; previousCount: number; nextCount: number; absoluteChange: number; relativeChange: number }
   | GraphProblem;
 
-export type StructureValidation =
-  | { ok: true }
-  | { ok: false; problems: string[]; details: StructureProblem[] };
+export type StructureValidation = { ok: true } | { ok: false; problems: string[]; details: StructureProblem[] };
 
 type StructureConfig = Pick<RefinementConfig, 'taskCountChangeThreshold' | 'taskCountChangeMinAbsolute'>;
 
@@ -106,7 +104,11 @@ export function applyIndividualFallback<T extends StructuredTask>(
   next: readonly T[],
   config: Pick<RefinementConfig, 'enableIndividualFallback' | 'taskCountChangeThreshold' | 'taskCountChangeMinAbsolute'>,
 ): FallbackResult<T> {
-  const base = { revertedTaskIds: [] as string[], droppedDependencies: [] as { taskId: string; dependency: string }[], droppedDuplicateIds: [] as string[] };
+  const base = {
+    revertedTaskIds: [] as string[],
+    droppedDependencies: [] as { taskId: string; dependency: string }[],
+    droppedDuplicateIds: [] as string[],
+  };
   const validation = validateStructure(previous, next, config);
   if (validation.ok) {
     return { used: 'new_plan', tasks: [...next], reason: 'new plan is structurally valid', problems: [], ...base };
@@ -149,9 +151,7 @@ export function applyIndividualFallback<T extends StructuredTask>(
   };
   const dropDependency = (taskId: string, dependency: string): void => {
     base.droppedDependencies.push({ taskId, dependency });
-    tasks = tasks.map((t) =>
-      t.id === taskId ? { ...t, dependencies: t.dependencies.filter((d) => d !== dependency) } : t,
-    );
+    tasks = tasks.map((t) => (t.id === taskId ? { ...t, dependencies: t.dependencies.filter((d) => d !== dependency) } : t));
   };
 
   // Each round reverts a task or removes an edge, so it ends; the bound is a safety net.

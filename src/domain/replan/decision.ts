@@ -91,25 +91,35 @@ export function phaseIndex(phase: Phase): number {
 
 /** Lower-case, trimmed, spaces/hyphens → underscores: "Partial Replan" → "partial_replan". */
 function normEnum(v: unknown): unknown {
-  return typeof v === 'string' ? v.trim().toLowerCase().replace(/[\s-]+/g, '_') : v;
+  return typeof v === 'string'
+    ? v
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_')
+    : v;
 }
 const NONE_WORDS = new Set(['', 'none', 'null', 'n/a', 'na', 'no_replan']);
 
 /** A list of text items; missing/null → []. Non-string items (objects) become compact JSON lines. */
 const textList = z.preprocess(
   (v) => (v === null || v === undefined ? [] : v),
-  z.array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), {
-    error: 'must be a list',
-  }).transform((items) => items.map(itemToText)),
+  z
+    .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), {
+      error: 'must be a list',
+    })
+    .transform((items) => items.map(itemToText)),
 );
 /** Optional text; null → undefined. */
 const optText = z.preprocess((v) => (v === null ? undefined : v), z.string().optional());
 /** Optional enum, lenient about case/spacing; null/"none" → undefined. */
 function optEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess((v) => {
-    const n = normEnum(v);
-    return n === null || (typeof n === 'string' && NONE_WORDS.has(n)) ? undefined : n;
-  }, z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional());
+  return z.preprocess(
+    (v) => {
+      const n = normEnum(v);
+      return n === null || (typeof n === 'string' && NONE_WORDS.has(n)) ? undefined : n;
+    },
+    z.enum(values, { error: `must be one of ${values.join(', ')}` }).optional(),
+  );
 }
 
 export const BaseDecisionSchema = z.object({

@@ -65,12 +65,7 @@ export function globalLimit(config: ReplannerConfig): number {
 }
 
 /** Counts one executed replan (immutable). `type` is the counted type (ResolvedReplan.countedAs). */
-export function recordReplan(
-  counters: ReplanCounters,
-  type: ReplanType,
-  triggerKey: string,
-  phase?: Phase,
-): ReplanCounters {
+export function recordReplan(counters: ReplanCounters, type: ReplanType, triggerKey: string, phase?: Phase): ReplanCounters {
   return {
     total: counters.total + 1,
     byType: { ...counters.byType, [type]: (counters.byType[type] ?? 0) + 1 },

@@ -371,9 +371,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   if (input.userConfirmed && c < ld.min_confidence_threshold) {
     return { ...base, action: 'replan', band: 'user_confirmed' };
   }
-  return warning
-    ? { ...base, action: 'replan', band: 'warning', warning }
-    : { ...base, action: 'replan', band: 'immediate' };
+  return warning ? { ...base, action: 'replan', band: 'warning', warning } : { ...base, action: 'replan', band: 'immediate' };
 }
 
 function loopCheck(

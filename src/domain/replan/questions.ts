@@ -41,7 +41,10 @@ const NO = new Set(['n', 'no', 'decline', 'declined', 'reject', 'false', 'いい
 
 /** A confirmation answer: yes → true, no → false, anything else → undefined. */
 export function parseYesNo(answer: string): boolean | undefined {
-  const a = answer.trim().toLowerCase().replace(/[.!。]+$/u, '');
+  const a = answer
+    .trim()
+    .toLowerCase()
+    .replace(/[.!。]+$/u, '');
   if (YES.has(a)) return true;
   if (NO.has(a)) return false;
   return undefined;
@@ -58,9 +61,7 @@ export function answerProblem(questions: readonly Question[], input: unknown): s
   }
   if (q.status !== 'pending') {
     const why =
-      q.status === 'answered'
-        ? `it was already answered: "${q.answer ?? ''}"`
-        : 'nobody answered in time and the run went on with its assumptions';
+      q.status === 'answered' ? `it was already answered: "${q.answer ?? ''}"` : 'nobody answered in time and the run went on with its assumptions';
     return `question ${q.id} is no longer pending: ${why}`;
   }
   if (typeof a.answer !== 'string' || a.answer.trim() === '') return `the answer to ${q.id} is empty`;

@@ -10,18 +10,14 @@ export const REQUESTED_REPLACEMENTS = { min: 3, max: 5 } as const;
 export const ACCEPTED_REPLACEMENTS = { min: 1, max: 8 } as const;
 
 export type CanRedecompose =
-  | { ok: true; iteration: number; nextIteration: number }
-  | { ok: false; reason: 'disabled' | 'max_iterations'; message: string };
+  { ok: true; iteration: number; nextIteration: number } | { ok: false; reason: 'disabled' | 'max_iterations'; message: string };
 
 /**
  * J7/J8: may this task be re-decomposed? A task's iteration is how many re-decompositions
  * produced it (0 for a planner task). iteration ≥ maxIterations → no (the task is BLOCKED), so a
  * chain allows maxIterations re-decompositions; task_replanning.enabled false → no.
  */
-export function canRedecompose(
-  task: Pick<TaskRecord, 'replanningInfo'>,
-  config: Pick<ReplannerConfig, 'task_replanning'>,
-): CanRedecompose {
+export function canRedecompose(task: Pick<TaskRecord, 'replanningInfo'>, config: Pick<ReplannerConfig, 'task_replanning'>): CanRedecompose {
   const tr = config.task_replanning;
   if (!tr.enabled) {
     return { ok: false, reason: 'disabled', message: 'task re-decomposition is disabled (task_replanning.enabled: false)' };
@@ -151,9 +147,7 @@ export function applyRedecomposition(
     replanningInfo: {
       iteration: original.replanningInfo?.iteration ?? 0,
       maxIterations,
-      ...(original.replanningInfo?.originalTaskId !== undefined
-        ? { originalTaskId: original.replanningInfo.originalTaskId }
-        : {}),
+      ...(original.replanningInfo?.originalTaskId !== undefined ? { originalTaskId: original.replanningInfo.originalTaskId } : {}),
       replacedBy: [...finalIds],
       replanReason: reason,
     },

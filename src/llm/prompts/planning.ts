@@ -20,12 +20,7 @@ export function goalUnderstandingPrompt(input: { instruction: string; workspaceL
   };
 }
 
-export function decompositionPrompt(input: {
-  instruction: string;
-  goal: Goal;
-  feedback?: string;
-  previousTasks?: TaskSpec[];
-}): Prompt {
+export function decompositionPrompt(input: { instruction: string; goal: Goal; feedback?: string; previousTasks?: TaskSpec[] }): Prompt {
   return {
     system:
       'You are the task-decomposition phase of a software agent. Split the goal into a small graph of tasks (usually ' +

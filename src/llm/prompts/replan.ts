@@ -64,7 +64,10 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
     intro: 'You have completed the goal understanding phase. Now evaluate whether the understanding is sufficient to proceed.',
     facts: (c) => {
       const g = c as Extract<ReplanContext, { phase: 'goal_understanding' }>;
-      return [`**Current Goal Understanding:**\n${goalBlock(g.goal)}`, g.workspaceListing ? `**Available Context (workspace):**\n${g.workspaceListing}` : ''];
+      return [
+        `**Current Goal Understanding:**\n${goalBlock(g.goal)}`,
+        g.workspaceListing ? `**Available Context (workspace):**\n${g.workspaceListing}` : '',
+      ];
     },
     criteria: [
       'Is the main objective clearly defined?',
@@ -78,7 +81,8 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
       'There are significant ambiguities that could lead to incorrect implementation',
       'User clarification is essential before proceeding',
     ],
-    fields: 'Phase fields: "assumptions_to_make": [string] (what you would assume if the user does not answer). replan_type: clarification_request | goal_revision | null.',
+    fields:
+      'Phase fields: "assumptions_to_make": [string] (what you would assume if the user does not answer). replan_type: clarification_request | goal_revision | null.',
   },
   task_decomposition: {
     intro: 'You have completed the task decomposition phase. Now evaluate whether the decomposition is appropriate and executable.',
@@ -103,14 +107,19 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
       'Critical steps are missing',
       'The decomposition has fundamental issues that would cause execution failures',
     ],
-    fields: 'Phase fields: "missing_steps": [string], "recommended_granularity": string, "scope_adjustment": string. replan_type: task_redecomposition | null.',
+    fields:
+      'Phase fields: "missing_steps": [string], "recommended_granularity": string, "scope_adjustment": string. replan_type: task_redecomposition | null.',
   },
   action_sequence: {
     intro: 'You have completed the action sequence generation phase. Now evaluate whether the plan is executable.',
     facts: (c, tools) => {
       const a = c as Extract<ReplanContext, { phase: 'action_sequence' }>;
       const plan = a.tasks.map((t) => `${t.id}:\n${list(a.actions[t.id] ?? [])}`).join('\n');
-      return [`**Action Plan:**\n${plan}`, `**Subtasks:**\n${taskLines(a.tasks)}`, `**Available Tools and Their Status:** ${tools.map((t) => `${t} (available)`).join(', ')}`];
+      return [
+        `**Action Plan:**\n${plan}`,
+        `**Subtasks:**\n${taskLines(a.tasks)}`,
+        `**Available Tools and Their Status:** ${tools.map((t) => `${t} (available)`).join(', ')}`,
+      ];
     },
     criteria: [
       'Can all specified tools be executed with the given parameters?',
@@ -124,7 +133,8 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
       'Action dependencies would cause execution deadlocks',
       'Critical fallback strategies are missing',
     ],
-    fields: 'Phase fields: "unavailable_tools", "alternative_tools", "dependency_issues", "plan_adjustments": [string]. replan_type: action_regeneration | null.',
+    fields:
+      'Phase fields: "unavailable_tools", "alternative_tools", "dependency_issues", "plan_adjustments": [string]. replan_type: action_regeneration | null.',
   },
   execution: {
     intro: 'You have executed an action. Evaluate whether execution can continue or replanning is needed.',
@@ -189,7 +199,8 @@ export function replanDecisionPrompt(input: ReplanPromptInput): Prompt {
   return {
     system:
       'You decide whether an autonomous software agent must replan. You are careful: replanning costs time, so ' +
-      'recommend it only when it is truly necessary, and state your confidence honestly. ' + DECISION_FORMAT,
+      'recommend it only when it is truly necessary, and state your confidence honestly. ' +
+      DECISION_FORMAT,
     user: [
       replanningContext(input.instruction),
       t.intro,
@@ -229,9 +240,7 @@ export function taskReplanPrompt(input: {
       `WHY IT MUST BE REPLANNED (judge):\n${input.reason || '(no reason given)'}`,
       `MISSING REQUIREMENTS:\n${list(input.missingRequirements)}`,
       `RUN LOG OF THE LAST WORKER ITERATION (abridged):\n${input.runLog || '(none)'}`,
-      input.otherTasks.length
-        ? `OTHER TASKS OF THE PLAN:\n${input.otherTasks.map((t) => `- [${t.state}] ${t.id}: ${t.title}`).join('\n')}`
-        : '',
+      input.otherTasks.length ? `OTHER TASKS OF THE PLAN:\n${input.otherTasks.map((t) => `- [${t.state}] ${t.id}: ${t.title}`).join('\n')}` : '',
       'Split this task into 3-5 smaller achievable tasks.',
     ]
       .filter(Boolean)

@@ -6,7 +6,12 @@ const t = (id: string, title: string, state: TaskState = TaskState.READY): Check
 describe('renderChecklist (X11)', () => {
   const original = renderChecklist({
     revision: 0,
-    tasks: [t('task_1', 'Add zod schema', TaskState.DONE), t('task_2', 'Validate signup body', TaskState.DONE), t('task_3', 'Write tests'), t('task_4', 'Docs')],
+    tasks: [
+      t('task_1', 'Add zod schema', TaskState.DONE),
+      t('task_2', 'Validate signup body', TaskState.DONE),
+      t('task_3', 'Write tests'),
+      t('task_4', 'Docs'),
+    ],
     previousPlans: [],
     replanCount: 0,
   });
@@ -107,7 +112,9 @@ describe('renderChecklist (X11)', () => {
 
   it('X11 task titles are kept on one line; an empty plan renders', () => {
     expect(renderChecklist({ revision: 0, tasks: [t('x', 'two\nlines')], previousPlans: [], replanCount: 0 })).toContain('- [ ] **x**: two lines');
-    expect(renderChecklist({ revision: 0, tasks: [], previousPlans: [], replanCount: 0 })).toContain('Progress: 0/0 (0%) complete · Plan Revisions: 0');
+    expect(renderChecklist({ revision: 0, tasks: [], previousPlans: [], replanCount: 0 })).toContain(
+      'Progress: 0/0 (0%) complete · Plan Revisions: 0',
+    );
   });
 
   it('X11 progress line format', () => {

@@ -71,7 +71,7 @@ describe('X12 defaults', () => {
     expect(c.pacemaker).toEqual({ base: { X: 1 } });
   });
 
-  it('X12 the seed\'s own layout (planning: { replanning: ... }) is accepted', () => {
+  it("X12 the seed's own layout (planning: { replanning: ... }) is accepted", () => {
     const c = parseConfig({ planning: { enabled: true, replanning: { global: { max_total_replans: 4 } } } });
     expect(c.replanning.global.max_total_replans).toBe(4);
   });
@@ -84,9 +84,21 @@ describe('X12 invalid config names the key', () => {
       { replanning: { llm_decision: { min_confidence_threshold: 1.5 } } },
       'invalid config: replanning.llm_decision.min_confidence_threshold: must be between 0 and 1 (got 1.5)',
     ],
-    ['negative limit', { replanning: { global: { max_total_replans: -1 } } }, 'replanning.global.max_total_replans: must be a whole number ≥ 0 (got -1)'],
-    ['fractional limit', { replanning: { execution: { max_action_retries: 1.5 } } }, 'replanning.execution.max_action_retries: must be a whole number ≥ 0 (got 1.5)'],
-    ['same_trigger_max_count 0', { replanning: { global: { same_trigger_max_count: 0 } } }, 'replanning.global.same_trigger_max_count: must be a whole number ≥ 1 (got 0)'],
+    [
+      'negative limit',
+      { replanning: { global: { max_total_replans: -1 } } },
+      'replanning.global.max_total_replans: must be a whole number ≥ 0 (got -1)',
+    ],
+    [
+      'fractional limit',
+      { replanning: { execution: { max_action_retries: 1.5 } } },
+      'replanning.execution.max_action_retries: must be a whole number ≥ 0 (got 1.5)',
+    ],
+    [
+      'same_trigger_max_count 0',
+      { replanning: { global: { same_trigger_max_count: 0 } } },
+      'replanning.global.same_trigger_max_count: must be a whole number ≥ 1 (got 0)',
+    ],
     ['boolean as string', { replanning: { enabled: 'yes' } }, 'replanning.enabled: must be true or false (got "yes")'],
     ['bad enum', { replanning: { on_replan_failure: 'explode' } }, 'replanning.on_replan_failure: must be one of continue, abort (got "explode")'],
     ['section not a mapping', { execution: 3 }, 'execution: must be a mapping (key: value) (got 3)'],

@@ -21,7 +21,12 @@ const maxComplex: ComplexityInput = { files: 8, historyTurns: 15, toolRuns: 3, t
 describe('calculateMaxLoops (P1 clamp)', () => {
   it('P1 max_loops = floor(base × vitalsFactor × complexityFactor)', () => {
     // CODE_ANALYSIS 12 × 1.0 × (1 + 0.4·0.5) = 14.4 → 14
-    const r = calculateMaxLoops({ profile: 'CODE_ANALYSIS', vitals: flat(0.6), complexity: { files: 4, historyTurns: 15, toolRuns: 0, toolErrors: 0 }, config });
+    const r = calculateMaxLoops({
+      profile: 'CODE_ANALYSIS',
+      vitals: flat(0.6),
+      complexity: { files: 4, historyTurns: 15, toolRuns: 0, toolErrors: 0 },
+      config,
+    });
     expect(r.complexity).toBeCloseTo(0.5, 10);
     expect(r.max_loops).toBe(14);
   });
@@ -45,7 +50,12 @@ describe('calculateMaxLoops (P1 clamp)', () => {
 
   it('P1 an exact product gives its integer (10 × 1.2 × 1.25 = 15)', () => {
     // CREATIVE_WRITING 10, vitals factor 1.2, complexity (7/8 + 1 + 0)/3 = 0.625 → factor 1.25
-    const r = calculateMaxLoops({ profile: 'CREATIVE_WRITING', vitals: flat(0.9), complexity: { files: 7, historyTurns: 15, toolRuns: 0, toolErrors: 0 }, config });
+    const r = calculateMaxLoops({
+      profile: 'CREATIVE_WRITING',
+      vitals: flat(0.9),
+      complexity: { files: 7, historyTurns: 15, toolRuns: 0, toolErrors: 0 },
+      config,
+    });
     expect(r.complexity_factor).toBeCloseTo(1.25, 12);
     expect(r.max_loops).toBe(15);
   });
@@ -107,7 +117,10 @@ describe('complexity (P3)', () => {
   it('P3 complexityFactor = 1 + 0.4·complexity (1.0 … 1.4)', () => {
     expect(complexityFactor(0)).toBe(1);
     expect(complexityFactor(1)).toBeCloseTo(1.4, 12);
-    expect(calculateMaxLoops({ profile: 'MULTI_STEP_TASK', vitals: flat(0.6), complexity: maxComplex, config }).complexity_factor).toBeCloseTo(1.4, 12);
+    expect(calculateMaxLoops({ profile: 'MULTI_STEP_TASK', vitals: flat(0.6), complexity: maxComplex, config }).complexity_factor).toBeCloseTo(
+      1.4,
+      12,
+    );
   });
 
   it('P3 no complexity measured → seed default 0.3 (factor 1.12)', () => {
@@ -164,15 +177,24 @@ describe('fallback (P5)', () => {
 
   it('P5 a throwing input falls back', () => {
     const vitals = { focus: 1, stamina: 1 } as Vitals;
-    Object.defineProperty(vitals, 'mood', { get: () => { throw new Error('sensor broke'); } });
+    Object.defineProperty(vitals, 'mood', {
+      get: () => {
+        throw new Error('sensor broke');
+      },
+    });
     const r = calculateMaxLoops({ profile: 'RESEARCH', vitals, config });
     expect(r).toMatchObject({ max_loops: 15, fallback: true });
     expect(r.reasoning).toMatch(/sensor broke/);
   });
 
   it('P5 invalid complexity input falls back', () => {
-    expect(calculateMaxLoops({ profile: 'RESEARCH', complexity: { files: -1, historyTurns: 0, toolRuns: 0, toolErrors: 0 }, config }).fallback).toBe(true);
-    expect(calculateMaxLoops({ profile: 'RESEARCH', complexity: { files: Number.POSITIVE_INFINITY, historyTurns: 0, toolRuns: 0, toolErrors: 0 }, config }).fallback).toBe(true);
+    expect(calculateMaxLoops({ profile: 'RESEARCH', complexity: { files: -1, historyTurns: 0, toolRuns: 0, toolErrors: 0 }, config }).fallback).toBe(
+      true,
+    );
+    expect(
+      calculateMaxLoops({ profile: 'RESEARCH', complexity: { files: Number.POSITIVE_INFINITY, historyTurns: 0, toolRuns: 0, toolErrors: 0 }, config })
+        .fallback,
+    ).toBe(true);
   });
 
   it('P5 final fallback 15 when the configured value is unusable', () => {

@@ -58,7 +58,9 @@ describe('detectIntervention (P7 triggers)', () => {
     expect(detectIntervention(state({ iteration: 13 }), config)).toBeUndefined();
     const iv = detectIntervention(state({ iteration: 14 }), config)!;
     expect(iv.kind).toBe('too_many_attempts');
-    expect(iv.message.ja).toBe('AIが同じタスクで多くの試行を重ねており、効率が低下しています。\nこれ以上続けても良い結果が得られない可能性があります。');
+    expect(iv.message.ja).toBe(
+      'AIが同じタスクで多くの試行を重ねており、効率が低下しています。\nこれ以上続けても良い結果が得られない可能性があります。',
+    );
     expect(iv.trigger).toBe('loop limit reached: 14/14 loops used');
   });
 
@@ -178,9 +180,17 @@ describe('applyConsultationAnswer (P7 effects)', () => {
   });
 
   it('P7 choice 2 guidance: the text is carried into the next worker request', () => {
-    const r = applyConsultationAnswer(asked, { kind: 'no_progress', choice: 'guidance', guidance: ' Use the existing validator in src/lib. ' }, config);
+    const r = applyConsultationAnswer(
+      asked,
+      { kind: 'no_progress', choice: 'guidance', guidance: ' Use the existing validator in src/lib. ' },
+      config,
+    );
     expect(r.outcome).toEqual({ effect: 'guidance', guidance: 'Use the existing validator in src/lib.', maxLoops: 14 });
-    expect(r.state).toMatchObject({ pendingGuidance: 'Use the existing validator in src/lib.', noProgressIterations: 0, lastInterventionIteration: 8 });
+    expect(r.state).toMatchObject({
+      pendingGuidance: 'Use the existing validator in src/lib.',
+      noProgressIterations: 0,
+      lastInterventionIteration: 8,
+    });
     const taken = takePendingGuidance(r.state);
     expect(taken.guidance).toBe('Use the existing validator in src/lib.');
     expect(taken.state.pendingGuidance).toBeUndefined();
@@ -239,7 +249,11 @@ describe('consultation timeout (P7)', () => {
 
   it('P7 raise_limit continues with a raised limit', () => {
     const c = PacemakerConfigSchema.parse({ on_consultation_timeout: 'raise_limit' });
-    expect(applyConsultationTimeout(state({ iteration: 14 }), 'too_many_attempts', c).outcome).toEqual({ effect: 'continue_raised', maxLoops: 19, raisedBy: 5 });
+    expect(applyConsultationTimeout(state({ iteration: 14 }), 'too_many_attempts', c).outcome).toEqual({
+      effect: 'continue_raised',
+      maxLoops: 19,
+      raisedBy: 5,
+    });
   });
 
   it('P7 continue keeps the limit, and stops when the limit is reached', () => {

@@ -25,7 +25,14 @@ describe('pacemakerLogLine (P8)', () => {
       '[DUCK_PACEMAKER] intervention task=T1 loop 8/14: confused_thinking → consulting the user',
     );
     expect(
-      pacemakerLogLine('intervention', { taskId: 'T1', kind: 'too_many_attempts', iteration: 14, maxLoops: 14, effect: 'continue_raised', newMaxLoops: 19 }),
+      pacemakerLogLine('intervention', {
+        taskId: 'T1',
+        kind: 'too_many_attempts',
+        iteration: 14,
+        maxLoops: 14,
+        effect: 'continue_raised',
+        newMaxLoops: 19,
+      }),
     ).toBe('[DUCK_PACEMAKER] intervention decision task=T1 loop 14/14: too_many_attempts → continue_raised (limit 14→19)');
     expect(pacemakerLogLine('intervention', { kind: 'no_progress', iteration: 8, maxLoops: 14, effect: 'stop', timedOut: true })).toBe(
       '[DUCK_PACEMAKER] intervention decision loop 8/14: no_progress → stop [no answer, timeout]',

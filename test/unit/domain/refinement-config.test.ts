@@ -1,9 +1,5 @@
 import { z } from 'zod';
-import {
-  DEFAULT_REFINEMENT_CONFIG,
-  RefinementConfigSchema,
-  normalizeRefinementConfig,
-} from '../../../src/domain/refinement';
+import { DEFAULT_REFINEMENT_CONFIG, RefinementConfigSchema, normalizeRefinementConfig } from '../../../src/domain/refinement';
 
 describe('RefinementConfig (R5, C3)', () => {
   it('R5 defaults', () => {

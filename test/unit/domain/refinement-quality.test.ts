@@ -12,9 +12,12 @@ import {
 
 describe('QualityJudgeResult (R1)', () => {
   it('R1 parses a full judge reply', () => {
-    expect(
-      QualityJudgeResultSchema.parse({ isAcceptable: true, issues: ['a'], suggestions: ['b'], overallScore: 82 }),
-    ).toEqual({ isAcceptable: true, issues: ['a'], suggestions: ['b'], overallScore: 82 });
+    expect(QualityJudgeResultSchema.parse({ isAcceptable: true, issues: ['a'], suggestions: ['b'], overallScore: 82 })).toEqual({
+      isAcceptable: true,
+      issues: ['a'],
+      suggestions: ['b'],
+      overallScore: 82,
+    });
   });
 
   it('R1 issues and suggestions default to [], a null or absent score is "no score"', () => {

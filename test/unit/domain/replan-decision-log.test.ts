@@ -1,12 +1,6 @@
 import { DEFAULT_CONFIG } from '../../../src/domain/config';
 import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
-import {
-  appendDecision,
-  completeDecision,
-  emptyDecisionLog,
-  latestDecision,
-  pendingDecisions,
-} from '../../../src/domain/replan/decision-log';
+import { appendDecision, completeDecision, emptyDecisionLog, latestDecision, pendingDecisions } from '../../../src/domain/replan/decision-log';
 import { emptyCounters } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision, type PolicyOutcome } from '../../../src/domain/replan/policy';
 

@@ -159,7 +159,7 @@ describe('X2 decision schema', () => {
       expect(validateDecision('reflection', { ...minimal, achievement_rate: rate }).ok).toBe(true);
     });
 
-    it('X2 decisionSchemaFor(phase) keeps only that phase\'s extra fields', () => {
+    it("X2 decisionSchemaFor(phase) keeps only that phase's extra fields", () => {
       const out = decisionSchemaFor('execution').parse({ ...minimal, assumptions_to_make: ['a'] });
       expect(out).not.toHaveProperty('assumptions_to_make');
       expect(out.affected_actions).toEqual([]);

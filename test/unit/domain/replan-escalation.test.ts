@@ -51,7 +51,7 @@ describe('X8 escalation when a wanted replan cannot run', () => {
     expect(escalate(input({ alternativesAsked: true })).action).toBe('notify_user_and_wait');
   });
 
-  it('X8 the LLM\'s own assumptions_to_make are used when it stated some', () => {
+  it("X8 the LLM's own assumptions_to_make are used when it stated some", () => {
     const step = escalate(input({ stage: 'no_user_response', decision: { ...decision, assumptions_to_make: ['skip docker tests'] } }));
     expect(step).toMatchObject({ action: 'continue_with_assumptions', assumptions: ['skip docker tests'] });
   });

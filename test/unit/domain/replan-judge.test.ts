@@ -1,10 +1,5 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
-import {
-  JudgeResultSchema,
-  judgeOutcome,
-  judgeOutcomeForTask,
-  type JudgeOutcome,
-} from '../../../src/domain/replan/judge-outcome';
+import { JudgeResultSchema, judgeOutcome, judgeOutcomeForTask, type JudgeOutcome } from '../../../src/domain/replan/judge-outcome';
 
 describe('J1 judge result schema', () => {
   it('J1 a full judge reply parses', () => {

@@ -1,20 +1,8 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import type { Phase } from '../../../src/domain/types';
 import { NO_REPLAN, type ReplanDecision, type ReplanType } from '../../../src/domain/replan/decision';
-import {
-  emptyCounters,
-  limitFor,
-  normalizeCounters,
-  recordReplan,
-  type ReplanCounters,
-} from '../../../src/domain/replan/limits';
-import {
-  evaluateReplanDecision,
-  loopWarningForPrompt,
-  resolveReplan,
-  triggerKey,
-  type PolicyOutcome,
-} from '../../../src/domain/replan/policy';
+import { emptyCounters, limitFor, normalizeCounters, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
+import { evaluateReplanDecision, loopWarningForPrompt, resolveReplan, triggerKey, type PolicyOutcome } from '../../../src/domain/replan/policy';
 
 function dec(over: Partial<ReplanDecision> = {}): ReplanDecision {
   return {
@@ -87,10 +75,7 @@ describe('X7 confidence bands (defaults: min 0.5, confirm 0.3, confirmation on)'
   });
 
   it('X6 0.3–0.5 with require_user_confirmation_on_low_confidence off → overridden as low_confidence', () => {
-    const o = evaluate(
-      { confidence: 0.4 },
-      { config: { replanning: { llm_decision: { require_user_confirmation_on_low_confidence: false } } } },
-    );
+    const o = evaluate({ confidence: 0.4 }, { config: { replanning: { llm_decision: { require_user_confirmation_on_low_confidence: false } } } });
     expect(o).toMatchObject({ action: 'override', reason: 'low_confidence', escalate: false });
   });
 
@@ -99,9 +84,7 @@ describe('X7 confidence bands (defaults: min 0.5, confirm 0.3, confirmation on)'
   });
 
   it('X6 min_confidence_threshold is configurable: 0.7 makes 0.6 a confirmation', () => {
-    expect(evaluate({ confidence: 0.6 }, { config: { replanning: { llm_decision: { min_confidence_threshold: 0.7 } } } }).action).toBe(
-      'confirm',
-    );
+    expect(evaluate({ confidence: 0.6 }, { config: { replanning: { llm_decision: { min_confidence_threshold: 0.7 } } } }).action).toBe('confirm');
   });
 });
 
@@ -137,13 +120,21 @@ describe('X6 / X5 limits', () => {
   });
 
   it('X6 global limit exactly reached (10/10) → override global_limit', () => {
-    const counters = used('retry', 2, used('action_regeneration', 2, used('task_redecomposition', 2, used('goal_revision', 2, used('plan_revision', 2)))));
+    const counters = used(
+      'retry',
+      2,
+      used('action_regeneration', 2, used('task_redecomposition', 2, used('goal_revision', 2, used('plan_revision', 2)))),
+    );
     expect(counters.total).toBe(10);
     expect(evaluate({}, { counters })).toMatchObject({ action: 'override', reason: 'global_limit', limit: { used: 10, max: 10 } });
   });
 
   it('X6 global limit one below (9/10) still replans', () => {
-    const counters = used('retry', 1, used('action_regeneration', 2, used('task_redecomposition', 2, used('goal_revision', 2, used('plan_revision', 2)))));
+    const counters = used(
+      'retry',
+      1,
+      used('action_regeneration', 2, used('task_redecomposition', 2, used('goal_revision', 2, used('plan_revision', 2)))),
+    );
     expect(evaluate({}, { counters }).action).toBe('replan');
   });
 
@@ -302,7 +293,14 @@ describe('X1/X3 resolving type, level and target phase', () => {
   });
 
   it.each<[string, Phase, Partial<ReplanDecision>, ReplanType, number, Phase]>([
-    ['type fixes level and target (seed example)', 'execution', { replan_type: 'partial_replan', replan_level: 2, target_phase: 'task_decomposition' }, 'partial_replan', 2, 'action_sequence'],
+    [
+      'type fixes level and target (seed example)',
+      'execution',
+      { replan_type: 'partial_replan', replan_level: 2, target_phase: 'task_decomposition' },
+      'partial_replan',
+      2,
+      'action_sequence',
+    ],
     ['no type, level 4', 'execution', { replan_type: null, replan_level: 4 }, 'task_redecomposition', 4, 'task_decomposition'],
     ['no type, target goal', 'reflection', { replan_type: null, target_phase: 'goal_understanding' }, 'goal_revision', 5, 'goal_understanding'],
     ['no type at all → phase default (goal)', 'goal_understanding', { replan_type: null }, 'goal_revision', 5, 'goal_understanding'],
@@ -315,8 +313,22 @@ describe('X1/X3 resolving type, level and target phase', () => {
     ['full replan with level 5', 'execution', { replan_type: 'full_replan', replan_level: 5 }, 'full_replan', 5, 'goal_understanding'],
     ['full replan is at least level 3', 'execution', { replan_type: 'full_replan', replan_level: 1 }, 'full_replan', 3, 'action_sequence'],
     ['plan revision, major scope', 'reflection', { replan_type: 'plan_revision', revision_scope: 'major' }, 'plan_revision', 4, 'task_decomposition'],
-    ['plan revision, moderate scope', 'reflection', { replan_type: 'plan_revision', revision_scope: 'moderate' }, 'plan_revision', 3, 'action_sequence'],
-    ['forward jump clamped to the phase default', 'goal_understanding', { replan_type: 'action_regeneration' }, 'goal_revision', 5, 'goal_understanding'],
+    [
+      'plan revision, moderate scope',
+      'reflection',
+      { replan_type: 'plan_revision', revision_scope: 'moderate' },
+      'plan_revision',
+      3,
+      'action_sequence',
+    ],
+    [
+      'forward jump clamped to the phase default',
+      'goal_understanding',
+      { replan_type: 'action_regeneration' },
+      'goal_revision',
+      5,
+      'goal_understanding',
+    ],
   ])('X3 %s', (_n, phase, over, type, level, target) => {
     const r = resolveReplan(phase, dec(over));
     expect(r).toMatchObject({ type, level, targetPhase: target });

@@ -1,11 +1,6 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import { TaskState, type TaskRecord, type TaskSpec } from '../../../src/domain/types';
-import {
-  RedecompositionError,
-  applyRedecomposition,
-  canRedecompose,
-  markTaskAsReplanned,
-} from '../../../src/domain/replan/redecomposition';
+import { RedecompositionError, applyRedecomposition, canRedecompose, markTaskAsReplanned } from '../../../src/domain/replan/redecomposition';
 
 function spec(id: string, dependencies: string[] = []): TaskSpec {
   return {
@@ -56,7 +51,7 @@ describe('J5/J6 markTaskAsReplanned', () => {
     });
   });
 
-  it('J5 new tasks are READY with iteration +1, the chain\'s original id and the reason', () => {
+  it("J5 new tasks are READY with iteration +1, the chain's original id and the reason", () => {
     const out = markTaskAsReplanned(graph(), 'b', [spec('b1'), spec('b2')], 'why', 3);
     expect(byId(out, 'b1')).toMatchObject({
       state: TaskState.READY,
@@ -79,7 +74,7 @@ describe('J5/J6 markTaskAsReplanned', () => {
     expect(byId(out, 'b3').dependencies).toEqual(['b1', 'b2']);
   });
 
-  it('J6 new tasks with no dependency inside the set inherit the original\'s dependencies', () => {
+  it("J6 new tasks with no dependency inside the set inherit the original's dependencies", () => {
     const out = markTaskAsReplanned(graph(), 'b', [spec('b1'), spec('b2', ['b1'])], 'r', 3);
     expect(byId(out, 'b1').dependencies).toEqual(['a']);
     expect(byId(out, 'b2').dependencies).toEqual(['b1']);
