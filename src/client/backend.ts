@@ -35,7 +35,10 @@ export function webUiUrl(namespace: string, workflowId: string, env = process.en
 
 export async function tryConnect(address: string, timeoutMs = 1500): Promise<Connection | undefined> {
   try {
-    return await Connection.connect({ address, connectTimeout: timeoutMs });
+    // A channel of its own: grpc-js shares subchannels per address by default, and one that failed
+    // while the server was still starting stays in exponential reconnect backoff (up to 2 minutes),
+    // so later attempts would wait on it long after the server is up.
+    return await Connection.connect({ address, connectTimeout: timeoutMs, channelArgs: { 'grpc.use_local_subchannel_pool': 1 } });
   } catch {
     return undefined;
   }
