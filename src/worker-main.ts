@@ -2,6 +2,7 @@
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, DEFAULT_TASK_QUEUE } from './worker';
+import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   Runtime.install({ logger: new DefaultLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
@@ -19,6 +20,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
   console.log(`replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${llm.baseURL}`);
+  console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
   await worker.run();
   await connection.close();
 }

@@ -41,7 +41,7 @@ Usage:
   replanner cancel <runId> [--json]                    cancel a run and its tasks
   replanner consult <runId> <taskId> <choice> ["guidance"] [--json]
                                                        answer a task's Duck Pacemaker consultation
-  replanner worker                                     run a worker in the foreground
+  replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground
 
 Options:
   --workspace, -w DIR  the directory the worker may change (run)
@@ -53,6 +53,10 @@ Options:
   --json               machine-readable output (every command)
   --id ID              the run id to use instead of a random one (run)
   --limit N            how many runs to list (list, default 20)
+  --no-sandbox         run the worker's commands unconfined, with no bubblewrap sandbox (worker;
+                       logged loudly; REPLANNER_SANDBOX=off). A run cannot ask for this.
+  --sandbox-network    let the worker's commands use the network (worker; REPLANNER_SANDBOX_NETWORK=1;
+                       default: none). A run's config may only narrow it.
 
 Questions (shown by \`status\` and \`watch\`): the run asks when the LLM needs a clarification, when a
 low-confidence replan needs your confirmation (answer yes or no), or when a wanted replan cannot run
@@ -123,6 +127,8 @@ export async function main(
         id: { type: 'string' },
         config: { type: 'string' },
         ask: { type: 'boolean' },
+        'no-sandbox': { type: 'boolean' },
+        'sandbox-network': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -262,6 +268,9 @@ export async function main(
       }
       case 'worker': {
         const { runWorkerProcess } = await import('../worker-main');
+        // S1: the sandbox switches are the worker's own; they travel in its environment.
+        if (o['no-sandbox']) process.env.REPLANNER_SANDBOX = 'off';
+        if (o['sandbox-network']) process.env.REPLANNER_SANDBOX_NETWORK = '1';
         await runWorkerProcess();
         return EXIT.OK;
       }

@@ -52,6 +52,10 @@ const spawnsGrandchild = (thenExit: boolean) =>
 
 const grandchildPid = (output: string) => Number(/grandchild (\d+)/.exec(output)?.[1]);
 
+// Pids are only meaningful outside the sandbox's PID namespace: these tests check the unconfined
+// path's process-group killing; test/unit/sandbox.test.ts checks the sandboxed one by its effects.
+const UNCONFINED = { sandbox: { enabled: false, network: false } };
+
 describe('run_command', () => {
   it('runs argv without a shell and returns exit code and combined stdout/stderr', async () => {
     const r = await runTool(ws, 'run_command', {
@@ -93,7 +97,7 @@ describe('run_command', () => {
 
   it('run_command times out and kills the process group', async () => {
     const started = Date.now();
-    const r = await runTool(ws, 'run_command', { argv: ['node', '-e', spawnsGrandchild(false)], timeout_seconds: 1 });
+    const r = await runTool(ws, 'run_command', { argv: ['node', '-e', spawnsGrandchild(false)], timeout_seconds: 1 }, UNCONFINED);
     expect(Date.now() - started).toBeLessThan(10_000); // far below the 60 s the command would take
     expect(r.ok).toBe(false);
     expect(r.output).toMatch(/^timed out after 1s/);
@@ -108,7 +112,7 @@ describe('run_command', () => {
   });
 
   it('run_command does not leave background processes of the command behind', async () => {
-    const r = await runTool(ws, 'run_command', { argv: ['node', '-e', spawnsGrandchild(true)] });
+    const r = await runTool(ws, 'run_command', { argv: ['node', '-e', spawnsGrandchild(true)] }, UNCONFINED);
     expect(r.ok).toBe(true);
     expect(await waitGone(grandchildPid(r.output))).toBe(true);
   });
@@ -128,7 +132,7 @@ describe('run_command', () => {
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 500);
-    const r = await runTool(ws, 'run_command', { argv: ['node', '-e', spawnsGrandchild(false)] }, { signal: controller.signal });
+    const r = await runTool(ws, 'run_command', { argv: ['node', '-e', spawnsGrandchild(false)] }, { ...UNCONFINED, signal: controller.signal });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.ok).toBe(false);
     expect(r.output).toMatch(/^aborted/);

@@ -69,7 +69,8 @@ export const TOOL_DEFINITIONS: ToolDefinition[] = [
     'run_command',
     'Run a program with arguments (no shell: no pipes, redirects, globs or &&; call e.g. ["sh","-c","..."] ' +
       'explicitly if you need one). Returns the exit code and combined stdout/stderr (long output keeps head and tail). ' +
-      'The command is killed when it exceeds its timeout.',
+      'The command is killed when it exceeds its timeout. It runs in a sandbox: only the workspace and a private /tmp ' +
+      'are writable, there is no network unless the operator allowed it, and processes it leaves behind end with it.',
     {
       argv: {
         type: 'array',

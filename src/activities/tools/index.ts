@@ -4,6 +4,8 @@ import { listDir } from './list-dir';
 import { runCommand } from './run-command';
 import { searchText } from './search-text';
 import { workspaceRoot } from './workspace';
+import { redactSecrets } from './redact';
+import { sandboxSettingsFromEnv } from './sandbox';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_CHARS, ResolvedToolOptions, ToolError, ToolOptions, ToolResult, fail } from './types';
 
 export { TOOL_DEFINITIONS } from './definitions';
@@ -33,13 +35,15 @@ export async function runTool(workspace: string, name: string, args: unknown, op
     commandTimeoutMs: positiveOr(opts.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS),
     maxOutputChars: positiveOr(opts.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     signal: opts.signal,
+    sandbox: opts.sandbox ?? sandboxSettingsFromEnv(),
   };
   try {
     const root = await workspaceRoot(workspace);
-    return await handler(root, args, resolved);
+    const result = await handler(root, args, resolved);
+    return { ...result, output: redactSecrets(result.output) };
   } catch (err) {
-    if (err instanceof ToolError) return fail(`${name}: ${err.message}`);
-    return fail(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof ToolError) return fail(redactSecrets(`${name}: ${err.message}`));
+    return fail(redactSecrets(`${name} failed: ${err instanceof Error ? err.message : String(err)}`));
   }
 }
 

@@ -5,6 +5,7 @@ import { promises as fsp } from 'node:fs';
 import { optionalNumber, optionalString, parseArgs, requiredStringArray } from './args';
 import { fsError } from './fs-errors';
 import { truncateHeadTail } from './output';
+import { bwrapArgs, bwrapBinary, commandEnv, noSandboxMessage, sandboxAvailability } from './sandbox';
 import { resolveInWorkspace } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult } from './types';
 
@@ -26,10 +27,22 @@ export async function runCommand(root: string, raw: unknown, opts: ResolvedToolO
   }
   const timeoutMs = Math.max(1, Math.min(requestedSec === undefined ? Infinity : requestedSec * 1000, opts.commandTimeoutMs));
   if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}` };
-  return execute(argv, cwd, timeoutMs, opts);
+  if (!opts.sandbox.enabled) return execute(argv, argv, cwd, timeoutMs, opts, commandEnv(process.env, process.env.HOME || '/tmp'));
+  const available = sandboxAvailability();
+  if (!available.ok) return { ok: false, output: noSandboxMessage(available.reason) };
+  const sandboxed = [bwrapBinary(), ...bwrapArgs(argv, { workspace: root, cwd, network: opts.sandbox.network })];
+  return execute(argv, sandboxed, cwd, timeoutMs, opts, {});
 }
 
-function execute(argv: string[], cwd: string, timeoutMs: number, opts: ResolvedToolOptions): Promise<ToolResult> {
+/** Runs `spawned` (the command itself, or bwrap around it); `argv` is what the model asked for. */
+function execute(
+  argv: string[],
+  spawned: string[],
+  cwd: string,
+  timeoutMs: number,
+  opts: ResolvedToolOptions,
+  env: Record<string, string>,
+): Promise<ToolResult> {
   const max = opts.maxOutputChars;
   return new Promise<ToolResult>((resolve) => {
     let head = '';
@@ -45,12 +58,12 @@ function execute(argv: string[], cwd: string, timeoutMs: number, opts: ResolvedT
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
 
-    const child = spawn(argv[0]!, argv.slice(1), {
+    const child = spawn(spawned[0]!, spawned.slice(1), {
       cwd,
       shell: false,
-      detached: true, // own process group: kill(-pid) reaches grandchildren too
+      detached: true, // own process group: kill(-pid) reaches grandchildren too (and bwrap's PID namespace)
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
+      env, // an allowlist (commandEnv): no key or token reaches a command
     });
     child.stdout.setEncoding('utf8').on('data', collect);
     child.stderr.setEncoding('utf8').on('data', collect);
@@ -94,6 +107,10 @@ function execute(argv: string[], cwd: string, timeoutMs: number, opts: ResolvedT
       if (stopped === 'timeout') return finish({ ok: false, output: `timed out after ${secs}s; process group killed${body}` });
       if (stopped === 'abort') return finish({ ok: false, output: `aborted; process group killed${body}` });
       if (code === null) return finish({ ok: false, output: `killed by signal ${signal ?? 'unknown'}${body}` });
+      // bwrap reports a missing executable itself; say it as the unsandboxed path does.
+      if (spawned !== argv && code === 1 && /^bwrap: execvp [^\n]*: No such file or directory/.test(out)) {
+        return finish({ ok: false, output: `command not found: ${argv[0]} (argv[0] must be an executable on PATH or a path; no shell is used)` });
+      }
       return finish({ ok: code === 0, output: `exit code ${code}${body}` });
     };
 

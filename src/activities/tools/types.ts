@@ -1,4 +1,5 @@
 // Shared types of the worker's workspace tools (OpenAI chat-completions tool format).
+import type { SandboxSettings } from './sandbox';
 
 /** One tool as the OpenAI chat-completions API expects it; `parameters` is a JSON Schema. */
 export interface ToolDefinition {
@@ -13,6 +14,8 @@ export interface ToolOptions {
   maxOutputChars?: number;
   /** Aborts a running command (e.g. on activity cancellation). */
   signal?: AbortSignal;
+  /** S1: how commands are confined; default: the worker's settings from its environment. */
+  sandbox?: SandboxSettings;
 }
 
 /** What the model sees. Failures are `ok: false` with a readable message, never thrown. */
@@ -26,6 +29,7 @@ export interface ResolvedToolOptions {
   commandTimeoutMs: number;
   maxOutputChars: number;
   signal?: AbortSignal;
+  sandbox: SandboxSettings;
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
