@@ -2,6 +2,7 @@
 // the activity's identity (workflow id, workflow run id, activity id). When Temporal retries an
 // activity whose LLM call already finished (the worker crashed, or the server lost the completion),
 // the journal answers instead of the LLM: no finished LLM call is ever paid for twice.
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { readJson, runDir, safeName, writeJsonAtomic } from './run-files';
@@ -9,7 +10,12 @@ import { readJson, runDir, safeName, writeJsonAtomic } from './run-files';
 export async function journaled<T>(workspace: string, runId: string, compute: () => Promise<T>): Promise<T> {
   const info = Context.current().info;
   const wf = info.workflowExecution ?? { workflowId: 'standalone', runId: info.activityId };
-  const key = safeName(`${wf.workflowId}.${wf.runId.slice(0, 8)}.${info.activityId}`);
+  // S4: the full identity of the activity execution (workflow id, the whole run id, activity id;
+  // attempt-independent), hashed to a fixed-length name. A prefix of the run id is not enough: the
+  // server's run ids are time-ordered, so two runs with the same workflow id started within about a
+  // minute share their first characters, and the second would replay the first one's answers.
+  const identity = JSON.stringify([wf.workflowId, wf.runId, info.activityId]);
+  const key = `${safeName(info.activityType)}.${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
   const file = path.join(runDir(workspace, runId), 'journal', `${key}.json`);
   const hit = await readJson<{ value: T }>(file);
   if (hit) {
@@ -17,6 +23,6 @@ export async function journaled<T>(workspace: string, runId: string, compute: ()
     return hit.value;
   }
   const value = await compute();
-  await writeJsonAtomic(file, { activityType: info.activityType, value });
+  await writeJsonAtomic(file, { activityType: info.activityType, workflowId: wf.workflowId, runId: wf.runId, activityId: info.activityId, value });
   return value;
 }

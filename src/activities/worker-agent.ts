@@ -56,7 +56,7 @@ export function transcriptPath(input: Pick<WorkerInput, 'workspace' | 'runId' | 
     runDir(input.workspace, input.runId),
     'tasks',
     safeName(input.task.id),
-    `iteration-${input.iteration}.${wfRunId.slice(0, 8)}.json`,
+    `iteration-${input.iteration}.${wfRunId}.json`,
   );
 }
 

@@ -1,0 +1,38 @@
+// S4: the LLM journal is keyed by the full identity of the activity execution. The same run id
+// twice within a minute in one workspace (time-ordered server run ids share their first characters
+// then) must not replay the first run's answers: the second run asks the LLM as often as the
+// first and writes its own files.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { scriptScenario } from '../support/scenario';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.stop());
+
+it('S4 the same --id twice within a minute in one workspace: the second run sends as many LLM requests and writes its files', async () => {
+  scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+  const ws = h.workspace();
+  const runId = uniqueId('same');
+  const runOnce = async () => {
+    const before = h.fake.requests.filter((r) => r.status === 200).length;
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'write a', workspace: ws, options: FAST }],
+    });
+    const result = await handle.result();
+    expect(result.status).toBe('DONE');
+    return h.fake.requests.filter((r) => r.status === 200).length - before;
+  };
+  const first = await runOnce();
+  fs.rmSync(path.join(ws, 'a.txt'));
+  const second = await runOnce();
+  expect(first).toBeGreaterThan(5);
+  expect(second).toBe(first);
+  expect(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8')).toBe('A');
+});
