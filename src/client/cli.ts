@@ -2,9 +2,10 @@
 // BLOCKED/FAILED/CANCELLED, 2 usage error, invalid config or rejected answer, 3 Temporal unreachable
 // or run not found.
 import { parseArgs } from 'node:util';
+import { countProblem, instructionProblem, runIdProblem } from '../domain/run-input';
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { ConfigError, type ReplannerConfig } from '../domain/config';
 import { loadConfig } from './config-load';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
@@ -160,6 +161,8 @@ export async function main(
       case 'run': {
         const instruction = rest[0];
         if (instruction === undefined) throw new UsageError('run needs an instruction: replanner run "<instruction>" --workspace DIR');
+        const problem = instructionProblem(instruction) ?? (o.id !== undefined ? runIdProblem(o.id) : undefined);
+        if (problem) throw new UsageError(problem);
         if (!o.workspace) throw new UsageError('run needs --workspace DIR (the directory the worker may change)');
         if (!fs.existsSync(o.workspace) || !fs.statSync(o.workspace).isDirectory()) {
           throw new UsageError(`--workspace ${o.workspace} is not a directory`);
@@ -175,6 +178,11 @@ export async function main(
           runId: o.id,
           config,
           options,
+        }).catch((e: unknown) => {
+          if (e instanceof WorkflowExecutionAlreadyStartedError) {
+            throw new UsageError(`a run with id "${o.id}" is already running; choose another --id or leave it out for a fresh one`);
+          }
+          throw e;
         });
         const url = webUiUrl(backend.namespace, handle.workflowId);
         if (!o.wait) {
@@ -217,6 +225,8 @@ export async function main(
         return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
       }
       case 'list': {
+        const limitProblem = o.limit !== undefined ? countProblem('--limit', o.limit, 1, 1000) : undefined;
+        if (limitProblem) throw new UsageError(limitProblem);
         backend = await connect();
         const runs = await listRuns(backend.client, Number(o.limit ?? 20));
         if (o.json) json(runs);

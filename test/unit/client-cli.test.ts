@@ -90,6 +90,25 @@ describe('replanner run --config: errors before anything starts (X12)', () => {
 });
 
 describe('argument errors', () => {
+  it('S3 an empty or blank instruction, an oversized one, a bad --id and a bad --limit exit 2 before anything starts', async () => {
+    for (const instruction of ['', '   \n\t ']) {
+      const r = await cli('run', instruction, '--workspace', tmp);
+      expect(r.code).toBe(EXIT.USAGE);
+      expect(r.err).toContain('the instruction is empty');
+    }
+    const big = await cli('run', 'x'.repeat(1_000_000), '--workspace', tmp);
+    expect(big.code).toBe(EXIT.USAGE);
+    expect(big.err).toContain('the instruction has 1000000 characters; the limit is 64000');
+    const id = await cli('run', 'do it', '--workspace', tmp, '--id', '../etc');
+    expect(id.code).toBe(EXIT.USAGE);
+    expect(id.err).toContain('invalid run id "../etc"');
+    for (const limit of ['abc', '0', '-3', '2.5', '100000']) {
+      const l = await cli('list', `--limit=${limit}`);
+      expect(l.code).toBe(EXIT.USAGE);
+      expect(l.err).toContain('--limit must be a whole number from 1 to 1000');
+    }
+  });
+
   it('answer needs run id, question id and text; decisions needs a run id', async () => {
     const a = await cli('answer', 'r1', 'q1');
     expect(a.code).toBe(EXIT.USAGE);
