@@ -50,6 +50,10 @@ describe('replanner CLI', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Started run ${id}`);
     expect(r.out).toContain(`/namespaces/default/workflows/run-${id}`);
+    // S3: the same --id while that run is still going: a usage error that says what to do.
+    const again = await cli('run', 'write one file', '--workspace', h.workspace(), '--id', id);
+    expect(again.code).toBe(2);
+    expect(again.err).toContain(`a run with id "${id}" is already running; choose another --id`);
     await h.client.workflow.getHandle(`run-${id}`).result();
   });
 
