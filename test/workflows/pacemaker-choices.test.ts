@@ -2,7 +2,7 @@
 // on a real TaskWorkflow, with its effect seen from outside: the task's outcome, the next worker
 // request in the fake's log, the limit in the taskStatus query.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ConsultationEffect, InterventionKind, PacemakerConfigInput } from '../../src/domain/pacemaker';
+import type { ConsultationEffect, InterventionKind } from '../../src/domain/pacemaker';
 import type { TaskSpec } from '../../src/domain/types';
 import {
   answerConsultationSignal,
@@ -14,6 +14,7 @@ import {
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
 import { TaskWorkflow, type TaskOutcome } from '../../src/workflows/task';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario, taskIdOf } from '../support/scenario';
 
 let h: Harness;
@@ -22,37 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 beforeEach(() => h.fake.reset());
-
-/**
- * Pacemaker settings that make exactly one pattern fire (thresholds of the others out of reach),
- * with the judge's confidence that drives it (P2: it becomes mood).
- */
-const TRIGGER: Record<InterventionKind, { profile: string; confidence: number | null; pacemaker: Partial<PacemakerConfigInput> }> = {
-  // The judge misses the same thing twice: no progress at loop 2.
-  no_progress: {
-    profile: 'FILE_OPERATION',
-    confidence: null,
-    pacemaker: { interventions: { min_iteration: 1, no_progress_iterations: 1, low_focus_threshold: 0, low_mood_threshold: 0 } },
-  },
-  // The judge is 10% sure: mood 0.1 at loop 1.
-  lost_confidence: {
-    profile: 'FILE_OPERATION',
-    confidence: 0.1,
-    pacemaker: { interventions: { min_iteration: 1, no_progress_iterations: 100, low_focus_threshold: 0 } },
-  },
-  // The worker writes the same file every loop: focus 0.5 < 0.6 at loop 2.
-  confused_thinking: {
-    profile: 'FILE_OPERATION',
-    confidence: null,
-    pacemaker: { interventions: { min_iteration: 1, no_progress_iterations: 100, low_mood_threshold: 0, low_focus_threshold: 0.6 } },
-  },
-  // No soft trigger at all; the limit (SIMPLE_QUESTION, low vitals: 3 loops) is reached.
-  too_many_attempts: {
-    profile: 'SIMPLE_QUESTION',
-    confidence: 0,
-    pacemaker: { interventions: { min_iteration: 100 } },
-  },
-};
 
 const TEXT = 'Keep the parser in lib/strings.ts and reuse tokenize().';
 
