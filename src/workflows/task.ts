@@ -241,7 +241,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       last = { judge, logPath: worker.logPath };
 
       // P2/P3: record what this iteration showed.
-      if (judge.confidence !== null) sig.judgeConfidences = [...sig.judgeConfidences, judge.confidence].slice(-3);
+      if (typeof judge.confidence === 'number') sig.judgeConfidences = [...sig.judgeConfidences, judge.confidence].slice(-3);
       const actions = worker.actionSignatures ?? [];
       sig.actions = [...sig.actions, ...actions].slice(-SIGNAL_WINDOW);
       sig.errors = [...sig.errors, ...actions.filter((a) => a.endsWith('!'))].slice(-SIGNAL_WINDOW);
