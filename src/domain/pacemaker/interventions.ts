@@ -1,6 +1,7 @@
-// P7: Duck Pacemaker interventions — consultations with the user, each offering 4 choices
-// (seed 002 介入時の状況説明と選択肢提示). Pure state transitions; the workflow waits for the
-// answer durably (signal/update) and feeds it to applyConsultationAnswer.
+// P7: Duck Pacemaker interventions — consultations with the user, each pattern offering seed 002's
+// own 4 choices (介入時の状況説明と選択肢提示). The one home of the pattern → choices → effect table
+// and of answer validation: the workflow validates an answer with validateConsultationAnswer (update
+// validator and signal alike), waits durably, and applies it with applyConsultationAnswer.
 import { z } from 'zod';
 import { DEFAULT_PACEMAKER_CONFIG, type PacemakerConfig } from './config';
 import type { Vitals } from './vitals';
@@ -204,7 +205,7 @@ export interface PacemakerState {
   interventions: InterventionRecord[];
   /** Iteration of the last consultation (cooldown of the soft triggers). */
   lastInterventionIteration?: number;
-  /** P7 guidance: the user's text, to be put into the next worker request (takePendingGuidance). */
+  /** P7: what the next worker request is told (user guidance, what to consult, consolidate, restart; takePendingGuidance). */
   pendingGuidance?: string;
 }
 
