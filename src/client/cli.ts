@@ -40,7 +40,7 @@ Usage:
   replanner decisions <runId> [--json]                 the replan decision log, counters, questions
   replanner list [--json] [--limit N]                  recent runs
   replanner cancel <runId> [--json]                    cancel a run and its tasks
-  replanner consult <runId> <taskId> <choice> ["guidance"] [--json]
+  replanner consult <runId> <taskId> <choice> ["text"] [--json]
                                                        answer a task's Duck Pacemaker consultation
   replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground
 
@@ -65,9 +65,10 @@ low-confidence replan needs your confirmation (answer yes or no), or when a want
 the question's timeout. A rejected answer (unknown question, empty, no longer pending, a confirmation
 not answered yes/no) exits 2.
 
-Consultations (shown by \`status\`): choice 1|stop, 2|guidance (needs the guidance text, which goes
-into the task's next worker request), 3|continue (go on with a raised loop limit), 4|reset (reset and
-replan the task). A rejected answer (nothing pending, unknown choice, no guidance text) exits 2.
+Consultations (shown by \`status\` with their choices): each of the four situations offers its own four
+choices (seed 002); answer with the number 1-4 or the key \`status\` shows. Choices that give guidance
+or name what to consult need the text, which goes into the task's next worker request. A rejected
+answer (nothing pending, a choice not offered, no text where needed) exits 2.
 
 Environment:
   TEMPORAL_ADDRESS (localhost:7233)  TEMPORAL_NAMESPACE (default)  REPLANNER_TASK_QUEUE (replanner)
@@ -96,9 +97,6 @@ async function rejectedIsUsage<T>(answering: Promise<T>): Promise<T> {
     throw e;
   }
 }
-
-/** Friendlier names for the consultation choices (the workflow knows 1-4 and the effect names). */
-const CHOICE_ALIASES: Record<string, string> = { continue: 'continue_raised', reset: 'reset_replan', replan: 'reset_replan' };
 
 export interface Output {
   write(s: string): unknown;
@@ -250,9 +248,9 @@ export async function main(
           throw new UsageError('consult needs a run id, a task id and a choice: replanner consult <runId> <taskId> <choice> ["guidance"]');
         }
         backend = await connect();
-        const ack = await rejectedIsUsage(answerConsultation(backend.client, runId, taskId, { choice: CHOICE_ALIASES[choice] ?? choice, guidance }));
+        const ack = await rejectedIsUsage(answerConsultation(backend.client, runId, taskId, { choice, guidance }));
         if (o.json) json(ack);
-        else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.effect}`);
+        else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.choice} (${ack.effect})`);
         return EXIT.OK;
       }
       case 'answer': {

@@ -40,8 +40,8 @@ export function renderStatus(s: RunStatus): string {
   }
   for (const c of s.consultations ?? []) {
     lines.push(`Consultation ${c.id} (task ${c.taskId}, ${c.kind}, loop ${c.iteration}/${c.maxLoops}): ${oneLine(c.message, 200)}`);
-    lines.push(`  ${c.choices.map((x) => `${x.number}. ${x.label}`).join(' · ')}`);
-    lines.push(`  answer: replanner consult ${s.runId} ${c.taskId} <1-4> ["guidance text"]`);
+    for (const x of c.choices) lines.push(`  ${choiceLine(x)}`);
+    lines.push(`  answer: replanner consult ${s.runId} ${c.taskId} <1-4|key> ["text"]`);
   }
   if (s.replans) {
     const byPhase = Object.entries(s.replans.byPhase)
@@ -150,8 +150,9 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   }
   const asked = new Set((prev?.consultations ?? []).map((c) => c.id));
   for (const c of next.consultations ?? []) {
-    if (!asked.has(c.id))
-      out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4> ["guidance"]`);
+    if (asked.has(c.id)) continue;
+    out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4|key> ["text"]`);
+    out.push(`    ${consultationChoices(c)}`);
   }
   // Every decision since the last poll (status carries the newest few), and results that changed.
   const recent = (s: RunStatus | undefined) => s?.recentDecisions ?? (s?.lastDecision ? [s.lastDecision] : []);
@@ -179,4 +180,15 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
 export function oneLine(s: string, max: number): string {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+type ConsultationChoiceView = NonNullable<RunStatus['consultations']>[number]['choices'][number];
+
+/** P7: one choice of a pending consultation: number|key, seed 002 Japanese — English. */
+function choiceLine(x: ConsultationChoiceView): string {
+  return `${x.number}|${x.key}. ${x.ja} — ${x.label}${x.needsText ? ' (needs your text)' : ''}`;
+}
+
+function consultationChoices(c: NonNullable<RunStatus['consultations']>[number]): string {
+  return c.choices.map((x) => `${x.number}|${x.key} ${x.label}${x.needsText ? ' (+text)' : ''}`).join(' · ');
 }

@@ -12,7 +12,10 @@ export const TaskState = {
 } as const;
 export type TaskState = (typeof TaskState)[keyof typeof TaskState];
 
-/** P4: the task profiles the pacemaker knows; anything else counts as unknown. */
+/**
+ * P4: the task profiles (seed 002) and the explicit UNKNOWN: a profile the planner gives that is
+ * not one of the nine becomes UNKNOWN (base 8), never another profile.
+ */
 export const TASK_PROFILES = [
   'SIMPLE_QUESTION',
   'CODE_ANALYSIS',
@@ -23,6 +26,7 @@ export const TASK_PROFILES = [
   'CREATIVE_WRITING',
   'DEBUGGING',
   'RESEARCH',
+  'UNKNOWN',
 ] as const;
 export type TaskProfile = (typeof TASK_PROFILES)[number];
 

@@ -1,18 +1,17 @@
 // zod schemas of the structured LLM replies of the run pipeline. The LLM speaks snake_case (as in
 // the seeds); the `to*` helpers convert to the domain's camelCase types.
 import { z } from 'zod';
-import { TASK_PROFILES, type TaskProfile, type TaskSpec } from '../domain/types';
+import { toTaskProfile } from '../domain/pacemaker/calculator';
+import { TASK_PROFILES, type TaskSpec } from '../domain/types';
 
 const strings = z.array(z.string()).default([]);
 
-/** Unknown profiles are kept out of the domain: the pacemaker treats them as MULTI_STEP_TASK's neighbour "unknown". */
+/** P4: a profile outside the enum (or none, or not text) becomes UNKNOWN (base 8), never another profile. */
 const profile = z
-  .string()
-  .transform((p): TaskProfile => {
-    const up = p.trim().toUpperCase() as TaskProfile;
-    return (TASK_PROFILES as readonly string[]).includes(up) ? up : 'MULTI_STEP_TASK';
-  })
-  .default('MULTI_STEP_TASK');
+  .unknown()
+  .describe(`one of ${TASK_PROFILES.join(', ')}`)
+  .optional()
+  .transform(toTaskProfile);
 
 export const GoalSchema = z.object({
   main_objective: z.string().min(1),

@@ -100,7 +100,8 @@ export interface PendingConsultation {
   /** The situation (seed 002 wording, English). */
   message: string;
   trigger: string;
-  choices: { number: number; effect: ConsultationEffect; label: string }[];
+  /** P7: seed 002's four choices of this pattern: number, key (either answers), effect, English and Japanese label. */
+  choices: { number: number; key: string; effect: ConsultationEffect; label: string; ja: string; needsText: boolean }[];
   /** Minutes the task waits before on_consultation_timeout applies. */
   timeoutMinutes: number;
 }
@@ -134,7 +135,7 @@ export interface TaskStatus {
 }
 export const taskStatusQuery = defineQuery<TaskStatus>('taskStatus');
 
-/** P7: the user's answer to a consultation: a choice 1–4 or its effect name, guidance text for choice 2. */
+/** P7: the user's answer to a consultation: a choice 1–4, its key or its effect; the text where the choice needs it (validateConsultationAnswer). */
 export interface ConsultationAnswerInput {
   /** When given, it must be the pending consultation's id. */
   consultationId?: string;
@@ -145,10 +146,13 @@ export interface ConsultationAnswerAck {
   taskId: string;
   consultationId: string;
   effect: ConsultationEffect;
+  /** The chosen choice's key. */
+  choice: string;
 }
 /**
  * P7: answer a task's pending consultation (sent to the TaskWorkflow `<run wf id>.task-<taskId>`).
- * The validator rejects: no consultation pending, a wrong id, an unknown choice, empty guidance.
+ * The validator rejects: no consultation pending, a wrong id, a malformed payload, a choice the
+ * pattern does not offer, a missing text where the choice needs one.
  */
 export const answerConsultationUpdate = defineUpdate<ConsultationAnswerAck, [ConsultationAnswerInput]>('answerConsultation');
 /** P7: the fire-and-forget twin of answerConsultation; an invalid answer is logged and ignored. */

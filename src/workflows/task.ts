@@ -12,14 +12,14 @@ import {
   NEUTRAL_VITALS,
   normalizePacemakerConfig,
   pacemakerLogLine,
-  parseConsultationChoice,
   recordIteration,
   takePendingGuidance,
+  validateConsultationAnswer,
   type ComplexityInput,
-  type ConsultationEffect,
   type ConsultationOutcome,
   type Intervention,
   type PacemakerState,
+  type ResolvedConsultationAnswer,
 } from '../domain/pacemaker';
 import type { TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
@@ -48,7 +48,7 @@ export interface TaskInput {
 
 export interface TaskOutcome {
   taskId: string;
-  /** REPLAN: the judge (J2) or the user (P7 reset_replan) asked for re-decomposition; the execution phase decides what to do. */
+  /** REPLAN: the judge (J2) or the user (P7 redecompose / simplify) asked for re-decomposition; the execution phase decides what to do. */
   state: 'DONE' | 'BLOCKED' | 'REPLAN';
   reason: string;
   iterations: number;
@@ -109,43 +109,29 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
 
   // P7: the pending consultation and its answer.
   let pending: PendingConsultation | undefined;
-  let answer: { effect: ConsultationEffect; guidance?: string } | undefined;
+  let answer: ResolvedConsultationAnswer | undefined;
   let consultations = 0;
-  const validateAnswer = (a: ConsultationAnswerInput): ConsultationEffect => {
-    if (!pending || answer) throw new Error(`task ${task.id} has no consultation waiting for an answer`);
-    if (a?.consultationId !== undefined && a.consultationId !== pending.id) {
-      throw new Error(`consultation "${a.consultationId}" is not pending on task ${task.id} (the pending one is "${pending.id}")`);
-    }
-    const effect = parseConsultationChoice(a?.choice);
-    if (!effect) {
-      throw new Error(`unknown choice "${String(a?.choice)}": answer 1-4 or one of stop, guidance, continue_raised, reset_replan`);
-    }
-    if (effect === 'guidance' && !(typeof a.guidance === 'string' && a.guidance.trim())) {
-      throw new Error('choice "guidance" needs the guidance text');
-    }
-    if (a.guidance !== undefined && (typeof a.guidance !== 'string' || a.guidance.length > 8000)) {
-      throw new Error('guidance must be text of at most 8000 characters');
-    }
-    return effect;
-  };
-  const accept = (a: ConsultationAnswerInput, effect: ConsultationEffect) => {
-    answer = { effect, guidance: a.guidance?.trim() || undefined };
+  // P7: one validation (src/domain/pacemaker) for the update's validator and the signal.
+  const validateAnswer = (a: ConsultationAnswerInput): ResolvedConsultationAnswer => {
+    const v = validateConsultationAnswer(pending && !answer ? pending : undefined, a);
+    if (!v.ok) throw new Error(`task ${task.id}: ${v.error}`);
+    return v.answer;
   };
 
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,
     (a) => {
-      const effect = validateAnswer(a);
+      const resolved = validateAnswer(a);
       const id = pending!.id;
-      accept(a, effect);
-      return { taskId: task.id, consultationId: id, effect };
+      answer = resolved;
+      return { taskId: task.id, consultationId: id, effect: resolved.choice.effect, choice: resolved.choice.key };
     },
     { validator: (a: ConsultationAnswerInput) => void validateAnswer(a) },
   );
   setHandler(answerConsultationSignal, (a) => {
     try {
-      accept(a, validateAnswer(a));
+      answer = validateAnswer(a);
     } catch (e) {
       log.warn(`ignored an invalid answerConsultationSignal on task ${task.id}: ${(e as Error).message}`);
     }
@@ -171,7 +157,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       maxLoops: iv.maxLoops,
       message: iv.message.en,
       trigger: iv.trigger,
-      choices: iv.choices.map((c) => ({ number: c.number, effect: c.effect, label: c.label.en })),
+      choices: iv.choices.map((c) => ({ number: c.number, key: c.key, effect: c.effect, label: c.label.en, ja: c.label.ja, needsText: c.needsText })),
       timeoutMinutes: pm.consultation_timeout_minutes,
     };
     answer = undefined;
@@ -182,11 +168,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     const answered = timeoutMs > 0 ? await condition(() => answer !== undefined, timeoutMs) : false;
     const before = pace.maxLoops;
     // Set by the update/signal handler while we waited (TS cannot see that mutation).
-    const got = answer as { effect: ConsultationEffect; guidance?: string } | undefined;
-    const result =
-      answered && got
-        ? applyConsultationAnswer(pace, { kind: iv.kind, choice: got.effect, guidance: got.guidance }, pm)
-        : applyConsultationTimeout(pace, iv.kind, pm);
+    const got = answer as ResolvedConsultationAnswer | undefined;
+    const result = answered && got ? applyConsultationAnswer(pace, got, pm) : applyConsultationTimeout(pace, iv.kind, pm);
     pace = result.state;
     const outcome = result.outcome;
     if ('maxLoops' in outcome) limitFloor = Math.max(limitFloor, outcome.maxLoops);
@@ -258,7 +241,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       last = { judge, logPath: worker.logPath };
 
       // P2/P3: record what this iteration showed.
-      if (judge.confidence !== undefined) sig.judgeConfidences = [...sig.judgeConfidences, judge.confidence].slice(-3);
+      if (typeof judge.confidence === 'number') sig.judgeConfidences = [...sig.judgeConfidences, judge.confidence].slice(-3);
       const actions = worker.actionSignatures ?? [];
       sig.actions = [...sig.actions, ...actions].slice(-SIGNAL_WINDOW);
       sig.errors = [...sig.errors, ...actions.filter((a) => a.endsWith('!'))].slice(-SIGNAL_WINDOW);
@@ -278,10 +261,23 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         attemptsUsed: pace.iteration + 1,
         maxAttempts: pace.maxLoops,
       });
+      const vitalsBefore = pace.vitals;
       pace = recordIteration(pace, { progressed, vitals });
       const limit = calculateMaxLoops({ profile: task.profile, vitals, complexity: complexity(), config: pm });
       pace = { ...pace, maxLoops: Math.max(limit.max_loops, limitFloor) };
       refreshStatus();
+      // P8: the per-loop lines.
+      if (!progressed) {
+        log.info(
+          pacemakerLogLine('stall', {
+            taskId: task.id,
+            iteration: pace.iteration,
+            maxLoops: pace.maxLoops,
+            noProgressIterations: pace.noProgressIterations,
+          }),
+        );
+      }
+      log.info(pacemakerLogLine('vitals', { taskId: task.id, iteration: pace.iteration, before: vitalsBefore, after: pace.vitals }));
 
       if (judge.success) return finish('DONE', judge.reason);
       if (!judge.shouldContinue) return finish(judge.shouldReplan ? 'REPLAN' : 'BLOCKED', judge.reason);
@@ -295,10 +291,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       }
       if (step.action === 'consult') {
         const { outcome, answered } = await consult(step.intervention);
-        if (outcome.effect === 'stop') {
-          return finish('BLOCKED', answered ? `stopped by the user (${outcome.reason})` : outcome.reason);
-        }
-        if (outcome.effect === 'reset_replan') return finish('REPLAN', outcome.reason);
+        const end = consultationEnd(outcome, answered);
+        if (end) return finish(end.state, end.reason);
       }
     }
   } catch (err) {
@@ -306,5 +300,20 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       await CancellationScope.nonCancellable(() => tellRun(null));
     }
     throw explainActivityFailure(`task ${task.id}`, err);
+  }
+}
+
+/** P7: the consultation effects that end the task, and how; undefined → the loop goes on. */
+function consultationEnd(outcome: ConsultationOutcome, answered: boolean): { state: TaskOutcome['state']; reason: string } | undefined {
+  switch (outcome.effect) {
+    case 'stop':
+      return { state: 'BLOCKED', reason: answered ? `stopped by the user (${outcome.reason})` : outcome.reason };
+    case 'accept':
+      return { state: 'DONE', reason: outcome.reason };
+    case 'redecompose':
+    case 'simplify':
+      return { state: 'REPLAN', reason: outcome.reason };
+    default:
+      return undefined;
   }
 }

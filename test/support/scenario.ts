@@ -19,7 +19,7 @@ export interface Scenario {
   tasks: ScenarioTask[];
   /** Delay of each worker reply, to make parallel tasks overlap visibly. */
   workerDelayMs?: number;
-  /** The judge's verdict per task and iteration (1-based); default success. */
+  /** The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it is null (P2). */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
   reflection?: Record<string, unknown>;
   /** The plan-quality judge's reply (R1); default: acceptable, score 90, no issues. */
@@ -115,12 +115,16 @@ export function scriptScenario(fake: FakeOpenAI, s: Scenario): void {
     const n = (judgeCalls.get(id) ?? 0) + 1;
     judgeCalls.set(id, n);
     return {
-      json: s.judge?.(id, n) ?? {
-        success: true,
-        shouldContinue: false,
-        shouldReplan: false,
-        reason: `all acceptance criteria of ${id} are met`,
-        missingRequirements: [],
+      json: {
+        confidence: null,
+        ...(s.judge?.(id, n) ?? {
+          success: true,
+          shouldContinue: false,
+          shouldReplan: false,
+          reason: `all acceptance criteria of ${id} are met`,
+          missingRequirements: [],
+          confidence: 0.9,
+        }),
       },
     };
   });

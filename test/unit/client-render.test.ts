@@ -9,6 +9,7 @@ import {
   renderStatus,
 } from '../../src/client/render';
 import type { DecisionRecord } from '../../src/domain/replan';
+import { choicesFor } from '../../src/domain/pacemaker';
 import { emptyCounters } from '../../src/domain/replan/limits';
 import type { DecisionsView, Question, RunStatus } from '../../src/workflows/messages';
 
@@ -200,5 +201,54 @@ describe('renderDecisions (X9)', () => {
     expect(text).toContain('Decisions of run r1: 0');
     expect(text).toContain('(no replan decision recorded yet)');
     expect(text).toContain('Replans executed: 0');
+  });
+});
+
+describe('consultations (P7)', () => {
+  const choices = choicesFor('lost_confidence').map((c) => ({
+    number: c.number,
+    key: c.key,
+    effect: c.effect,
+    label: c.label.en,
+    ja: c.label.ja,
+    needsText: c.needsText,
+  }));
+  const consulting: RunStatus = {
+    ...base,
+    consultations: [
+      {
+        id: 's-c1',
+        taskId: 's',
+        kind: 'lost_confidence',
+        iteration: 2,
+        maxLoops: 8,
+        message: 'lost',
+        trigger: 'mood 0.10 < 0.5',
+        choices,
+        timeoutMinutes: 30,
+      },
+    ],
+  };
+
+  it("P7 status lists the pending consultation's own four choices (number|key, seed 002 Japanese — English) and how to answer", () => {
+    const text = renderStatus(consulting);
+    expect(text).toContain(
+      [
+        '  1|requirements. より詳細な要件や制約を教える — Give more detailed requirements or constraints (needs your text)',
+        '  2|split. 問題を分割して段階的に進める — Split the problem and proceed step by step',
+        '  3|consult. 別の専門家や資料を参照する — Consult another expert or reference material (needs your text)',
+        '  4|continue. 現在のアプローチを続ける（上限を +5 回） — Continue with the current approach (limit +5 loops)',
+        '  answer: replanner consult r1 s <1-4|key> ["text"]',
+      ].join('\n'),
+    );
+  });
+
+  it('P7 watch announces a new consultation once, with its choices', () => {
+    const lines = describeChanges(base, consulting);
+    expect(lines).toContain('  consultation s-c1 for task s (lost_confidence) — answer: replanner consult r1 s <1-4|key> ["text"]');
+    expect(lines).toContain(
+      '    1|requirements Give more detailed requirements or constraints (+text) · 2|split Split the problem and proceed step by step · 3|consult Consult another expert or reference material (+text) · 4|continue Continue with the current approach (limit +5 loops)',
+    );
+    expect(describeChanges(consulting, consulting).filter((l) => l.includes('consultation'))).toEqual([]);
   });
 });

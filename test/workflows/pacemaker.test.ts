@@ -8,7 +8,9 @@ import { answerConsultationSignal, answerConsultationUpdate, statusQuery, taskSt
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { nth } from '../support/lists';
+import { TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
+import type { InterventionKind } from '../../src/domain/pacemaker';
 
 let h: Harness;
 beforeAll(async () => {
@@ -21,12 +23,13 @@ const GUIDANCE = 'The parser must live in lib/strings.ts; stop rewriting stall.t
 
 /**
  * One task whose worker keeps writing the same file and whose judge keeps missing the same thing
- * (stalled), until `unstuck()` says otherwise.
+ * (stalled), until `unstuck()` says otherwise; the pacemaker is set so that `kind` is what it sees.
  */
-function stallingRun() {
+function stallingRun(kind: InterventionKind = 'no_progress') {
   let unstuck = false;
+  const t = TRIGGER[kind];
   scriptScenario(h.fake, {
-    tasks: [{ id: 's', title: 'make the parser work', files: { 'stall.txt': 'same thing again' } }],
+    tasks: [{ id: 's', title: 'make the parser work', profile: t.profile, files: { 'stall.txt': 'same thing again' } }],
     replacements: {
       s: [
         { id: 'lex', title: 'write the lexer', files: { 'lexer.txt': 'tokens' } },
@@ -37,17 +40,24 @@ function stallingRun() {
     judge: (taskId) =>
       unstuck || taskId !== 's'
         ? { success: true, reason: 'the parser works', missingRequirements: [] }
-        : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'] },
+        : {
+            success: false,
+            shouldContinue: true,
+            shouldReplan: false,
+            reason: 'still not done',
+            missingRequirements: ['a working parser'],
+            confidence: t.confidence,
+          },
   });
   return { unstuck: () => (unstuck = true) };
 }
 
-async function startStalling() {
+async function startStalling(kind: InterventionKind = 'no_progress') {
   const runId = uniqueId('duck');
   const handle = await h.client.workflow.start(RunWorkflow, {
     taskQueue: h.taskQueue,
     workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST }],
+    args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: { ...FAST, pacemaker: TRIGGER[kind].pacemaker } }],
   });
   const status = await until<RunStatus>('a consultation in the run status', async () => {
     const s = await handle.query(statusQuery);
@@ -62,10 +72,19 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     const { runId, handle, status, task } = await startStalling();
 
     const c = nth(status.consultations ?? [], 0, 'consultation');
-    expect(c).toMatchObject({ id: 's-c1', taskId: 's' });
-    expect(['no_progress', 'confused_thinking', 'lost_confidence', 'too_many_attempts']).toContain(c.kind);
-    expect(c.choices.map((x) => x.effect)).toEqual(['stop', 'guidance', 'continue_raised', 'reset_replan']);
-    expect(renderStatus(status)).toContain(`answer: replanner consult ${runId} s <1-4>`);
+    expect(c).toMatchObject({ id: 's-c1', taskId: 's', kind: 'no_progress' });
+    expect(c.choices.map((x) => [x.key, x.effect])).toEqual([
+      ['stop', 'stop'],
+      ['guidance', 'guidance'],
+      ['continue', 'continue_raised'],
+      ['different_approach', 'restart'],
+    ]);
+    // `status` lists the pending consultation's own choices, Japanese (seed 002) and English.
+    const shown = renderStatus(status);
+    expect(shown).toContain('  1|stop. 作業を中止する — Stop the work');
+    expect(shown).toContain('  2|guidance. 追加の指示や情報を提供する — Provide additional instructions or information (needs your text)');
+    expect(shown).toContain('  4|different_approach. 別のアプローチで再開する — Restart with a different approach');
+    expect(shown).toContain(`answer: replanner consult ${runId} s <1-4|key> ["text"]`);
     // The task's own query shows it too, with the pacemaker's limit.
     const ts = await task.query(taskStatusQuery);
     expect(ts.consultation?.id).toBe('s-c1');
@@ -76,7 +95,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     stall.unstuck();
     const r = await cli('consult', runId, 's', 'guidance', GUIDANCE);
     expect(r).toMatchObject({ code: 0, err: '' });
-    expect(r.out).toContain('Answered consultation s-c1 of task s: guidance');
+    expect(r.out).toContain('Answered consultation s-c1 of task s: guidance (guidance)');
 
     const result = await handle.result();
     expect(result.status).toBe('DONE');
@@ -96,9 +115,11 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
       expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
       return String((err as WorkflowUpdateFailedError).cause?.message);
     };
-    expect(await rejected({ choice: 'dance' })).toContain('unknown choice "dance": answer 1-4');
-    expect(await rejected({ choice: 2 })).toContain('needs the guidance text');
-    expect(await rejected({ choice: 'guidance', guidance: '   ' })).toContain('needs the guidance text');
+    expect(await rejected({ choice: 'dance' })).toContain(
+      'unknown choice "dance": answer one of 1|stop, 2|guidance, 3|continue, 4|different_approach',
+    );
+    expect(await rejected({ choice: 2 })).toContain('choice 2 (guidance) needs the text');
+    expect(await rejected({ choice: 'guidance', guidance: '   ' })).toContain('needs the text');
     expect(await rejected({ consultationId: 's-c9', choice: 'stop' })).toContain('consultation "s-c9" is not pending');
 
     const viaCli = await cli('consult', runId, 's', 'dance');
@@ -119,10 +140,13 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(late.code).not.toBe(0);
   });
 
-  it('P7 J6 "reset and replan" re-decomposes the stalled task; its replacements run and the run is DONE', async () => {
-    stallingRun();
-    const { runId, handle } = await startStalling();
-    const r = await cli('consult', runId, 's', 'reset');
+  it.each<[InterventionKind, string, string]>([
+    ['lost_confidence', 'split', 're-decompose the task into smaller steps: lexer first'],
+    ['too_many_attempts', 'simplify', 're-decompose the task with a simplified scope (only what is essential): lexer first'],
+  ])('P7 J6 %s "%s" re-decomposes the stalled task; the planner is told why; its replacements run and the run is DONE', async (kind, choice, why) => {
+    stallingRun(kind);
+    const { runId, handle } = await startStalling(kind);
+    const r = await cli('consult', runId, 's', choice, 'lexer first');
     expect(r).toMatchObject({ code: 0, err: '' });
     const result = await handle.result();
     expect(result.status).toBe('DONE');
@@ -133,8 +157,9 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
       ['wire', 'DONE'],
     ]);
     expect(result.tasks[0]!.replanningInfo?.replacedBy).toEqual(['lex', 'parse', 'wire']);
-    // The planner was told why: the user's reset, with the instruction and the Coverage criterion (C2).
+    // The planner was told why: the user's choice, with the instruction and the Coverage criterion (C2).
     const [replan] = h.fake.requestsFor('task_replan');
+    expect(replan!.text).toContain(why);
     expect(replan!.text).toContain('make the parser work');
     expect(replan!.text).toContain('Coverage');
   });

@@ -14,8 +14,9 @@ export const BASE_LOOPS: Readonly<Record<TaskProfile, number>> = Object.freeze({
   CREATIVE_WRITING: 10,
   DEBUGGING: 14,
   RESEARCH: 16,
+  UNKNOWN: 8,
 });
-/** P4: base loops of a profile the table does not know. */
+/** P4: base loops of a profile the table does not know (seed 002 `base_loops.get(task_profile, 8)`). */
 export const UNKNOWN_PROFILE_BASE_LOOPS = 8;
 /** Seed 002: context complexity assumed when nothing was measured (`context_complexity = 0.3`). */
 export const DEFAULT_COMPLEXITY = 0.3;
@@ -62,8 +63,16 @@ export interface MaxLoopsResult {
   disabled?: boolean;
 }
 
+/** A value of the profile enum (UNKNOWN included). */
 export function isKnownProfile(profile: string): profile is TaskProfile {
   return (TASK_PROFILES as readonly string[]).includes(profile);
+}
+
+/** P4: the planner's profile text → the enum; anything not one of the nine (or not text) → UNKNOWN. */
+export function toTaskProfile(raw: unknown): TaskProfile {
+  if (typeof raw !== 'string') return 'UNKNOWN';
+  const up = raw.trim().toUpperCase();
+  return isKnownProfile(up) ? up : 'UNKNOWN';
 }
 
 /** P4: base loops of a profile; unknown → 8. */
@@ -155,7 +164,7 @@ export function calculateMaxLoops(input: MaxLoopsInput): MaxLoopsResult {
       profile,
       reasoning: explain({
         profile,
-        known: isKnownProfile(profile),
+        known: isKnownProfile(profile) && profile !== 'UNKNOWN',
         base,
         vitals: { mood, focus, stamina },
         vitalsMeasured: input.vitals !== undefined,

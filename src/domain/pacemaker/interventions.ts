@@ -1,6 +1,7 @@
-// P7: Duck Pacemaker interventions — consultations with the user, each offering 4 choices
-// (seed 002 介入時の状況説明と選択肢提示). Pure state transitions; the workflow waits for the
-// answer durably (signal/update) and feeds it to applyConsultationAnswer.
+// P7: Duck Pacemaker interventions — consultations with the user, each pattern offering seed 002's
+// own 4 choices (介入時の状況説明と選択肢提示). The one home of the pattern → choices → effect table
+// and of answer validation: the workflow validates an answer with validateConsultationAnswer (update
+// validator and signal alike), waits durably, and applies it with applyConsultationAnswer.
 import { z } from 'zod';
 import { DEFAULT_PACEMAKER_CONFIG, type PacemakerConfig } from './config';
 import type { Vitals } from './vitals';
@@ -9,9 +10,30 @@ import type { Vitals } from './vitals';
 export const INTERVENTION_KINDS = ['no_progress', 'lost_confidence', 'confused_thinking', 'too_many_attempts'] as const;
 export type InterventionKind = (typeof INTERVENTION_KINDS)[number];
 
-/** P7: what a choice does. */
-export const CONSULTATION_EFFECTS = ['stop', 'guidance', 'continue_raised', 'reset_replan'] as const;
+/**
+ * P7: what a choice does (SPEC "Seed fidelity notes"):
+ * - stop: the task stops (BLOCKED); accept: the current result is accepted as DONE;
+ * - guidance: the user's text goes into the next worker request; consult_reference: the same,
+ *   naming what the worker must consult; consolidate: the worker first consolidates what is done;
+ * - restart: the worker is told to drop its current approach and take a different one;
+ * - continue_raised: go on with the loop limit raised by raise_limit_by;
+ * - redecompose: the task is re-decomposed (REPLAN); simplify: the same, with a simplified scope.
+ */
+export const CONSULTATION_EFFECTS = [
+  'stop',
+  'accept',
+  'guidance',
+  'consult_reference',
+  'consolidate',
+  'restart',
+  'continue_raised',
+  'redecompose',
+  'simplify',
+] as const;
 export type ConsultationEffect = (typeof CONSULTATION_EFFECTS)[number];
+
+/** P7: the effects whose answer must carry the user's text (it is what the worker is told). */
+export const TEXT_REQUIRED_EFFECTS: readonly ConsultationEffect[] = ['guidance', 'consult_reference'];
 
 export interface Bilingual {
   ja: string;
@@ -19,62 +41,117 @@ export interface Bilingual {
 }
 
 export interface ConsultationChoice {
-  /** 1..4, the number the user types; the same effect always has the same number. */
+  /** 1..4, the number the user types (seed 002 order of the pattern). */
   number: 1 | 2 | 3 | 4;
+  /** A short name, unique within the pattern, the user may type instead of the number. */
+  key: string;
   effect: ConsultationEffect;
   label: Bilingual;
+  /** The answer must carry text (guidance, what to consult). */
+  needsText: boolean;
+}
+
+type ChoiceDef = Omit<ConsultationChoice, 'number' | 'needsText'>;
+const c = (key: string, effect: ConsultationEffect, ja: string, en: string): ChoiceDef => ({ key, effect, label: { ja, en } });
+
+/** P7: seed 002's own four choices per pattern (介入時の状況説明と選択肢提示), in the seed's order. */
+const PATTERN_CHOICES: Readonly<Record<InterventionKind, readonly [ChoiceDef, ChoiceDef, ChoiceDef, ChoiceDef]>> = {
+  no_progress: [
+    c('stop', 'stop', '作業を中止する', 'Stop the work'),
+    c('guidance', 'guidance', '追加の指示や情報を提供する', 'Provide additional instructions or information'),
+    c('continue', 'continue_raised', 'このまま作業を継続する', 'Continue the work as it is'),
+    c('different_approach', 'restart', '別のアプローチで再開する', 'Restart with a different approach'),
+  ],
+  lost_confidence: [
+    c('requirements', 'guidance', 'より詳細な要件や制約を教える', 'Give more detailed requirements or constraints'),
+    c('split', 'redecompose', '問題を分割して段階的に進める', 'Split the problem and proceed step by step'),
+    c('consult', 'consult_reference', '別の専門家や資料を参照する', 'Consult another expert or reference material'),
+    c('continue', 'continue_raised', '現在のアプローチを続ける', 'Continue with the current approach'),
+  ],
+  confused_thinking: [
+    c('key_requirement', 'guidance', '最も重要な要件を1つ教える', 'Name the single most important requirement'),
+    c('reset', 'restart', '作業を一旦リセットして再開する', 'Reset the work and start again'),
+    c('consolidate', 'consolidate', '現在までの成果を整理する', 'Consolidate the progress so far'),
+    c('other_angle', 'restart', '別の角度からアプローチする', 'Approach it from a different angle'),
+  ],
+  too_many_attempts: [
+    c('accept', 'accept', '現在までの結果で満足する', 'Settle for the results so far'),
+    c('analyse_cause', 'guidance', '問題の原因を一緒に分析する', 'Analyse the cause of the problem together'),
+    c('simplify', 'simplify', '要求を簡素化して再挑戦する', 'Simplify the request and try again'),
+    c('different_approach', 'restart', '完全に別のアプローチを試す', 'Try a completely different approach'),
+  ],
+};
+
+/** P7: the four choices of one pattern; "continue" states how far the limit is raised. */
+export function choicesFor(kind: InterventionKind, config: Pick<PacemakerConfig, 'raise_limit_by'> = DEFAULT_PACEMAKER_CONFIG): ConsultationChoice[] {
+  return PATTERN_CHOICES[kind].map((d, i) => {
+    const label =
+      d.effect === 'continue_raised'
+        ? { ja: `${d.label.ja}（上限を +${config.raise_limit_by} 回）`, en: `${d.label.en} (limit +${config.raise_limit_by} loops)` }
+        : { ...d.label };
+    return { number: (i + 1) as 1 | 2 | 3 | 4, key: d.key, effect: d.effect, label, needsText: TEXT_REQUIRED_EFFECTS.includes(d.effect) };
+  });
 }
 
 /**
- * P7: the four choices, seed 002 pattern 1 wording (the one pattern whose choices map one to
- * one onto the four effects): 1 stop the task, 2 give guidance (carried into the next worker
- * request), 3 continue with the limit raised by `raise_limit_by` (default +5 loops),
- * 4 reset and replan. choicesFor(kind) words them per pattern.
+ * P7: which choice of the pattern an answer names: its number (1–4, as number or text), its key,
+ * or its effect (the first choice with that effect). Case and surrounding blanks are ignored.
  */
-export const CONSULTATION_CHOICES: readonly ConsultationChoice[] = Object.freeze([
-  { number: 1, effect: 'stop', label: { ja: '作業を中止する', en: 'Stop the work' } },
-  { number: 2, effect: 'guidance', label: { ja: '追加の指示や情報を提供する', en: 'Provide additional instructions or information' } },
-  { number: 3, effect: 'continue_raised', label: { ja: 'このまま作業を継続する', en: 'Continue the work as it is' } },
-  { number: 4, effect: 'reset_replan', label: { ja: '別のアプローチで再開する', en: 'Restart with a different approach' } },
-] satisfies ConsultationChoice[]);
+export function resolveConsultationChoice(kind: InterventionKind, choice: unknown): ConsultationChoice | undefined {
+  const choices = choicesFor(kind);
+  if (typeof choice === 'number') return choices.find((x) => x.number === choice);
+  if (typeof choice !== 'string') return undefined;
+  const t = choice.trim().toLowerCase();
+  return choices.find((x) => String(x.number) === t) ?? choices.find((x) => x.key === t) ?? choices.find((x) => x.effect === t);
+}
+
+/** P7: the answer payload as it arrives (signal/update); anything else is rejected. */
+export const ConsultationAnswerSchema = z.object({
+  /** When given, it must be the pending consultation's id. */
+  consultationId: z.string().max(200).optional(),
+  /** The choice's number (1–4), key or effect. */
+  choice: z.union([z.number(), z.string().max(100)]),
+  /** The user's text: required for guidance and consult_reference, optional hint for the others. */
+  guidance: z.string().max(8000).optional(),
+});
+export type ConsultationAnswerPayload = z.input<typeof ConsultationAnswerSchema>;
+
+/** A validated answer: the chosen choice and its (trimmed) text. */
+export interface ResolvedConsultationAnswer {
+  kind: InterventionKind;
+  choice: ConsultationChoice;
+  text?: string;
+}
 
 /**
- * Seed 002 gives each pattern its own four choices; they do not map one to one onto the
- * four effects (pattern 2 has no "stop", pattern 4 no "continue"). So the numbering and the
- * effects are fixed (1 stop, 2 guidance, 3 continue_raised, 4 reset_replan) and each label
- * takes the pattern's own seed wording where one fits the effect, else pattern 1's.
- * Not used from the seed: pattern 2 "別の専門家や資料を参照する" (→ guidance covers it),
- * pattern 3 "現在までの成果を整理する" and "別の角度からアプローチする" (→ reset_replan covers it),
- * pattern 4 "要求を簡素化して再挑戦する" (→ reset_replan, with the simplification as guidance).
+ * P7: the one validation of a consultation answer (the update validator, the signal handler and
+ * applyConsultationAnswer all go through it). `pending`: the consultation waiting, if any.
  */
-const PATTERN_LABELS: Record<InterventionKind, Partial<Record<ConsultationEffect, Bilingual>>> = {
-  no_progress: {},
-  lost_confidence: {
-    guidance: { ja: 'より詳細な要件や制約を教える', en: 'Give more detailed requirements or constraints' },
-    continue_raised: { ja: '現在のアプローチを続ける', en: 'Continue with the current approach' },
-    reset_replan: { ja: '問題を分割して段階的に進める', en: 'Split the problem and proceed step by step' },
-  },
-  confused_thinking: {
-    guidance: { ja: '最も重要な要件を1つ教える', en: 'Name the single most important requirement' },
-    reset_replan: { ja: '作業を一旦リセットして再開する', en: 'Reset the work and start again' },
-  },
-  too_many_attempts: {
-    stop: { ja: '現在までの結果で満足する', en: 'Settle for the results so far' },
-    guidance: { ja: '問題の原因を一緒に分析する', en: 'Analyse the cause of the problem together' },
-    reset_replan: { ja: '完全に別のアプローチを試す', en: 'Try a completely different approach' },
-  },
-};
-
-/** P7: the four choices for one trigger; "continue" states how far the limit is raised. */
-export function choicesFor(kind: InterventionKind, config: Pick<PacemakerConfig, 'raise_limit_by'> = DEFAULT_PACEMAKER_CONFIG): ConsultationChoice[] {
-  return CONSULTATION_CHOICES.map((c) => {
-    const base = PATTERN_LABELS[kind][c.effect] ?? c.label;
-    const label =
-      c.effect === 'continue_raised'
-        ? { ja: `${base.ja}（上限を +${config.raise_limit_by} 回）`, en: `${base.en} (limit +${config.raise_limit_by} loops)` }
-        : { ...base };
-    return { number: c.number, effect: c.effect, label };
-  });
+export function validateConsultationAnswer(
+  pending: { id: string; kind: InterventionKind } | undefined,
+  payload: unknown,
+): { ok: true; answer: ResolvedConsultationAnswer } | { ok: false; error: string } {
+  if (!pending) return { ok: false, error: 'no consultation is waiting for an answer' };
+  const parsed = ConsultationAnswerSchema.safeParse(payload);
+  if (!parsed.success) {
+    return { ok: false, error: `invalid answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ')}` };
+  }
+  const a = parsed.data;
+  if (a.consultationId !== undefined && a.consultationId !== pending.id) {
+    return { ok: false, error: `consultation "${a.consultationId}" is not pending (the pending one is "${pending.id}")` };
+  }
+  const choice = resolveConsultationChoice(pending.kind, a.choice);
+  if (!choice) {
+    const offered = choicesFor(pending.kind)
+      .map((x) => `${x.number}|${x.key}`)
+      .join(', ');
+    return { ok: false, error: `unknown choice "${String(a.choice)}": answer one of ${offered}` };
+  }
+  const text = a.guidance?.trim() || undefined;
+  if (choice.needsText && !text) {
+    return { ok: false, error: `choice ${choice.number} (${choice.key}) needs the text (${choice.label.en.toLowerCase()})` };
+  }
+  return { ok: true, answer: text ? { kind: pending.kind, choice, text } : { kind: pending.kind, choice } };
 }
 
 export const CONSULTATION_TITLE: Bilingual = { ja: '🦆 Duck Pacemaker からの相談', en: '🦆 Duck Pacemaker consultation' };
@@ -128,7 +205,7 @@ export interface PacemakerState {
   interventions: InterventionRecord[];
   /** Iteration of the last consultation (cooldown of the soft triggers). */
   lastInterventionIteration?: number;
-  /** P7 guidance: the user's text, to be put into the next worker request (takePendingGuidance). */
+  /** P7: what the next worker request is told (user guidance, what to consult, consolidate, restart; takePendingGuidance). */
   pendingGuidance?: string;
 }
 
@@ -236,43 +313,17 @@ export function renderConsultation(intervention: Intervention, lang: 'ja' | 'en'
   return one(lang);
 }
 
-/** What the user sends back (signal/update payload). */
-export const ConsultationAnswerSchema = z
-  .object({
-    /** The effect, or its number 1..4 (number or string). */
-    choice: z.union([z.enum(CONSULTATION_EFFECTS), z.number().int().min(1).max(4), z.enum(['1', '2', '3', '4'])]),
-    /** Required (non-empty) for guidance; optional hint for reset_replan. */
-    guidance: z.string().max(8000).optional(),
-  })
-  .refine((a) => parseConsultationChoice(a.choice) !== 'guidance' || (a.guidance ?? '').trim().length > 0, {
-    message: 'guidance text is required for choice 2 (guidance)',
-    path: ['guidance'],
-  });
-export type ConsultationAnswerPayload = z.input<typeof ConsultationAnswerSchema>;
-
-/** 1..4 / "1".."4" / effect name → effect; anything else → undefined. */
-export function parseConsultationChoice(choice: unknown): ConsultationEffect | undefined {
-  if (typeof choice === 'string' && (CONSULTATION_EFFECTS as readonly string[]).includes(choice)) return choice as ConsultationEffect;
-  const n = typeof choice === 'number' ? choice : typeof choice === 'string' && /^\s*[1-4]\s*$/.test(choice) ? Number(choice) : NaN;
-  return CONSULTATION_CHOICES.find((c) => c.number === n)?.effect;
-}
-
-export interface ConsultationAnswer {
-  /** The trigger that was consulted about (from the Intervention). */
-  kind: InterventionKind;
-  choice: ConsultationEffect | 1 | 2 | 3 | 4 | '1' | '2' | '3' | '4';
-  guidance?: string;
-}
-
 export type ConsultationOutcome =
   | { effect: 'stop'; reason: string }
-  /** Carry `guidance` into the next worker request; maxLoops is the (possibly raised) limit. */
-  | { effect: 'guidance'; guidance: string; maxLoops: number }
+  /** The user accepts the current result: the task ends DONE. */
+  | { effect: 'accept'; reason: string }
+  /** Carry `guidance` (the worker's instruction for this effect) into the next worker request; maxLoops is the (possibly raised) limit. */
+  | { effect: 'guidance' | 'consult_reference' | 'consolidate' | 'restart'; guidance: string; maxLoops: number }
   | { effect: 'continue_raised'; maxLoops: number; raisedBy: number }
   /** Timeout with on_consultation_timeout 'continue': go on with the unchanged limit. */
   | { effect: 'continue'; maxLoops: number }
-  /** Reset the task's loop and replan it; the caller recomputes the limit (calculateMaxLoops). */
-  | { effect: 'reset_replan'; reason: string; guidance?: string };
+  /** Re-decompose the task (REPLAN); the reason goes to the planner. */
+  | { effect: 'redecompose' | 'simplify'; reason: string };
 
 export interface ConsultationResult {
   state: PacemakerState;
@@ -280,25 +331,38 @@ export interface ConsultationResult {
 }
 
 /**
- * P7: apply the user's answer.
- * - stop: the task stops (outcome stop); state only records the intervention.
- * - guidance: the text becomes `pendingGuidance` for the next worker request; the
- *   no-progress streak restarts; if the limit was reached it is raised by raise_limit_by
- *   so the guided iteration can run.
- * - continue_raised: limit = max(maxLoops, iteration) + raise_limit_by (default +5); the
- *   no-progress streak restarts.
- * - reset_replan: iteration and streak reset to 0 (any guidance kept as a hint for the
- *   replan); the caller replans the task and recomputes the limit.
- * Throws on an unknown choice — validate the payload first (ConsultationAnswerSchema).
+ * P7: what the worker is told for an effect that goes on working (USER GUIDANCE of its next
+ * request). guidance: the user's text as is.
+ */
+export function workerInstructionFor(effect: 'guidance' | 'consult_reference' | 'consolidate' | 'restart', text: string | undefined): string {
+  const extra = text ? `\n${text}` : '';
+  switch (effect) {
+    case 'guidance':
+      return text ?? '';
+    case 'consult_reference':
+      return `Before going on, consult this (the user's pick of an expert or reference material) and follow it:${extra}`;
+    case 'consolidate':
+      return `CONSOLIDATE FIRST: before any new change, consolidate the progress so far — summarise what is already done and what is left (in your reply and, where useful, in the workspace) — then continue from there.${extra}`;
+    case 'restart':
+      return `RESTART WITH A DIFFERENT APPROACH: drop your current approach, it did not work. Do not repeat the previous attempts; take a different approach to the task.${extra}`;
+  }
+}
+
+/**
+ * P7: apply a validated answer (validateConsultationAnswer).
+ * - stop → stop; accept → accept (the task is DONE with its current result).
+ * - guidance / consult_reference / consolidate / restart → `pendingGuidance` = workerInstructionFor
+ *   the effect; the no-progress streak restarts; at the limit, the limit is raised by
+ *   raise_limit_by so the guided loop can run.
+ * - continue_raised: limit = max(maxLoops, iteration) + raise_limit_by; the streak restarts.
+ * - redecompose / simplify → the caller ends the task with REPLAN and this reason.
  */
 export function applyConsultationAnswer(
   state: PacemakerState,
-  answer: ConsultationAnswer,
+  answer: ResolvedConsultationAnswer,
   config: Pick<PacemakerConfig, 'raise_limit_by'> = DEFAULT_PACEMAKER_CONFIG,
 ): ConsultationResult {
-  const effect = parseConsultationChoice(answer.choice);
-  if (!effect) throw new RangeError(`unknown consultation choice: ${String(answer.choice)}`);
-  return applyEffect(state, answer.kind, effect, answer.guidance, config, false);
+  return applyEffect(state, answer.kind, answer.choice.effect, answer.text, config, false, answer.choice);
 }
 
 /**
@@ -333,40 +397,44 @@ function applyEffect(
   state: PacemakerState,
   kind: InterventionKind,
   effect: ConsultationEffect,
-  guidanceText: string | undefined,
+  text: string | undefined,
   config: Pick<PacemakerConfig, 'raise_limit_by'>,
   timedOut: boolean,
+  choice?: ConsultationChoice,
 ): ConsultationResult {
-  const guidance = guidanceText?.trim() || undefined;
   const raised = Math.max(state.maxLoops, state.iteration) + config.raise_limit_by;
+  const at = `at loop ${state.iteration}/${state.maxLoops} (${kind})`;
+  const chose = choice ? `user chose ${choice.number} "${choice.label.en}"` : 'user chose';
+  const withText = text ? `: ${text}` : '';
+  const recorded = withRecord(state, kind, effect, timedOut);
   switch (effect) {
     case 'stop':
-      return {
-        state: withRecord(state, kind, 'stop', timedOut),
-        outcome: { effect: 'stop', reason: `user chose to stop at loop ${state.iteration}/${state.maxLoops} (${kind})` },
-      };
-    case 'guidance': {
+      return { state: recorded, outcome: { effect, reason: `user chose to stop ${at}` } };
+    case 'accept':
+      return { state: recorded, outcome: { effect, reason: `${chose}: the current result is accepted ${at}${withText}` } };
+    case 'guidance':
+    case 'consult_reference':
+    case 'consolidate':
+    case 'restart': {
       const maxLoops = state.iteration >= state.maxLoops ? raised : state.maxLoops;
-      const next: PacemakerState = { ...withRecord(state, kind, 'guidance', timedOut), maxLoops, noProgressIterations: 0 };
-      if (guidance) next.pendingGuidance = guidance;
-      return { state: next, outcome: { effect: 'guidance', guidance: guidance ?? '', maxLoops } };
+      const guidance = workerInstructionFor(effect, text);
+      const next: PacemakerState = { ...recorded, maxLoops, noProgressIterations: 0, pendingGuidance: guidance };
+      return { state: next, outcome: { effect, guidance, maxLoops } };
     }
     case 'continue_raised': {
-      const next: PacemakerState = { ...withRecord(state, kind, 'continue_raised', timedOut), maxLoops: raised, noProgressIterations: 0 };
-      return { state: next, outcome: { effect: 'continue_raised', maxLoops: raised, raisedBy: raised - state.maxLoops } };
+      const next: PacemakerState = { ...recorded, maxLoops: raised, noProgressIterations: 0 };
+      return { state: next, outcome: { effect, maxLoops: raised, raisedBy: raised - state.maxLoops } };
     }
-    case 'reset_replan': {
-      const recorded = withRecord(state, kind, 'reset_replan', timedOut);
-      const next: PacemakerState = { ...recorded, iteration: 0, noProgressIterations: 0, lastInterventionIteration: 0 };
-      delete next.pendingGuidance;
-      if (guidance) next.pendingGuidance = guidance;
-      const outcome: ConsultationOutcome = {
-        effect: 'reset_replan',
-        reason: `user chose to reset and replan at loop ${state.iteration}/${state.maxLoops} (${kind})`,
+    case 'redecompose':
+      return { state: recorded, outcome: { effect, reason: `${chose} ${at}: re-decompose the task into smaller steps${withText}` } };
+    case 'simplify':
+      return {
+        state: recorded,
+        outcome: {
+          effect,
+          reason: `${chose} ${at}: simplify the request and retry — re-decompose the task with a simplified scope (only what is essential)${withText}`,
+        },
       };
-      if (guidance) outcome.guidance = guidance;
-      return { state: next, outcome };
-    }
   }
 }
 

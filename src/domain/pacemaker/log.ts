@@ -1,6 +1,7 @@
 // P8: `[DUCK_PACEMAKER]` log lines (seed 002 開発者向けログ出力例), one line each.
 import type { MaxLoopsResult } from './calculator';
 import type { ConsultationEffect, InterventionKind, InterventionRecord } from './interventions';
+import { vitalsFactor, vitalsScore, type Vitals } from './vitals';
 
 export const PACEMAKER_LOG_PREFIX = '[DUCK_PACEMAKER]';
 
@@ -30,10 +31,30 @@ export interface PacemakerEndLog {
   outcome: string;
 }
 
+/** P8 (per loop): the loop made no progress (seed 002 ループ8: 進捗停滞検出). */
+export interface PacemakerStallLog {
+  taskId?: string;
+  /** The loop just finished (1-based). */
+  iteration: number;
+  maxLoops: number;
+  /** Consecutive loops without progress, this one included. */
+  noProgressIterations: number;
+}
+
+/** P8 (per loop): the vitals before and after the loop (seed 002 バイタル変化: focus低下 (0.80→0.45)). */
+export interface PacemakerVitalsLog {
+  taskId?: string;
+  iteration: number;
+  before: Vitals;
+  after: Vitals;
+}
+
 export interface PacemakerLogData {
   start: PacemakerStartLog;
   intervention: PacemakerInterventionLog;
   end: PacemakerEndLog;
+  stall: PacemakerStallLog;
+  vitals: PacemakerVitalsLog;
 }
 
 /**
@@ -42,6 +63,8 @@ export interface PacemakerLogData {
  * - intervention: `[DUCK_PACEMAKER] intervention task=T1 loop 8/14: confused_thinking → consulting the user`
  *   or, once decided, `… intervention decision task=T1 loop 8/14: confused_thinking → continue_raised (limit 14→19)`
  * - end: `[DUCK_PACEMAKER] end task=T1: loops 11/14 used, interventions 1 (confused_thinking→guidance), outcome: success`
+ * - stall: `[DUCK_PACEMAKER] loop 8/14 task=T1: progress stall detected (no progress for 2 loops)`
+ * - vitals: `[DUCK_PACEMAKER] loop 8 task=T1: vitals change: mood 0.75→0.75, focus 0.80→0.45 (down), stamina …, score 0.71→0.57 (down), factor 1.0→1.0`
  */
 export function pacemakerLogLine<K extends keyof PacemakerLogData>(kind: K, data: PacemakerLogData[K]): string {
   switch (kind) {
@@ -51,6 +74,10 @@ export function pacemakerLogLine<K extends keyof PacemakerLogData>(kind: K, data
       return interventionLine(data as PacemakerInterventionLog);
     case 'end':
       return endLine(data as PacemakerEndLog);
+    case 'stall':
+      return stallLine(data as PacemakerStallLog);
+    case 'vitals':
+      return vitalsLine(data as PacemakerVitalsLog);
     default:
       return `${PACEMAKER_LOG_PREFIX} ${String(kind)}`;
   }
@@ -89,4 +116,30 @@ function endLine(d: PacemakerEndLog): string {
   const list = d.interventions.map((i) => (i.effect ? `${i.kind}→${i.effect}` : i.kind)).join(', ');
   const interventions = d.interventions.length ? `${d.interventions.length} (${list})` : '0';
   return `${PACEMAKER_LOG_PREFIX} end${task(d.taskId)}: loops ${d.loopsUsed}/${d.maxLoops} used, interventions ${interventions}, outcome: ${oneLine(d.outcome)}`;
+}
+
+function stallLine(d: PacemakerStallLog): string {
+  const n = d.noProgressIterations;
+  return `${PACEMAKER_LOG_PREFIX} loop ${d.iteration}/${d.maxLoops}${task(d.taskId)}: progress stall detected (no progress for ${n} loop${n === 1 ? '' : 's'})`;
+}
+
+function vitalsLine(d: PacemakerVitalsLog): string {
+  const change = (name: string, a: number, b: number, digits: number): string => {
+    const from = a.toFixed(digits);
+    const to = b.toFixed(digits);
+    const dir = to === from ? '' : b > a ? ' (up)' : ' (down)';
+    return `${name} ${from}→${to}${dir}`;
+  };
+  const sa = vitalsScore(d.before);
+  const sb = vitalsScore(d.after);
+  return (
+    `${PACEMAKER_LOG_PREFIX} loop ${d.iteration}${task(d.taskId)}: vitals change: ` +
+    [
+      change('mood', d.before.mood, d.after.mood, 2),
+      change('focus', d.before.focus, d.after.focus, 2),
+      change('stamina', d.before.stamina, d.after.stamina, 2),
+      change('score', sa, sb, 2),
+      change('factor', vitalsFactor(sa), vitalsFactor(sb), 1),
+    ].join(', ')
+  );
 }

@@ -5,7 +5,11 @@ import type { TaskRecord } from '../types';
 import { canRedecompose } from './redecomposition';
 import { itemToText } from './text';
 
-/** J1: the judge's reply. Missing flags default to false, a missing list to []. */
+/**
+ * J1: the judge's reply. Missing flags default to false, a missing list to []. P2: `confidence`
+ * (0..1, how sure the judge is that the task's current plan leads to the goal) must be given; null
+ * when the judge cannot say. It becomes the task's mood.
+ */
 export const JudgeResultSchema = z.object({
   success: z.boolean({ error: 'must be true or false' }),
   shouldContinue: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
@@ -17,7 +21,7 @@ export const JudgeResultSchema = z.object({
       .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), { error: 'must be a list' })
       .transform((items) => items.map(itemToText)),
   ),
-  confidence: z.preprocess((v) => (v === null ? undefined : v), z.number().min(0).max(1).optional()),
+  confidence: z.number({ error: 'must be a number 0..1 or null' }).min(0).max(1).nullable(),
 });
 export type JudgeResult = z.output<typeof JudgeResultSchema>;
 

@@ -9,7 +9,7 @@ export function goalUnderstandingPrompt(input: { instruction: string; workspaceL
       'You are the goal-understanding phase of a software agent. Restate what the user wants as a main objective, ' +
       'measurable success criteria, constraints, ambiguities and the assumptions you make for them, and classify the ' +
       'task profile (SIMPLE_QUESTION, CODE_ANALYSIS, FILE_OPERATION, COMPLEX_REASONING, MULTI_STEP_TASK, GENERAL_CHAT, ' +
-      `CREATIVE_WRITING, DEBUGGING, RESEARCH). ${JSON_ONLY}`,
+      `CREATIVE_WRITING, DEBUGGING, RESEARCH; UNKNOWN when none fits). ${JSON_ONLY}`,
     user: [
       instructionBlock(input.instruction),
       `WORKSPACE (top level):\n${input.workspaceListing || '(empty)'}`,

@@ -36,7 +36,8 @@ export function judgePrompt(input: { instruction: string; task: TaskSpec; worker
       'it, or shouldReplan when the task must be re-decomposed: the scope is too large for one iteration, the ' +
       'requirements are contradictory or unclear, the approach is fundamentally wrong, external resources or ' +
       'preconditions are missing, or it is impossible in the current task design. Give the reason and the missing ' +
-      `requirements. ${JSON_ONLY}`,
+      'requirements, and your confidence (0..1, or null when you cannot tell) that the current approach will ' +
+      `achieve the task. ${JSON_ONLY}`,
     user: [
       instructionBlock(input.instruction),
       taskBlock(input.task),

@@ -142,6 +142,7 @@ describe('base loops (P4)', () => {
     CREATIVE_WRITING: 10,
     DEBUGGING: 14,
     RESEARCH: 16,
+    UNKNOWN: 8,
   };
 
   it.each(Object.entries(expected))('P4 %s has base %i', (profile, base) => {

@@ -1,6 +1,4 @@
 import {
-  CONSULTATION_CHOICES,
-  ConsultationAnswerSchema,
   DEFAULT_PACEMAKER_CONFIG,
   PacemakerConfigSchema,
   applyConsultationAnswer,
@@ -10,11 +8,14 @@ import {
   detectIntervention,
   evaluatePacemaker,
   initialPacemakerState,
-  parseConsultationChoice,
   recordIteration,
+  resolveConsultationChoice,
   renderConsultation,
   takePendingGuidance,
+  validateConsultationAnswer,
+  type InterventionKind,
   type PacemakerState,
+  type ResolvedConsultationAnswer,
 } from '../../../src/domain/pacemaker';
 
 const config = DEFAULT_PACEMAKER_CONFIG;
@@ -110,26 +111,51 @@ describe('detectIntervention (P7 triggers)', () => {
 });
 
 describe('consultation choices (P7)', () => {
-  it('P7 exactly 4 choices mapped to stop, guidance, continue_raised, reset_replan (seed pattern 1 wording)', () => {
-    expect(CONSULTATION_CHOICES.map((c) => [c.number, c.effect, c.label.ja])).toEqual([
-      [1, 'stop', '作業を中止する'],
-      [2, 'guidance', '追加の指示や情報を提供する'],
-      [3, 'continue_raised', 'このまま作業を継続する'],
-      [4, 'reset_replan', '別のアプローチで再開する'],
-    ]);
-  });
-
-  it('P7 every trigger offers the same 4 effects in the same order, worded per seed pattern', () => {
-    for (const kind of ['no_progress', 'lost_confidence', 'confused_thinking', 'too_many_attempts'] as const) {
-      const choices = choicesFor(kind);
-      expect(choices.map((c) => c.effect)).toEqual(['stop', 'guidance', 'continue_raised', 'reset_replan']);
-      expect(choices[2]!.label.ja).toMatch(/（上限を \+5 回）$/);
-      expect(choices[2]!.label.en).toMatch(/\(limit \+5 loops\)$/);
-    }
-    expect(choicesFor('lost_confidence')[1]!.label.ja).toBe('より詳細な要件や制約を教える');
-    expect(choicesFor('confused_thinking')[3]!.label.ja).toBe('作業を一旦リセットして再開する');
-    expect(choicesFor('too_many_attempts')[0]!.label.ja).toBe('現在までの結果で満足する');
-    expect(choicesFor('too_many_attempts')[1]!.label.ja).toBe('問題の原因を一緒に分析する');
+  it.each<[InterventionKind, [string, string, string][]]>([
+    [
+      'no_progress',
+      [
+        ['stop', 'stop', '作業を中止する'],
+        ['guidance', 'guidance', '追加の指示や情報を提供する'],
+        ['continue', 'continue_raised', 'このまま作業を継続する（上限を +5 回）'],
+        ['different_approach', 'restart', '別のアプローチで再開する'],
+      ],
+    ],
+    [
+      'lost_confidence',
+      [
+        ['requirements', 'guidance', 'より詳細な要件や制約を教える'],
+        ['split', 'redecompose', '問題を分割して段階的に進める'],
+        ['consult', 'consult_reference', '別の専門家や資料を参照する'],
+        ['continue', 'continue_raised', '現在のアプローチを続ける（上限を +5 回）'],
+      ],
+    ],
+    [
+      'confused_thinking',
+      [
+        ['key_requirement', 'guidance', '最も重要な要件を1つ教える'],
+        ['reset', 'restart', '作業を一旦リセットして再開する'],
+        ['consolidate', 'consolidate', '現在までの成果を整理する'],
+        ['other_angle', 'restart', '別の角度からアプローチする'],
+      ],
+    ],
+    [
+      'too_many_attempts',
+      [
+        ['accept', 'accept', '現在までの結果で満足する'],
+        ['analyse_cause', 'guidance', '問題の原因を一緒に分析する'],
+        ['simplify', 'simplify', '要求を簡素化して再挑戦する'],
+        ['different_approach', 'restart', '完全に別のアプローチを試す'],
+      ],
+    ],
+  ])("P7 %s offers seed 002's own four choices of that pattern, in order", (kind, expected) => {
+    const choices = choicesFor(kind);
+    expect(choices.map((c) => [c.key, c.effect, c.label.ja])).toEqual(expected);
+    expect(choices.map((c) => c.number)).toEqual([1, 2, 3, 4]);
+    for (const c of choices) expect(c.label.en).toMatch(/^[A-Z][a-z]/);
+    expect(choices.filter((c) => c.needsText).map((c) => c.effect)).toEqual(
+      choices.map((c) => c.effect).filter((e) => e === 'guidance' || e === 'consult_reference'),
+    );
   });
 
   it('P7 the consultation text follows the seed layout, in Japanese and English', () => {
@@ -156,35 +182,90 @@ describe('consultation choices (P7)', () => {
     expect(both).toContain('Choose (1-4):');
   });
 
-  it('P7 answers are accepted by number or effect name; guidance needs text', () => {
-    expect(parseConsultationChoice(3)).toBe('continue_raised');
-    expect(parseConsultationChoice('4')).toBe('reset_replan');
-    expect(parseConsultationChoice('stop')).toBe('stop');
-    expect(parseConsultationChoice(5)).toBeUndefined();
-    expect(parseConsultationChoice('maybe')).toBeUndefined();
-    expect(ConsultationAnswerSchema.safeParse({ choice: 1 }).success).toBe(true);
-    expect(ConsultationAnswerSchema.safeParse({ choice: 'guidance', guidance: 'use zod' }).success).toBe(true);
-    expect(ConsultationAnswerSchema.safeParse({ choice: 2 }).success).toBe(false);
-    expect(ConsultationAnswerSchema.safeParse({ choice: 2, guidance: '  ' }).success).toBe(false);
-    expect(ConsultationAnswerSchema.safeParse({ choice: 0 }).success).toBe(false);
+  it("P7 a choice is named by number, key or effect, only among the pattern's own four", () => {
+    expect(resolveConsultationChoice('lost_confidence', 3)?.key).toBe('consult');
+    expect(resolveConsultationChoice('lost_confidence', ' 2 ')?.effect).toBe('redecompose');
+    expect(resolveConsultationChoice('lost_confidence', 'Split')?.number).toBe(2);
+    expect(resolveConsultationChoice('too_many_attempts', 'simplify')?.number).toBe(3);
+    expect(resolveConsultationChoice('confused_thinking', 'restart')?.key).toBe('reset');
+    expect(resolveConsultationChoice('confused_thinking', 'other_angle')?.number).toBe(4);
+    // Not offered by that pattern.
+    expect(resolveConsultationChoice('lost_confidence', 'stop')).toBeUndefined();
+    expect(resolveConsultationChoice('too_many_attempts', 'continue')).toBeUndefined();
+    expect(resolveConsultationChoice('no_progress', 5)).toBeUndefined();
+    expect(resolveConsultationChoice('no_progress', 1.5)).toBeUndefined();
+    expect(resolveConsultationChoice('no_progress', null)).toBeUndefined();
+  });
+});
+
+describe('validateConsultationAnswer (P7, the one validation)', () => {
+  const pending = { id: 't-c1', kind: 'lost_confidence' as const };
+  const err = (payload: unknown) => {
+    const r = validateConsultationAnswer(pending, payload);
+    return r.ok ? 'accepted' : r.error;
+  };
+
+  it('P7 a valid answer resolves the choice and trims the text', () => {
+    expect(validateConsultationAnswer(pending, { choice: 1, guidance: '  use zod  ' })).toEqual({
+      ok: true,
+      answer: { kind: 'lost_confidence', choice: expect.objectContaining({ number: 1, key: 'requirements', effect: 'guidance' }), text: 'use zod' },
+    });
+    expect(validateConsultationAnswer(pending, { consultationId: 't-c1', choice: 'split' })).toMatchObject({
+      ok: true,
+      answer: { choice: { number: 2 } },
+    });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['null', null, 'invalid answer'],
+    ['a list', [1], 'invalid answer'],
+    ['choice missing', {}, 'invalid answer: choice'],
+    ['choice as an object', { choice: { n: 1 } }, 'invalid answer: choice'],
+    ['guidance not text', { choice: 1, guidance: 5 }, 'invalid answer: guidance'],
+    ['guidance too long', { choice: 1, guidance: 'x'.repeat(8001) }, 'invalid answer: guidance'],
+    [
+      'a choice the pattern does not offer',
+      { choice: 'stop' },
+      'unknown choice "stop": answer one of 1|requirements, 2|split, 3|consult, 4|continue',
+    ],
+    ['number 0', { choice: 0 }, 'unknown choice "0"'],
+    ['guidance without text', { choice: 1 }, 'choice 1 (requirements) needs the text'],
+    ['guidance with blank text', { choice: 'requirements', guidance: '   ' }, 'needs the text'],
+    ['consult without naming what', { choice: 3 }, 'choice 3 (consult) needs the text'],
+    ['another consultation', { consultationId: 't-c9', choice: 4 }, 'consultation "t-c9" is not pending (the pending one is "t-c1")'],
+  ])('P7 rejects %s', (_n, payload, message) => {
+    expect(err(payload)).toContain(message);
+  });
+
+  it('P7 rejects any answer when nothing is pending', () => {
+    expect(validateConsultationAnswer(undefined, { choice: 4 })).toEqual({ ok: false, error: 'no consultation is waiting for an answer' });
   });
 });
 
 describe('applyConsultationAnswer (P7 effects)', () => {
   const asked = state({ iteration: 8, noProgressIterations: 3 });
+  const answer = (kind: InterventionKind, choice: number, text?: string): ResolvedConsultationAnswer => {
+    const r = validateConsultationAnswer({ id: 'x', kind }, text === undefined ? { choice } : { choice, guidance: text });
+    if (!r.ok) throw new Error(r.error);
+    return r.answer;
+  };
 
-  it('P7 choice 1 stop: the task stops', () => {
-    const r = applyConsultationAnswer(asked, { kind: 'no_progress', choice: 1 }, config);
+  it('P7 stop: the task stops', () => {
+    const r = applyConsultationAnswer(asked, answer('no_progress', 1), config);
     expect(r.outcome).toEqual({ effect: 'stop', reason: 'user chose to stop at loop 8/14 (no_progress)' });
     expect(r.state.interventions).toEqual([{ kind: 'no_progress', iteration: 8, maxLoops: 14, effect: 'stop' }]);
   });
 
-  it('P7 choice 2 guidance: the text is carried into the next worker request', () => {
-    const r = applyConsultationAnswer(
-      asked,
-      { kind: 'no_progress', choice: 'guidance', guidance: ' Use the existing validator in src/lib. ' },
-      config,
-    );
+  it('P7 accept: the current result is accepted', () => {
+    const r = applyConsultationAnswer(state({ iteration: 14 }), answer('too_many_attempts', 1), config);
+    expect(r.outcome).toEqual({
+      effect: 'accept',
+      reason: 'user chose 1 "Settle for the results so far": the current result is accepted at loop 14/14 (too_many_attempts)',
+    });
+  });
+
+  it('P7 guidance: the text is carried into the next worker request, once', () => {
+    const r = applyConsultationAnswer(asked, answer('no_progress', 2, ' Use the existing validator in src/lib. '), config);
     expect(r.outcome).toEqual({ effect: 'guidance', guidance: 'Use the existing validator in src/lib.', maxLoops: 14 });
     expect(r.state).toMatchObject({
       pendingGuidance: 'Use the existing validator in src/lib.',
@@ -193,47 +274,65 @@ describe('applyConsultationAnswer (P7 effects)', () => {
     });
     const taken = takePendingGuidance(r.state);
     expect(taken.guidance).toBe('Use the existing validator in src/lib.');
-    expect(taken.state.pendingGuidance).toBeUndefined();
     expect(takePendingGuidance(taken.state).guidance).toBeUndefined();
   });
 
-  it('P7 choice 2 guidance at the limit also raises the limit so the guided loop can run', () => {
-    const r = applyConsultationAnswer(state({ iteration: 14 }), { kind: 'too_many_attempts', choice: 2, guidance: 'try X' }, config);
-    expect(r.outcome).toMatchObject({ effect: 'guidance', maxLoops: 19 });
+  it('P7 guidance at the limit also raises the limit so the guided loop can run', () => {
+    const r = applyConsultationAnswer(state({ iteration: 14 }), answer('too_many_attempts', 2, 'the cause is X'), config);
+    expect(r.outcome).toMatchObject({ effect: 'guidance', guidance: 'the cause is X', maxLoops: 19 });
   });
 
-  it('P7 choice 3 continue_raised: the limit goes up by raise_limit_by (5)', () => {
-    const r = applyConsultationAnswer(state({ iteration: 14 }), { kind: 'too_many_attempts', choice: 3 }, config);
+  it('P7 consult_reference: the worker is told what to consult', () => {
+    const r = applyConsultationAnswer(asked, answer('lost_confidence', 3, 'RFC 8259'), config);
+    expect(r.outcome).toMatchObject({ effect: 'consult_reference', maxLoops: 14 });
+    expect(r.state.pendingGuidance).toMatch(/^Before going on, consult this .*\nRFC 8259$/s);
+  });
+
+  it('P7 consolidate: the worker consolidates what is done, then goes on', () => {
+    const r = applyConsultationAnswer(asked, answer('confused_thinking', 3), config);
+    expect(r.outcome).toMatchObject({ effect: 'consolidate', maxLoops: 14 });
+    expect(r.state.pendingGuidance).toMatch(/^CONSOLIDATE FIRST: .*summarise what is already done/);
+  });
+
+  it.each<[InterventionKind, number]>([
+    ['no_progress', 4],
+    ['confused_thinking', 2],
+    ['confused_thinking', 4],
+    ['too_many_attempts', 4],
+  ])('P7 %s choice %i restarts with a different approach: the worker is told to drop the current one', (kind, n) => {
+    const at = kind === 'too_many_attempts' ? state({ iteration: 14 }) : asked;
+    const r = applyConsultationAnswer(at, answer(kind, n, 'try a streaming parser'), config);
+    expect(r.outcome).toMatchObject({ effect: 'restart', maxLoops: kind === 'too_many_attempts' ? 19 : 14 });
+    expect(r.state.pendingGuidance).toMatch(/^RESTART WITH A DIFFERENT APPROACH: drop your current approach.*\ntry a streaming parser$/s);
+    expect(r.state.noProgressIterations).toBe(0);
+  });
+
+  it('P7 continue_raised: the limit goes up by raise_limit_by (5), or the configured step', () => {
+    const r = applyConsultationAnswer(state({ iteration: 14 }), answer('no_progress', 3), config);
     expect(r.outcome).toEqual({ effect: 'continue_raised', maxLoops: 19, raisedBy: 5 });
     expect(r.state).toMatchObject({ maxLoops: 19, noProgressIterations: 0 });
     expect(detectIntervention(r.state, config)).toBeUndefined();
-  });
-
-  it('P7 continue_raised uses the configured step', () => {
     const c = PacemakerConfigSchema.parse({ raise_limit_by: 3 });
-    expect(applyConsultationAnswer(asked, { kind: 'no_progress', choice: 3 }, c).outcome).toMatchObject({ maxLoops: 17, raisedBy: 3 });
+    expect(applyConsultationAnswer(asked, answer('lost_confidence', 4), c).outcome).toMatchObject({ maxLoops: 17, raisedBy: 3 });
   });
 
-  it('P7 choice 4 reset_replan: the loop restarts for a replanned task', () => {
-    const withGuidance = { ...asked, pendingGuidance: 'old' };
-    const r = applyConsultationAnswer(withGuidance, { kind: 'confused_thinking', choice: 4, guidance: 'split API and tests' }, config);
-    expect(r.outcome).toEqual({
-      effect: 'reset_replan',
-      reason: 'user chose to reset and replan at loop 8/14 (confused_thinking)',
-      guidance: 'split API and tests',
+  it('P7 split re-decomposes the task; simplify re-decomposes it with a simplified scope', () => {
+    expect(applyConsultationAnswer(asked, answer('lost_confidence', 2, 'API first'), config).outcome).toEqual({
+      effect: 'redecompose',
+      reason:
+        'user chose 2 "Split the problem and proceed step by step" at loop 8/14 (lost_confidence): re-decompose the task into smaller steps: API first',
     });
-    expect(r.state).toMatchObject({ iteration: 0, noProgressIterations: 0, pendingGuidance: 'split API and tests' });
-    expect(r.state.interventions).toHaveLength(1);
-    expect(applyConsultationAnswer(withGuidance, { kind: 'confused_thinking', choice: 4 }, config).state.pendingGuidance).toBeUndefined();
-  });
-
-  it('P7 an unknown choice throws (validate with ConsultationAnswerSchema first)', () => {
-    expect(() => applyConsultationAnswer(asked, { kind: 'no_progress', choice: 7 as never }, config)).toThrow(/unknown consultation choice/);
+    const s = applyConsultationAnswer(state({ iteration: 14 }), answer('too_many_attempts', 3), config).outcome;
+    expect(s).toMatchObject({
+      effect: 'simplify',
+      reason: expect.stringContaining('simplify the request and retry — re-decompose the task with a simplified scope'),
+    });
   });
 
   it('P7 the state is not mutated', () => {
     const before = JSON.stringify(asked);
-    applyConsultationAnswer(asked, { kind: 'no_progress', choice: 3 }, config);
+    applyConsultationAnswer(asked, answer('no_progress', 3), config);
+    applyConsultationAnswer(asked, answer('confused_thinking', 2), config);
     expect(JSON.stringify(asked)).toBe(before);
   });
 });

@@ -53,4 +53,34 @@ describe('pacemakerLogLine (P8)', () => {
       '[DUCK_PACEMAKER] end: loops 3/8 used, interventions 0, outcome: success',
     );
   });
+
+  it('P8 per loop: progress stall detected', () => {
+    expect(pacemakerLogLine('stall', { taskId: 'T1', iteration: 8, maxLoops: 14, noProgressIterations: 2 })).toBe(
+      '[DUCK_PACEMAKER] loop 8/14 task=T1: progress stall detected (no progress for 2 loops)',
+    );
+    expect(pacemakerLogLine('stall', { iteration: 3, maxLoops: 8, noProgressIterations: 1 })).toBe(
+      '[DUCK_PACEMAKER] loop 3/8: progress stall detected (no progress for 1 loop)',
+    );
+  });
+
+  it('P8 per loop: vitals change with before → after of mood, focus, stamina, score and factor', () => {
+    // Seed 002's example: focus 0.80 → 0.45. Score 0.4·0.75 + 0.4·0.8 + 0.2·0.65 = 0.75 → 0.61; factor stays 1.0.
+    expect(
+      pacemakerLogLine('vitals', {
+        taskId: 'T1',
+        iteration: 8,
+        before: { mood: 0.75, focus: 0.8, stamina: 0.65 },
+        after: { mood: 0.75, focus: 0.45, stamina: 0.6 },
+      }),
+    ).toBe(
+      '[DUCK_PACEMAKER] loop 8 task=T1: vitals change: mood 0.75→0.75, focus 0.80→0.45 (down), stamina 0.65→0.60 (down), score 0.75→0.60 (down), factor 1.0→1.0',
+    );
+    // A fall below 0.4 cuts the factor to 0.7; a rise above 0.8 raises it to 1.2.
+    expect(
+      pacemakerLogLine('vitals', { iteration: 2, before: { mood: 0.5, focus: 0.5, stamina: 0.5 }, after: { mood: 0.2, focus: 0.3, stamina: 0.4 } }),
+    ).toMatch(/score 0\.50→0\.28 \(down\), factor 1\.0→0\.7 \(down\)$/);
+    expect(
+      pacemakerLogLine('vitals', { iteration: 2, before: { mood: 0.5, focus: 0.5, stamina: 0.5 }, after: { mood: 0.9, focus: 1, stamina: 0.9 } }),
+    ).toMatch(/factor 1\.0→1\.2 \(up\)$/);
+  });
 });

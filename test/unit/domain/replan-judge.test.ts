@@ -9,12 +9,13 @@ describe('J1 judge result schema', () => {
       shouldReplan: true,
       reason: 'scope too large',
       missingRequirements: ['tests'],
+      confidence: 0.4,
     });
-    expect(r).toMatchObject({ success: false, shouldReplan: true, missingRequirements: ['tests'] });
+    expect(r).toMatchObject({ success: false, shouldReplan: true, missingRequirements: ['tests'], confidence: 0.4 });
   });
 
   it('J1 missing flags default to false and a missing list to []', () => {
-    expect(JudgeResultSchema.parse({ success: true, reason: 'ok' })).toMatchObject({
+    expect(JudgeResultSchema.parse({ success: true, reason: 'ok', confidence: null })).toMatchObject({
       shouldContinue: false,
       shouldReplan: false,
       missingRequirements: [],
@@ -24,7 +25,10 @@ describe('J1 judge result schema', () => {
   it.each<[string, unknown]>([
     ['success missing', { reason: 'x' }],
     ['success as a string', { success: 'true' }],
-    ['shouldReplan as a number', { success: false, shouldReplan: 1 }],
+    ['shouldReplan as a number', { success: false, shouldReplan: 1, confidence: null }],
+    ['P2 confidence missing', { success: true }],
+    ['P2 confidence above 1', { success: true, confidence: 1.5 }],
+    ['P2 confidence as text', { success: true, confidence: 'high' }],
   ])('J1 %s is rejected', (_n, v) => {
     expect(JudgeResultSchema.safeParse(v).success).toBe(false);
   });
