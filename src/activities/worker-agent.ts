@@ -52,12 +52,7 @@ const DEFAULT_MAX_STEPS = 24;
 const TOOL_OUTPUT_CHARS = 6000;
 
 export function transcriptPath(input: Pick<WorkerInput, 'workspace' | 'runId' | 'task' | 'iteration'>, wfRunId: string): string {
-  return path.join(
-    runDir(input.workspace, input.runId),
-    'tasks',
-    safeName(input.task.id),
-    `iteration-${input.iteration}.${wfRunId}.json`,
-  );
+  return path.join(runDir(input.workspace, input.runId), 'tasks', safeName(input.task.id), `iteration-${input.iteration}.${wfRunId}.json`);
 }
 
 export async function runWorker(llm: LlmGateway, input: WorkerInput): Promise<WorkerResult> {
