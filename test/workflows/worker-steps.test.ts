@@ -215,3 +215,53 @@ describe('worker SIGKILLed between steps', () => {
     expect(Math.max(...attempts)).toBe(2);
   });
 });
+
+describe('worker SIGKILLed between the tool calls of a step', () => {
+  it("B2 a finished tool call is not run again on retry, nor is the step's LLM request repeated", async () => {
+    // Step 1 asks for two commands: the first appends to count.txt; the second marks that it
+    // started and, the first time only, sleeps (the worker is killed meanwhile). Step 2 answers.
+    const first = ['node', '-e', "require('fs').appendFileSync('count.txt', 'x')"];
+    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'count once', command: first }] });
+    const second = [
+      'node',
+      '-e',
+      "const fs = require('fs'); if (!fs.existsSync('started')) { fs.writeFileSync('started', ''); setTimeout(() => {}, 20000); }",
+    ];
+    h.fake.always('worker_step', (req) =>
+      workerStepsSoFar(req) === 0
+        ? {
+            toolCalls: [
+              { name: 'run_command', arguments: { argv: first } },
+              { name: 'run_command', arguments: { argv: second } },
+            ],
+          }
+        : { content: 'Task a done: counted once.' },
+    );
+    const worker = await startWorkerProcess();
+    const ws = h.workspace();
+    const runId = uniqueId('tools-kill');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: killQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'count once', workspace: ws, options: { ...FAST, workerHeartbeatTimeoutMs: 3000 } }],
+    });
+
+    // The second command runs, so the first one has finished and its result is on disk.
+    await until('the second command to start', async () => (fs.existsSync(path.join(ws, 'started')) ? true : undefined));
+    worker.child.kill('SIGKILL');
+    expect((await worker.exited).signal).toBe('SIGKILL');
+    await startWorkerProcess();
+
+    const result = await handle.result();
+    expect(result.status).toBe('DONE');
+    expect(fs.readFileSync(path.join(ws, 'count.txt'), 'utf8')).toBe('x');
+    expect(h.fake.requestsFor('worker_step').map(workerStepsSoFar)).toEqual([0, 1]);
+    // Step 2's conversation carries both tool results of step 1.
+    const step2 = h.fake.requestsFor('worker_step')[1]!;
+    expect(step2.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
+    const history = await h.client.workflow.getHandle(`${runWorkflowId(runId)}.task-a`).fetchHistory();
+    const steps = workerSteps(history.events ?? []);
+    expect(steps).toHaveLength(2);
+    expect(steps[0]!.result).toMatchObject({ step: 1, toolCalls: 2, toolErrors: 0 });
+  });
+});
