@@ -8,7 +8,7 @@
 // call cut off by the crash runs again).
 //
 // Transcript layout, one file per step so every write is idempotent:
-//   <workspace>/.replanner/runs/<runId>/tasks/<taskId>/iteration-<n>.<task run id>/
+//   <workspace>/.replanner/runs/<runId>/tasks/<taskId>/iteration-<n>.<iteration key>/
 //     prompt.json     system + user prompt (written by step 1)
 //     step-001.json   the assistant's reply, its usage, each tool call with its result
 // The messages of step k are rebuilt from prompt.json + steps 1..k-1.
@@ -41,6 +41,11 @@ export interface WorkerStepInput {
   workspace: string;
   taskId: string;
   iteration: number;
+  /**
+   * Unique per worker iteration (the workflow draws it): names the transcript directory, so two
+   * task executions, or an iteration number run twice by one execution, never share step files.
+   */
+  iterationKey: string;
   /** 1-based step within the iteration. */
   step: number;
   commandTimeoutMs?: number;
@@ -74,14 +79,9 @@ const TOOL_OUTPUT_CHARS = 6000;
 const MAX_TOOL_CALLS_PER_STEP = 32;
 const MAX_SIGNATURES = 20;
 
-/** The iteration's directory; the TaskWorkflow's run id keeps two executions of a task apart. */
-function iterationDir(input: Pick<WorkerStepInput, 'workspace' | 'runId' | 'taskId' | 'iteration'>, wfRunId: string): string {
-  return path.join(
-    runDir(input.workspace, input.runId),
-    'tasks',
-    safeName(input.taskId),
-    `iteration-${input.iteration}.${safeName(wfRunId.slice(0, 8))}`,
-  );
+/** The iteration's directory (workspace-relative parts validated by the caller). */
+function iterationDir(input: Pick<WorkerStepInput, 'workspace' | 'runId' | 'taskId' | 'iteration' | 'iterationKey'>): string {
+  return path.join(runDir(input.workspace, input.runId), 'tasks', safeName(input.taskId), `iteration-${input.iteration}.${input.iterationKey}`);
 }
 
 const stepFile = (dir: string, step: number) => path.join(dir, `step-${String(step).padStart(3, '0')}.json`);
@@ -95,8 +95,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
   if (!Number.isInteger(input.iteration) || input.iteration < 1) throw invalid(`invalid iteration ${String(input.iteration)}`);
   if (!Number.isInteger(input.step) || input.step < 1 || input.step > 999) throw invalid(`invalid step ${String(input.step)}`);
   if (typeof input.taskId !== 'string' || !input.taskId) throw invalid('a worker step needs a task id');
+  if (typeof input.iterationKey !== 'string' || !/^[A-Za-z0-9-]{4,36}$/.test(input.iterationKey)) throw invalid('invalid iteration key');
   const ctx = Context.current();
-  const dir = iterationDir(input, ctx.info.workflowExecution?.runId ?? ctx.info.activityId);
+  const dir = iterationDir(input);
   const logPath = path.relative(input.workspace, dir);
   // Heartbeat on a timer: one LLM call or command can outlast the heartbeat timeout.
   const every = Math.max(500, Math.min(3000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3));

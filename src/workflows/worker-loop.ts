@@ -3,7 +3,7 @@
 // step and its tool calls, a crash is recovered by Temporal retrying the step in flight, and later
 // issues can stop between steps (pause, budgets). The transcript stays on disk; history carries
 // each step's small result (tool-call signatures, counts, usage, the transcript directory).
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities, RunRef } from '../activities';
 import type { TaskSpec } from '../domain/types';
 import {
@@ -32,6 +32,8 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const maxSteps = workerStepLimit(options.workerMaxSteps);
   let tally = EMPTY_WORKER_TALLY;
   let usage = ZERO_USAGE;
+  // Names this iteration's transcript directory: unique even if an iteration number comes twice.
+  const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
     const r = await proxyActivities<Activities>(
@@ -41,6 +43,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
       workspace: run.workspace,
       taskId: task.id,
       iteration,
+      iterationKey,
       step,
       commandTimeoutMs: options.commandTimeoutMs,
       // Only step 1 writes the prompt; later steps rebuild the conversation from the transcript.
