@@ -28,7 +28,8 @@ import {
 import type { TokenUsage } from '../llm/usage';
 import { Context } from '@temporalio/activity';
 import { journaled } from './journal';
-import { evidenceFromTranscript, runWorker, workspaceListing, type WorkerInput, type WorkerResult } from './worker-agent';
+import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
+import { workspaceListing } from './workspace-listing';
 
 export interface RunRef {
   runId: string;
@@ -77,8 +78,9 @@ export function createActivities(llm: LlmGateway) {
       return { value: toActionPlan(r.value), usage: r.usage };
     },
 
-    async runWorkerAgent(input: WorkerInput): Promise<WorkerResult> {
-      return journaled(input.workspace, input.runId, () => runWorker(llm, input));
+    /** One worker step: one LLM request, then the tool calls it asked for (see worker-step.ts). */
+    async workerStep(input: WorkerStepInput): Promise<WorkerStepResult> {
+      return runWorkerStep(llm, input);
     },
 
     async judgeTask(input: RunRef & { task: TaskSpec; workerSummary: string; logPath: string }): Promise<WithUsage<Judgement>> {

@@ -13,8 +13,10 @@ export interface RunOptions {
    * Pacemaker computes each task's limit (see `pacemaker`); kept so old inputs still parse.
    */
   maxTaskIterations: number;
-  /** Tool-calling steps per worker activity. */
+  /** Worker steps (one LLM request + its tool calls, one activity each) per worker iteration. */
   workerMaxSteps: number;
+  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 30 s, SPEC O4). */
+  workerHeartbeatTimeoutMs?: number;
   commandTimeoutMs: number;
   /** Retry policy of LLM activities. */
   llmMaxAttempts: number;
@@ -65,12 +67,18 @@ export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOpt
 
 export function workerActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
   return {
+    // One LLM call plus its tool calls (each command bounded by commandTimeoutMs).
     startToCloseTimeout: '60 minutes',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: heartbeatTimeoutMs(o.workerHeartbeatTimeoutMs),
     // WAIT_CANCELLATION_COMPLETED: a cancelled task waits until the worker has really stopped
     // touching the workspace (its running command killed) before it reports CANCELLED.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: llmRetryPolicy(o),
     summary,
   };
+}
+
+/** 1 s .. 10 min; anything else (absent, NaN, forged) is the 30 s default. */
+function heartbeatTimeoutMs(v: number | undefined): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 1000 && v <= 600_000 ? v : 30_000;
 }

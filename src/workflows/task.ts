@@ -34,7 +34,8 @@ import {
   type PendingConsultation,
   type TaskStatus,
 } from './messages';
-import { llmActivityOptions, workerActivityOptions, type RunOptions } from './options';
+import { llmActivityOptions, type RunOptions } from './options';
+import { runWorkerIteration } from './worker-loop';
 import { explainActivityFailure } from './failures';
 
 export interface TaskInput {
@@ -54,7 +55,7 @@ export interface TaskOutcome {
   iterations: number;
   usage: TokenUsage;
   judge?: Judgement;
-  /** Workspace-relative path of the last worker transcript. */
+  /** Workspace-relative directory of the last worker iteration's transcript (prompt.json, step-NNN.json). */
   logPath?: string;
 }
 
@@ -214,19 +215,14 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       status.state = 'RUNNING';
       const g = takePendingGuidance(pace);
       pace = g.state;
-      const worker = await proxyActivities<Activities>(
-        workerActivityOptions(options, `worker: ${task.title} (iteration ${status.iteration})`),
-      ).runWorkerAgent({
-        runId: input.run.runId,
-        workspace: input.run.workspace,
-        instruction: input.run.instruction,
+      const worker = await runWorkerIteration({
+        run: input.run,
         task,
         steps: input.steps,
         iteration: status.iteration,
         feedback,
         guidance: g.guidance,
-        maxSteps: options.workerMaxSteps,
-        commandTimeoutMs: options.commandTimeoutMs,
+        options,
       });
       status.usage = addUsage(status.usage, worker.usage);
       const judged = await proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`)).judgeTask({

@@ -1,0 +1,226 @@
+// One worker step (issue 10): exactly ONE LLM request (purpose worker_step, tools offered), then
+// the tool calls that reply asked for, inside the same activity. TaskWorkflow runs the loop, one
+// activity per step, so the history shows every step and a crash loses at most the step in flight.
+// Tools run inside the step rather than in an activity of their own: that saves a round trip and
+// ~6 history events per step, and it is safe on retry: the LLM result is journaled (a retry gets
+// it from the journal, not the LLM) and each tool result is persisted in the step file before the
+// next tool runs, so a retry repeats neither the LLM call nor a finished tool call (only a tool
+// call cut off by the crash runs again).
+//
+// Transcript layout, one file per step so every write is idempotent:
+//   <workspace>/.replanner/runs/<runId>/tasks/<taskId>/iteration-<n>.<iteration key>/
+//     prompt.json     system + user prompt (written by step 1)
+//     step-001.json   the assistant's reply, its usage, each tool call with its result
+// The messages of step k are rebuilt from prompt.json + steps 1..k-1.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { WorkerStepReport } from '../domain/worker-steps';
+import type { TaskSpec } from '../domain/types';
+import type { LlmGateway } from '../llm/gateway';
+import type { Prompt } from '../llm/prompts/common';
+import { workerPrompt } from '../llm/prompts/task';
+import type { TokenUsage } from '../llm/usage';
+import { journaled } from './journal';
+import { clip, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { runTool, TOOL_DEFINITIONS } from './tools';
+
+/** What the prompt needs: carried by step 1 only. */
+export interface WorkerPromptInput {
+  instruction: string;
+  task: TaskSpec;
+  steps: string[];
+  feedback?: string;
+  guidance?: string;
+}
+
+export interface WorkerStepInput {
+  runId: string;
+  workspace: string;
+  taskId: string;
+  iteration: number;
+  /**
+   * Unique per worker iteration (the workflow draws it): names the transcript directory, so two
+   * task executions, or an iteration number run twice by one execution, never share step files.
+   */
+  iterationKey: string;
+  /** 1-based step within the iteration. */
+  step: number;
+  commandTimeoutMs?: number;
+  /** Step 1 only. */
+  prompt?: WorkerPromptInput;
+}
+
+export interface WorkerStepResult extends WorkerStepReport {
+  step: number;
+  usage: TokenUsage;
+}
+
+interface StepCall {
+  id: string;
+  name: string;
+  arguments: string;
+  /** Set once the tool has run (persisted before the next one starts). */
+  ok?: boolean;
+  output?: string;
+}
+
+interface StepFile {
+  step: number;
+  content: string;
+  calls: StepCall[];
+  usage: TokenUsage;
+}
+
+const TOOL_OUTPUT_CHARS = 6000;
+/** A reply may ask for any number of tool calls; beyond this many a step runs none of the rest. */
+const MAX_TOOL_CALLS_PER_STEP = 32;
+const MAX_SIGNATURES = 20;
+
+/** The iteration's directory (workspace-relative parts validated by the caller). */
+function iterationDir(input: Pick<WorkerStepInput, 'workspace' | 'runId' | 'taskId' | 'iteration' | 'iterationKey'>): string {
+  return path.join(runDir(input.workspace, input.runId), 'tasks', safeName(input.taskId), `iteration-${input.iteration}.${input.iterationKey}`);
+}
+
+const stepFile = (dir: string, step: number) => path.join(dir, `step-${String(step).padStart(3, '0')}.json`);
+const promptFile = (dir: string) => path.join(dir, 'prompt.json');
+
+function invalid(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'InvalidWorkerStep', message, nonRetryable: true });
+}
+
+export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Promise<WorkerStepResult> {
+  if (!Number.isInteger(input.iteration) || input.iteration < 1) throw invalid(`invalid iteration ${String(input.iteration)}`);
+  if (!Number.isInteger(input.step) || input.step < 1 || input.step > 999) throw invalid(`invalid step ${String(input.step)}`);
+  if (typeof input.taskId !== 'string' || !input.taskId) throw invalid('a worker step needs a task id');
+  if (typeof input.iterationKey !== 'string' || !/^[A-Za-z0-9-]{4,36}$/.test(input.iterationKey)) throw invalid('invalid iteration key');
+  const ctx = Context.current();
+  const dir = iterationDir(input);
+  const logPath = path.relative(input.workspace, dir);
+  // Heartbeat on a timer: one LLM call or command can outlast the heartbeat timeout.
+  const every = Math.max(500, Math.min(3000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3));
+  const beat = setInterval(() => ctx.heartbeat({ step: input.step }), every);
+  try {
+    if (input.step === 1) {
+      if (!input.prompt) throw invalid('step 1 of a worker iteration needs the prompt input');
+      // Same input, same content: rewriting it on a retry is harmless.
+      await writeJsonAtomic(promptFile(dir), workerPrompt({ ...input.prompt, iteration: input.iteration }));
+    }
+    const file = stepFile(dir, input.step);
+    let rec = await readJson<StepFile>(file);
+    if (!rec) {
+      const messages = await messagesBefore(dir, input.step);
+      const reply = await journaled(input.workspace, input.runId, async () => {
+        const { message, usage } = await llm.chat({
+          purpose: 'worker_step',
+          messages,
+          tools: TOOL_DEFINITIONS,
+          signal: ctx.cancellationSignal,
+        });
+        const calls = (message.tool_calls ?? []).flatMap((c) =>
+          c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+        );
+        return { content: message.content ?? '', calls, usage };
+      });
+      rec = { step: input.step, ...reply };
+      await writeJsonAtomic(file, rec);
+    }
+    for (const [i, call] of rec.calls.entries()) {
+      if (call.ok !== undefined) continue; // ran before a retry: never again
+      throwIfCancelled(ctx.cancellationSignal);
+      const result =
+        i < MAX_TOOL_CALLS_PER_STEP
+          ? await runTool(input.workspace, call.name, parseArgs(call.arguments), {
+              commandTimeoutMs: input.commandTimeoutMs,
+              signal: ctx.cancellationSignal,
+            })
+          : { ok: false, output: `not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls per step` };
+      call.ok = result.ok;
+      call.output = clip(result.output, TOOL_OUTPUT_CHARS);
+      await writeJsonAtomic(file, rec);
+      ctx.heartbeat({ step: input.step });
+    }
+    const actions = rec.calls.map((c) => signature(c.name, c.arguments, c.ok === true));
+    return {
+      step: input.step,
+      ...(rec.calls.length === 0 ? { summary: clip(rec.content.trim() || '(the worker gave no summary)', 2000) } : {}),
+      toolCalls: rec.calls.length,
+      toolErrors: rec.calls.filter((c) => c.ok !== true).length,
+      actions: actions.slice(-MAX_SIGNATURES),
+      usage: rec.usage,
+      logPath,
+    };
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/** The conversation step k sends: the prompt, then each earlier step's reply and tool results. */
+async function messagesBefore(dir: string, step: number): Promise<ChatCompletionMessageParam[]> {
+  const prompt = await readJson<Prompt>(promptFile(dir));
+  if (!prompt) throw invalid(`worker step ${step}: ${promptFile(dir)} is missing`);
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: prompt.system },
+    { role: 'user', content: prompt.user },
+  ];
+  for (let k = 1; k < step; k += 1) {
+    const rec = await readJson<StepFile>(stepFile(dir, k));
+    if (!rec) throw invalid(`worker step ${step}: ${stepFile(dir, k)} is missing`);
+    messages.push(...stepMessages(rec));
+  }
+  return messages;
+}
+
+function stepMessages(rec: StepFile): ChatCompletionMessageParam[] {
+  const toolCalls = rec.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+  return [
+    { role: 'assistant', content: rec.content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    ...rec.calls.map((c): ChatCompletionMessageParam => ({ role: 'tool', tool_call_id: c.id, content: c.output ?? '(no result)' })),
+  ];
+}
+
+/** The judge's (and the re-decomposition's) view of an iteration: each tool call with its abridged result. */
+export async function evidenceFromTranscript(workspace: string, logPath: string, maxChars = 12000): Promise<string> {
+  const dir = path.resolve(workspace, logPath || '.');
+  // Only a transcript directory of this workspace, whatever a (forged) logPath says.
+  if (!logPath || !dir.startsWith(path.join(path.resolve(workspace), '.replanner', 'runs') + path.sep)) return '(no transcript)';
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => /^step-\d{3}\.json$/.test(n)).sort();
+  } catch {
+    return '(no transcript)';
+  }
+  const lines: string[] = [];
+  for (const name of names) {
+    const rec = await readJson<StepFile>(path.join(dir, name)).catch(() => undefined);
+    for (const c of rec?.calls ?? []) {
+      lines.push(`> ${c.name} ${clip(c.arguments, 400)}`);
+      if (c.output !== undefined) lines.push(clip(c.output, 800));
+    }
+  }
+  return lines.length ? clip(lines.join('\n'), maxChars) : '(no tool calls)';
+}
+
+function parseArgs(raw: string): unknown {
+  try {
+    return JSON.parse(raw || '{}');
+  } catch {
+    return { __invalid_json__: raw };
+  }
+}
+
+function signature(name: string, rawArgs: string, ok: boolean): string {
+  let args = rawArgs;
+  try {
+    args = JSON.stringify(JSON.parse(rawArgs || '{}')) ?? '';
+  } catch {
+    /* keep the raw text */
+  }
+  return `${clip(name, 40)}(${clip(args, 80)})${ok ? '' : '!'}`;
+}
+
+function throwIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason ?? new Error('cancelled');
+}

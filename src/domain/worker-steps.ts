@@ -1,0 +1,79 @@
+// The worker's tool loop as TaskWorkflow runs it (issue 10): one activity per LLM step. These pure
+// functions fold the steps' small results into what the judge and the pacemaker need (P2/P3):
+// the final answer, the step count (history turns), tool calls, failed tool calls and the last
+// tool-call signatures (repetition → focus).
+
+/** What one worker step reports back into workflow history (small by design). */
+export interface WorkerStepReport {
+  /** The reply's final answer (no tool calls); absent while the worker still calls tools. */
+  summary?: string;
+  toolCalls: number;
+  toolErrors: number;
+  /** Signatures of the step's tool calls: `name(short args)`, with `!` appended when it failed. */
+  actions: string[];
+  /** Workspace-relative directory of the iteration's transcript. */
+  logPath: string;
+}
+
+export interface WorkerTally {
+  steps: number;
+  toolCalls: number;
+  toolErrors: number;
+  actionSignatures: string[];
+  summary?: string;
+  logPath?: string;
+}
+
+/** The pacemaker looks at the last few signatures only; history stays small. */
+export const ACTION_SIGNATURE_WINDOW = 20;
+export const SUMMARY_MAX_CHARS = 2000;
+
+export const EMPTY_WORKER_TALLY: WorkerTally = { steps: 0, toolCalls: 0, toolErrors: 0, actionSignatures: [] };
+
+export function recordWorkerStep(t: WorkerTally, r: WorkerStepReport): WorkerTally {
+  return {
+    steps: t.steps + 1,
+    toolCalls: t.toolCalls + r.toolCalls,
+    toolErrors: t.toolErrors + r.toolErrors,
+    actionSignatures: [...t.actionSignatures, ...r.actions].slice(-ACTION_SIGNATURE_WINDOW),
+    ...(r.summary !== undefined ? { summary: r.summary.slice(0, SUMMARY_MAX_CHARS) } : {}),
+    logPath: r.logPath,
+  };
+}
+
+/** A final answer ends the iteration; so does the step limit. */
+export function workerIterationDone(t: WorkerTally, maxSteps: number): boolean {
+  return t.summary !== undefined || t.steps >= maxSteps;
+}
+
+export interface WorkerIterationOutcome {
+  summary: string;
+  logPath: string;
+  steps: number;
+  toolCalls: number;
+  toolErrors: number;
+  actionSignatures: string[];
+  /** False when the step limit ended the iteration without a final answer. */
+  finished: boolean;
+}
+
+export function workerIterationOutcome(t: WorkerTally): WorkerIterationOutcome {
+  return {
+    summary: t.summary ?? `stopped after ${t.steps} steps without a final answer`,
+    logPath: t.logPath ?? '',
+    steps: t.steps,
+    toolCalls: t.toolCalls,
+    toolErrors: t.toolErrors,
+    actionSignatures: t.actionSignatures,
+    finished: t.summary !== undefined,
+  };
+}
+
+export const DEFAULT_WORKER_MAX_STEPS = 24;
+export const WORKER_MAX_STEPS_BOUND = 200;
+
+/** The per-iteration step limit as the loop uses it: a whole number in 1..200 (a NaN would never end the loop). */
+export function workerStepLimit(n: unknown): number {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return DEFAULT_WORKER_MAX_STEPS;
+  return Math.min(WORKER_MAX_STEPS_BOUND, Math.max(1, Math.floor(n)));
+}

@@ -1,0 +1,58 @@
+// The worker's tool loop, run by TaskWorkflow itself (issue 10): each step is ONE activity
+// (workerStep: one LLM request, then the tool calls it asked for), so the history names every
+// step and its tool calls, a crash is recovered by Temporal retrying the step in flight, and later
+// issues can stop between steps (pause, budgets). The transcript stays on disk; history carries
+// each step's small result (tool-call signatures, counts, usage, the transcript directory).
+import { proxyActivities, uuid4 } from '@temporalio/workflow';
+import type { Activities, RunRef } from '../activities';
+import type { TaskSpec } from '../domain/types';
+import {
+  EMPTY_WORKER_TALLY,
+  recordWorkerStep,
+  workerIterationDone,
+  workerIterationOutcome,
+  workerStepLimit,
+  type WorkerIterationOutcome,
+} from '../domain/worker-steps';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import { workerActivityOptions, type RunOptions } from './options';
+
+export interface WorkerIterationInput {
+  run: RunRef;
+  task: TaskSpec;
+  steps: string[];
+  iteration: number;
+  feedback?: string;
+  guidance?: string;
+  options: RunOptions;
+}
+
+export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
+  const { run, task, iteration, options } = input;
+  const maxSteps = workerStepLimit(options.workerMaxSteps);
+  let tally = EMPTY_WORKER_TALLY;
+  let usage = ZERO_USAGE;
+  // Names this iteration's transcript directory: unique even if an iteration number comes twice.
+  const iterationKey = uuid4().slice(0, 13);
+  while (!workerIterationDone(tally, maxSteps)) {
+    const step = tally.steps + 1;
+    const r = await proxyActivities<Activities>(
+      workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`),
+    ).workerStep({
+      runId: run.runId,
+      workspace: run.workspace,
+      taskId: task.id,
+      iteration,
+      iterationKey,
+      step,
+      commandTimeoutMs: options.commandTimeoutMs,
+      // Only step 1 writes the prompt; later steps rebuild the conversation from the transcript.
+      ...(step === 1
+        ? { prompt: { instruction: run.instruction, task, steps: input.steps, feedback: input.feedback, guidance: input.guidance } }
+        : {}),
+    });
+    usage = addUsage(usage, r.usage);
+    tally = recordWorkerStep(tally, r);
+  }
+  return { ...workerIterationOutcome(tally), usage };
+}
