@@ -11,13 +11,7 @@ import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/question
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { TokenUsage } from '../llm/usage';
 
-export type {
-  DecisionsView,
-  PendingConsultation,
-  PlanQuality,
-  PlanQualityAttempt,
-  RunStatusValue,
-} from '../domain/run/state';
+export type { DecisionsView, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
 
 /** What `status` returns: a view computed from the run's state on each query. */
 export type RunStatus = RunStatusView;
@@ -116,7 +110,6 @@ export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [C
 export const answerClarificationSignal = defineSignal<[ClarificationAnswerInput]>('answerClarificationSignal');
 
 export const decisionsQuery = defineQuery<DecisionsView>('decisions');
-
 
 export const statusQuery = defineQuery<RunStatus>('status');
 /**

@@ -8,11 +8,6 @@ import type { RefinementConfigInput } from '../domain/refinement/config';
 export interface RunOptions {
   /** At most this many TaskWorkflows run at once. */
   maxParallelTasks: number;
-  /**
-   * Legacy fixed bound of worker → judge iterations per task. Unused since issue 5: the Duck
-   * Pacemaker computes each task's limit (see `pacemaker`); kept so old inputs still parse.
-   */
-  maxTaskIterations: number;
   /** Tool-calling steps per worker activity. */
   workerMaxSteps: number;
   commandTimeoutMs: number;
@@ -32,7 +27,6 @@ export interface RunOptions {
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
   maxParallelTasks: 3,
-  maxTaskIterations: 3,
   workerMaxSteps: 24,
   commandTimeoutMs: 120_000,
   llmMaxAttempts: 4,

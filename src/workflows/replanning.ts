@@ -1,7 +1,7 @@
 // The run's replanning layer (SPEC §1): asks the replan-decision LLM, applies the pure policy
 // (X6/X7), asks the user when the policy says so (X7 confirm, X8 escalate, X14 clarify), records
-
-
+// every decision (X9), and tells the run where to jump (X3). Counters, the decision log and the
+// questions are part of the run's one RunState (src/domain/run/state).
 import { ApplicationFailure, condition, log, proxyActivities } from '@temporalio/workflow';
 import type { ReplannerConfig } from '../domain/config';
 import {
@@ -75,8 +75,7 @@ export function createReplanning(deps: ReplanningDeps) {
   // ---------------------------------------------------------------- the LLM
   const history = () =>
     s()
-      .log.records
-      .slice(-HISTORY_LINES)
+      .log.records.slice(-HISTORY_LINES)
       .map(
         (r) =>
           `${r.replan_id} after ${r.phase}: ${r.replan_type ?? 'no replan'} → ${r.outcome}${r.override_reason ? ` (${r.override_reason})` : ''}, result ${r.result}`,
@@ -145,7 +144,9 @@ export function createReplanning(deps: ReplanningDeps) {
   }
   /** The replan is under way: its jump back to the target phase (X3). */
   function jump(phase: Phase, o: Runnable, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext, extra = ''): Jump {
-    entity.apply((st) => startReplan(st, { replanId: rec.replan_id, startedMs: Date.now(), decidedIn: phase, target: o.targetPhase, decision: d, context }));
+    entity.apply((st) =>
+      startReplan(st, { replanId: rec.replan_id, startedMs: Date.now(), decidedIn: phase, target: o.targetPhase, decision: d, context }),
+    );
     return {
       target: o.targetPhase,
       type: o.type,
@@ -173,7 +174,9 @@ export function createReplanning(deps: ReplanningDeps) {
     if (answered.length === 0) {
       // X14: nobody answered; go on with the LLM's assumptions, and say so.
       const message = `No answer within ${o.timeoutMinutes} min; continuing on these assumptions: ${assumed.join('; ')}`;
-      entity.apply((st) => addAssumptions(addNotes(st, [`Assumed (no answer to ${qs.map((q) => q.id).join(', ')}): ${assumed.join('; ')}`]), assumed));
+      entity.apply((st) =>
+        addAssumptions(addNotes(st, [`Assumed (no answer to ${qs.map((q) => q.id).join(', ')}): ${assumed.join('; ')}`]), assumed),
+      );
       complete(rec.replan_id, { result: 'success', overrideReason: 'no_response_assumed', planAfter: message });
       log.info(message);
       return undefined;
@@ -181,7 +184,12 @@ export function createReplanning(deps: ReplanningDeps) {
     const qa = qs.map((q) =>
       q.status === 'answered' ? `Q: ${q.text}\nA: ${q.answer}` : `Q: ${q.text}\nA: (no answer; assume ${assumed.join('; ')})`,
     );
-    entity.apply((st) => addNotes(st, qa.map((x) => x.replace('\n', ' '))));
+    entity.apply((st) =>
+      addNotes(
+        st,
+        qa.map((x) => x.replace('\n', ' ')),
+      ),
+    );
     return jump(phase, o, rec, d, context, `THE USER ANSWERED:\n${qa.join('\n')}`);
   }
 

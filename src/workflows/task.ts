@@ -28,6 +28,8 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import {
   answerConsultationSignal,
   answerConsultationUpdate,
+  ConsultationAnswerSchema,
+  parsePayload,
   taskConsultationSignal,
   taskStatusQuery,
   type ConsultationAnswerInput,
@@ -132,6 +134,12 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     answer = { effect, guidance: a.guidance?.trim() || undefined };
   };
 
+  // SPEC S2: a payload is parsed by its schema before anything reads it.
+  const parseAnswer = (payload: unknown): ConsultationAnswerInput => {
+    const p = parsePayload(ConsultationAnswerSchema, payload);
+    if (!p.ok) throw new Error(p.reason);
+    return p.value;
+  };
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,
@@ -141,20 +149,24 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       accept(a, effect);
       return { taskId: task.id, consultationId: id, effect };
     },
-    { validator: (a: ConsultationAnswerInput) => void validateAnswer(a) },
+    { validator: (a: unknown) => void validateAnswer(parseAnswer(a)) },
   );
-  setHandler(answerConsultationSignal, (a) => {
+  setHandler(answerConsultationSignal, (payload: unknown) => {
     try {
+      const a = parseAnswer(payload);
       accept(a, validateAnswer(a));
     } catch (e) {
       log.warn(`ignored an invalid answerConsultationSignal on task ${task.id}: ${(e as Error).message}`);
     }
   });
 
+  /** The consultation last told to the run: a close names it, so the run closes only that one. */
+  let toldId = '';
   const tellRun = async (consultation: PendingConsultation | null) => {
     if (!input.runWorkflowId) return;
+    if (consultation) toldId = consultation.id;
     try {
-      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id, consultation });
+      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id, consultationId: toldId, consultation });
     } catch (e) {
       log.warn(`could not tell the run about consultation of task ${task.id}: ${(e as Error).message}`);
     }

@@ -452,8 +452,7 @@ export function timeOutQuestions(s: RunState, ids: readonly string[]): RunState 
   return { ...s, questions: s.questions.map((q) => (ids.includes(q.id) && q.status === 'pending' ? { ...q, status: 'timed_out' } : q)) };
 }
 
-export const allAnswered = (s: RunState, ids: readonly string[]): boolean =>
-  s.questions.every((q) => !ids.includes(q.id) || q.status !== 'pending');
+export const allAnswered = (s: RunState, ids: readonly string[]): boolean => s.questions.every((q) => !ids.includes(q.id) || q.status !== 'pending');
 
 export const pendingQuestions = (s: RunState): Question[] => s.questions.filter((q) => q.status === 'pending');
 
