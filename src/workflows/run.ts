@@ -12,6 +12,7 @@ import {
   executeChild,
   isCancellation,
   log,
+  setDefaultSignalHandler,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -139,6 +140,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     };
   setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
   setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
+  // A signal of no known name is dropped (otherwise the SDK would buffer it for a handler that never comes).
+  setDefaultSignalHandler((name) => log.warn(`ignored unknown signal "${name}"`));
 
   // ------------------------------------------------------------ the phases
   // X12: an invalid config fails the run at once, naming the key.
