@@ -17,8 +17,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { z } from 'zod';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
-import { answerProblem } from '../domain/replan';
+import { answerProblem, type QuestionAnswer } from '../domain/replan';
 import {
   addActions,
   addPlanningUsage,
@@ -60,6 +61,7 @@ import {
   decisionsQuery,
   parsePayload,
   statusQuery,
+  type Parsed,
   TaskConsultationSchema,
   taskConsultationSignal,
   TaskProgressSchema,
@@ -70,7 +72,6 @@ import { DEFAULT_RUN_OPTIONS, type RunOptions } from './options';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from './phases';
 import { createReplanning, type RunEntity } from './replanning';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
-import type { z } from 'zod';
 
 export interface RunInput {
   runId: string;
@@ -107,9 +108,10 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // its validator (nothing is written to history), a refused signal is logged and changes nothing.
   setHandler(statusQuery, () => statusView(entity.state));
   setHandler(decisionsQuery, () => decisionsView(entity.state));
-  const answerRefusal = (payload: unknown): string | undefined => {
+  const checkAnswer = (payload: unknown): Parsed<QuestionAnswer> => {
     const p = parsePayload(ClarificationAnswerSchema, payload);
-    return p.ok ? answerProblem(entity.state.questions, p.value) : p.reason;
+    const problem = p.ok ? answerProblem(entity.state.questions, p.value) : undefined;
+    return problem ? { ok: false, reason: problem } : p;
   };
   setHandler(
     answerClarificationUpdate,
@@ -119,15 +121,15 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     },
     {
       validator: (a: unknown) => {
-        const refusal = answerRefusal(a);
-        if (refusal) throw new Error(refusal);
+        const c = checkAnswer(a);
+        if (!c.ok) throw new Error(c.reason);
       },
     },
   );
-  setHandler(answerClarificationSignal, (a: unknown) => {
-    const refusal = answerRefusal(a);
-    if (refusal) log.warn(`ignored answerClarificationSignal: ${refusal}`);
-    else entity.apply((s) => answerQuestion(s, a as z.infer<typeof ClarificationAnswerSchema>, now()));
+  setHandler(answerClarificationSignal, (payload: unknown) => {
+    const c = checkAnswer(payload);
+    if (c.ok) entity.apply((s) => answerQuestion(s, c.value, now()));
+    else log.warn(`ignored answerClarificationSignal: ${c.reason}`);
   });
   // Internal progress from the run's own children: accepted only when it fits the run's state.
   const internal =
