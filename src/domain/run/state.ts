@@ -168,8 +168,11 @@ export const nextPhase = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) 
 export function enterPhase(s: RunState, phase: Phase): { state: RunState; n: number } {
   const n = (s.phaseRuns[phase] ?? 0) + 1;
   const state: RunState = { ...s, phase, phaseRuns: { ...s.phaseRuns, [phase]: n } };
-  // A new execution round: its progress messages count from 1 again.
-  return { state: phase === 'execution' ? { ...state, progressSeq: 0, executionUsage: ZERO_USAGE } : state, n };
+  // A new execution round starts new task workflows: progress and consultations count from 1 again.
+  return {
+    state: phase === 'execution' ? { ...state, progressSeq: 0, executionUsage: ZERO_USAGE, consultations: [], consultationSeq: {} } : state,
+    n,
+  };
 }
 
 export function addPlanningUsage(s: RunState, u: TokenUsage): RunState {

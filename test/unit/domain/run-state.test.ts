@@ -176,6 +176,17 @@ describe('P7 S2 consultations are checked against the run state', () => {
     expect(applyConsultation(closed.state, { taskId: 'a', consultationId: 'a-c2', consultation: consultation('a', 2) }).ok).toBe(true);
   });
 
+  it('P7 a task run again in a new execution round numbers its consultations from c1 again', () => {
+    const opened = applyConsultation(running(), { taskId: 'a', consultationId: 'a-c1', consultation: consultation('a', 1) });
+    if (!opened.ok) throw new Error(opened.reason);
+    const round2 = enterPhase(opened.state, 'execution').state;
+    expect(statusView(round2).consultations).toEqual([]);
+    const progressed = accepted(
+      applyTaskProgress(round2, { round: 2, seq: 1, tasks: withStates(round2, { a: TaskState.RUNNING }), usage: usage(1) }),
+    );
+    expect(applyConsultation(progressed, { taskId: 'a', consultationId: 'a-c1', consultation: consultation('a', 1) }).ok).toBe(true);
+  });
+
   it.each([
     ['an unknown task', { taskId: 'zz', consultationId: 'zz-c1', consultation: consultation('zz', 1) }, 'unknown task "zz"'],
     ['a task that is not running', { taskId: 'b', consultationId: 'b-c1', consultation: consultation('b', 1) }, 'task b is READY, not running'],
