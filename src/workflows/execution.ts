@@ -2,7 +2,8 @@
 // maxParallelTasks at once, and reports every state change to its run so `status` stays live.
 // A task the judge sends back is re-decomposed here (J6). After each finished action it asks the
 // replan-decision LLM (X1, X4); a decision that wants a replan ends the phase (running tasks
-// finish first, none start) and goes to the run, which owns the policy, counters and questions.
+// finish first, none start). Every decision, replan or not, goes to the run in this phase's
+// result (one route, unforgeable): the run owns the policy, counters, log and questions.
 import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { TaskReplanningConfig } from '../domain/config';
 import { blockedByDependency, readyTasks } from '../domain/graph';
@@ -21,7 +22,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ActionPlan } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
-import { executionDecisionSignal, taskProgressSignal } from './messages';
+import { taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
@@ -40,25 +41,27 @@ export interface ExecutionInput {
   /** Workflow id of the RunWorkflow to report progress to. */
   runWorkflowId: string;
   /** Execution round of the run (1, 2, … after replans); from 2 on, task workflow ids get `.<round>`. */
-  round?: number;
-  /** X1: ask the replan-decision LLM after each action. Absent (runs started before it existed): never. */
-  replan?: ExecutionReplanInput;
-  /** J6–J8: re-decompose a task the judge sends back. Absent (older runs): such a task is BLOCKED. */
-  taskReplanning?: TaskReplanningConfig;
+  round: number;
+  /** X1: ask the replan-decision LLM after each action; null: replanning is disabled. */
+  replan: ExecutionReplanInput | null;
+  /** J6–J8: re-decompose a task the judge sends back. */
+  taskReplanning: TaskReplanningConfig;
 }
 
-export interface ExecutionStop {
+/** X1: a replan decision asked after an action (task) of this phase. */
+export interface ExecutionDecision {
   /** The task whose outcome the decision is about. */
   taskId: string;
   decision: ReplanDecision;
+  parseError?: string;
   context: ReplanContext;
 }
 
 export interface ExecutionResult {
   tasks: TaskRecord[];
   usage: TokenUsage;
-  /** Set when a replan decision wants a replan: the phase ended early and the run decides. */
-  stop?: ExecutionStop;
+  /** Every decision asked, in order; when the last wants a replan, the phase ended early. */
+  decisions: ExecutionDecision[];
 }
 
 export function taskWorkflowId(runWorkflowId: string, taskId: string, round = 1): string {
@@ -70,12 +73,15 @@ const OPEN: TaskState[] = [TaskState.READY, TaskState.RUNNING, TaskState.NEEDS_C
 export async function ExecutionWorkflow(input: ExecutionInput): Promise<ExecutionResult> {
   let tasks = input.tasks.map((t) => ({ ...t }));
   let usage = ZERO_USAGE;
-  let stop: ExecutionStop | undefined;
+  const decisions: ExecutionDecision[] = [];
+  /** A decision wants a replan: no task starts any more. */
+  let stop = false;
+  let seq = 0;
   const running = new Map<string, Promise<{ id: string; outcome?: TaskOutcome; error?: unknown }>>();
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
   const report = () =>
     // Reporting must not be interrupted by a cancellation, or the run would show stale states.
-    CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { tasks, usage }));
+    CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage }));
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
     tasks = tasks.map((t) => (t.id === id ? { ...t, ...patch } : t));
   };
@@ -138,13 +144,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     };
     const r = await llm(`replan? after task ${task.id}`).decideReplan({ ...input.run, ...replan, context });
     usage = addUsage(usage, r.usage);
-    if (wantsReplan(r.value)) {
-      stop = { taskId: task.id, decision: r.value, context };
-      return;
-    }
-    await CancellationScope.nonCancellable(() =>
-      parent.signal(executionDecisionSignal, { taskId: task.id, decision: r.value, ...(r.parseError ? { parseError: r.parseError } : {}) }),
-    );
+    decisions.push({ taskId: task.id, decision: r.value, ...(r.parseError ? { parseError: r.parseError } : {}), context });
+    if (!r.parseError && wantsReplan(r.value)) stop = true;
   };
 
   try {
@@ -181,7 +182,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       } else if (done.outcome) {
         const o = done.outcome;
         usage = addUsage(usage, o.usage);
-        if (o.state === 'REPLAN' && input.taskReplanning) {
+        if (o.state === 'REPLAN') {
           await redecompose(
             tasks.find((t) => t.id === done.id)!,
             o,
@@ -190,7 +191,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         } else {
           setTask(done.id, {
             state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED,
-            summary: o.state === 'REPLAN' ? `needs re-decomposition: ${o.reason}` : o.reason,
+            summary: o.reason,
           });
         }
       }
@@ -200,12 +201,12 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         await decideAfter(finished, finished.state === TaskState.DONE, input.replan);
       }
     }
-    if (stop) return { tasks, usage, stop };
+    if (stop) return { tasks, usage, decisions };
     // Tasks that can never start: a dependency is BLOCKED.
     const stuck = blockedByDependency(tasks);
     for (const s of stuck) setTask(s.taskId, { state: TaskState.BLOCKED, summary: `blocked by ${s.blockedBy}` });
     if (stuck.length) await report();
-    return { tasks, usage };
+    return { tasks, usage, decisions };
   } catch (err) {
     if (isCancellation(err)) {
       for (const t of tasks) {

@@ -1,45 +1,105 @@
 // Every signal, update and query of Replanner's workflows, in one place (B3). Names are what users
 // type in `temporal workflow query/signal/update --name ...`.
+// Every signal, update and query of Replanner's workflows, in one place (B3), each payload with its
+// zod schema (SPEC S2): anyone who can reach Temporal can send anything, so a handler parses first.
+// Names are what users type in `temporal workflow query/signal/update --name ...`.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ConsultationEffect, InterventionKind, Vitals } from '../domain/pacemaker';
-import type { RefinementAction } from '../domain/refinement/decision';
-import type { DecisionRecord, ReplanCounters, ReplanDecision } from '../domain/replan';
-import type { Question, QuestionAnswer } from '../domain/replan/questions';
-import type { Phase, TaskRecord } from '../domain/types';
-import type { Goal, Reflection } from '../llm/schemas';
+import { z } from 'zod';
+import { CONSULTATION_EFFECTS, INTERVENTION_KINDS, type ConsultationEffect, type Vitals } from '../domain/pacemaker';
+import type { ConsultationMessage, DecisionsView, PendingConsultation, RunStatusView, TaskProgressMessage } from '../domain/run/state';
+import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
+import { TaskState, type TaskRecord } from '../domain/types';
 import type { TokenUsage } from '../llm/usage';
 
-export type RunStatusValue = 'RUNNING' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
+export type { DecisionsView, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
 
-export interface RunStatus {
-  runId: string;
-  instruction: string;
-  workspace: string;
-  phase: Phase | 'finished';
-  status: RunStatusValue;
-  tasks: TaskRecord[];
-  /** Phase executions so far, e.g. { goal_understanding: 1, execution: 2 }. */
-  phaseRuns: Partial<Record<Phase, number>>;
-  usage: TokenUsage;
-  goal?: Goal;
-  reflection?: Reflection;
-  blocked: { taskId: string; reason: string }[];
-  error?: string;
-  /** R1: the plan-quality judgement of task_decomposition (attempts, scores, suggestions, decisions). */
-  quality?: PlanQuality;
-  /** P7: consultations of running tasks waiting for the user's answer. */
-  consultations?: PendingConsultation[];
-  /** X9: replans executed so far (total and per phase where they were decided). */
-  replans?: { total: number; byPhase: Partial<Record<Phase, number>> };
-  /** X9: the newest replan decision. The whole log is the `decisions` query. */
-  lastDecision?: DecisionRecord;
-  /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
-  recentDecisions?: DecisionRecord[];
-  /** X7 / X8 / X14: questions waiting for `answerClarification`. */
-  questions?: Question[];
+/** What `status` returns: a view computed from the run's state on each query. */
+export type RunStatus = RunStatusView;
+
+// ---------------------------------------------------------------- payload schemas (SPEC S2)
+
+/** A parsed payload, or why it was refused (short enough for a log line or an update error). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown): Parsed<T> {
+  const r = schema.safeParse(payload);
+  if (r.success) return { ok: true, value: r.data };
+  const issues = r.error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') : 'payload'}: ${i.message}`);
+  return { ok: false, reason: `invalid payload (${issues.join('; ').slice(0, 500)})` };
 }
 
+const id = z.string().min(1).max(200);
+const text = (max: number) => z.string().max(max);
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+const UsageSchema: z.ZodType<TokenUsage> = z.strictObject({ promptTokens: count, completionTokens: count, totalTokens: count, calls: count });
+
+const TaskRecordSchema: z.ZodType<TaskRecord> = z.strictObject({
+  id,
+  title: text(2000),
+  description: text(20_000),
+  acceptanceCriteria: z.array(text(4000)).max(100),
+  dependencies: z.array(id).max(500),
+  scopePaths: z.array(text(1000)).max(200),
+  profile: text(100) as z.ZodType<TaskRecord['profile']>,
+  state: z.enum(Object.values(TaskState) as [TaskState, ...TaskState[]]),
+  replanningInfo: z
+    .strictObject({
+      iteration: count,
+      maxIterations: count,
+      originalTaskId: id.optional(),
+      replacedBy: z.array(id).max(100),
+      replanReason: text(4000).optional(),
+    })
+    .optional(),
+  summary: text(8000).optional(),
+});
+
+const ConsultationSchema = z.strictObject({
+  id,
+  taskId: id,
+  kind: z.enum(INTERVENTION_KINDS),
+  iteration: count,
+  maxLoops: count,
+  message: text(8000),
+  trigger: text(2000),
+  choices: z
+    .array(
+      z.strictObject({
+        number: count,
+        key: text(100),
+        effect: z.enum(CONSULTATION_EFFECTS),
+        label: text(500),
+        ja: text(500),
+        needsText: z.boolean(),
+      }),
+    )
+    .max(10),
+  timeoutMinutes: z.number().min(0).max(1e6),
+});
+
+export const ClarificationAnswerSchema: z.ZodType<QuestionAnswer> = z.strictObject({
+  questionId: id,
+  answer: text(MAX_ANSWER_CHARS),
+});
+
+export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = z.strictObject({
+  round: z.number().int().min(1).max(1e6),
+  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  tasks: z.array(TaskRecordSchema).max(1000),
+  usage: UsageSchema,
+});
+
+export const TaskConsultationSchema: z.ZodType<ConsultationMessage> = z.strictObject({
+  taskId: id,
+  consultationId: id,
+  consultation: ConsultationSchema.nullable(),
+});
+
+// The consultation answer's schema lives with its validation in src/domain/pacemaker (one home).
+
 export type { Question, QuestionKind, QuestionStatus } from '../domain/replan/questions';
+export type { TaskProgressMessage, ConsultationMessage } from '../domain/run/state';
 
 export type ClarificationAnswerInput = QuestionAnswer;
 export interface ClarificationAnswerAck {
@@ -56,70 +116,16 @@ export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [C
 /** X14: the fire-and-forget twin of answerClarification; an invalid answer is logged and ignored. */
 export const answerClarificationSignal = defineSignal<[ClarificationAnswerInput]>('answerClarificationSignal');
 
-/** X9: the decision log of a run with its counters and every question asked. */
-export interface DecisionsView {
-  records: DecisionRecord[];
-  /** Old records dropped to keep the log small. */
-  dropped: number;
-  counters: ReplanCounters;
-  questions: Question[];
-}
 export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 
-/** R1: one judged plan of the refinement loop (compact: issues are clipped). */
-export interface PlanQualityAttempt {
-  /** 1 = the initial plan. */
-  attempt: number;
-  acceptable: boolean;
-  score?: number;
-  issues: string[];
-  /** R2 decision and its reason ("R2.4 quality not OK (score 55, 2 issue(s)) → replan"). */
-  decision: RefinementAction;
-  reason: string;
-  /** C3: the judge itself failed; the judgement is judgeFailureResult. */
-  judgeFailed?: boolean;
-  /** R3: what became of the re-plan this decision asked for (new plan / per-task fallback / previous plan kept). */
-  structure?: string;
-}
-
-export interface PlanQuality {
-  outcome: 'accepted' | 'rejected';
-  attempts: PlanQualityAttempt[];
-  /** R1: suggestions of the accepted plan, recorded. */
-  suggestions: string[];
-}
-
-/** P7: a consultation the pacemaker opened, waiting for `answerConsultation`. */
-export interface PendingConsultation {
-  /** `<taskId>-c<n>`; an answer naming another id is rejected. */
-  id: string;
-  taskId: string;
-  kind: InterventionKind;
-  iteration: number;
-  maxLoops: number;
-  /** The situation (seed 002 wording, English). */
-  message: string;
-  trigger: string;
-  /** P7: seed 002's four choices of this pattern: number, key (either answers), effect, English and Japanese label. */
-  choices: { number: number; key: string; effect: ConsultationEffect; label: string; ja: string; needsText: boolean }[];
-  /** Minutes the task waits before on_consultation_timeout applies. */
-  timeoutMinutes: number;
-}
-
-/** Summary of a task's outcome reported by the execution phase to the run. */
-export interface TaskProgress {
-  tasks: TaskRecord[];
-  usage: TokenUsage;
-}
-
 export const statusQuery = defineQuery<RunStatus>('status');
-/** Sent by the execution phase to its run on each task state change, so `status` is live. */
-export const taskProgressSignal = defineSignal<[TaskProgress]>('taskProgress');
+/**
+ * Sent by the execution phase to its run on each task state change, so `status` is live. The run
+ * accepts it only for its current execution round, with a newer `seq`, naming its plan's tasks.
+ */
+export const taskProgressSignal = defineSignal<[TaskProgressMessage]>('taskProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
-export const taskConsultationSignal = defineSignal<[{ taskId: string; consultation: PendingConsultation | null }]>('taskConsultation');
-
-/** X1/X9: a replan decision asked after an action of the execution phase that wants no replan (the run logs it). */
-export const executionDecisionSignal = defineSignal<[{ taskId: string; decision: ReplanDecision; parseError?: string }]>('executionDecision');
+export const taskConsultationSignal = defineSignal<[ConsultationMessage]>('taskConsultation');
 
 export interface TaskStatus {
   taskId: string;

@@ -8,11 +8,6 @@ import type { RefinementConfigInput } from '../domain/refinement/config';
 export interface RunOptions {
   /** At most this many TaskWorkflows run at once. */
   maxParallelTasks: number;
-  /**
-   * Legacy fixed bound of worker → judge iterations per task. Unused since issue 5: the Duck
-   * Pacemaker computes each task's limit (see `pacemaker`); kept so old inputs still parse.
-   */
-  maxTaskIterations: number;
   /** Worker steps (one LLM request + its tool calls, one activity each) per worker iteration. */
   workerMaxSteps: number;
   /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 30 s, SPEC O4). */
@@ -34,7 +29,6 @@ export interface RunOptions {
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
   maxParallelTasks: 3,
-  maxTaskIterations: 3,
   workerMaxSteps: 24,
   commandTimeoutMs: 120_000,
   llmMaxAttempts: 4,

@@ -1,7 +1,7 @@
 // The planning phases as child workflows (X1): each runs its LLM activity and returns a compact,
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
-import { ApplicationFailure, isCancellation, log, patched, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import { describeGraphProblem, validateTaskGraph } from '../domain/graph';
 import {
   applyIndividualFallback,
@@ -86,8 +86,6 @@ export async function TaskDecompositionWorkflow(
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo);
-  // Histories recorded before the quality judge existed replay without it.
-  if (!patched('plan-quality-judge')) return { value: tasks, usage };
 
   const config = normalizeRefinementConfig(input.options.refinement);
   const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };

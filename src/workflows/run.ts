@@ -1,7 +1,7 @@
-// RunWorkflow: one per instruction. Owns the run state (plan, task states, counters, decision log,
-// questions, usage) and drives the five phases (X1), each a child workflow. After each phase the
-// replanning layer may send the run back to an earlier phase (X3), from where it runs forward
-// again. Everything here is deterministic.
+// RunWorkflow: one per instruction, an entity (DESIGN "Entity workflow"). It holds one RunState
+// (src/domain/run/state) and changes it only through that module's pure transitions. Read top to
+// bottom: every message handler, then the phase loop of seed 004's flowchart — goal → tasks →
+// actions → execution → reflection, each phase a child workflow followed by "replan?" (X1, X3).
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -12,23 +12,65 @@ import {
   executeChild,
   isCancellation,
   log,
-  patched,
+  setDefaultSignalHandler,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { z } from 'zod';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
-import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../domain/types';
+import { answerProblem, type QuestionAnswer } from '../domain/replan';
+import {
+  addActions,
+  addPlanningUsage,
+  answerQuestion,
+  applyConsultation,
+  applyJump,
+  applyTaskProgress,
+  cancelRun,
+  completeRun,
+  decisionsView,
+  enterPhase,
+  failRun,
+  finishExecution,
+  initialRunState,
+  nextPhase,
+  pendingQuestions,
+  restorePrevious,
+  setDecomposition,
+  setGoal,
+  setReflection,
+  specOf,
+  statusView,
+  takeFeedback,
+  tasksToPlan,
+  type Applied,
+  type Jump,
+  type RunState,
+} from '../domain/run/state';
+import { TaskState, type Phase } from '../domain/types';
 import type { RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
-import type { ActionPlan, Goal } from '../llm/schemas';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import type { TokenUsage } from '../llm/usage';
 import { ExecutionWorkflow } from './execution';
 import { rootMessage } from './failures';
-import { statusQuery, taskConsultationSignal, taskProgressSignal, type RunStatus, type RunStatusValue } from './messages';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  ClarificationAnswerSchema,
+  decisionsQuery,
+  parsePayload,
+  statusQuery,
+  type Parsed,
+  TaskConsultationSchema,
+  taskConsultationSignal,
+  TaskProgressSchema,
+  taskProgressSignal,
+  type RunStatus,
+} from './messages';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from './options';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from './phases';
-import { createReplanning, type Jump, type ReplanningState } from './replanning';
+import { createReplanning, type RunEntity } from './replanning';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
 
 export interface RunInput {
@@ -42,22 +84,10 @@ export interface RunInput {
   carry?: RunCarry;
 }
 
-/** Everything a continued run needs (DESIGN: counters, decision log and questions are carried). */
+/** Everything a continued run needs: the whole state, and the phase to run next. */
 export interface RunCarry {
-  state: RunStatus;
-  phase: Phase;
-  actions: ActionPlan;
-  planningUsage: TokenUsage;
-  feedback: Partial<Record<Phase, string>>;
-  replanning: ReplanningState;
-  previous?: PlanSnapshot;
-}
-
-/** The plan before the replan under way, restored if that replan fails (X13). */
-interface PlanSnapshot {
-  goal?: Goal;
-  tasks: TaskRecord[];
-  actions: ActionPlan;
+  state: RunState;
+  next: Phase;
 }
 
 export type RunResult = Pick<RunStatus, 'runId' | 'status' | 'tasks' | 'reflection' | 'usage' | 'blocked'>;
@@ -66,302 +96,250 @@ export function runWorkflowId(runId: string): string {
   return `run-${runId}`;
 }
 
-/** Decisions `status` carries besides the whole log in the `decisions` query. */
-const RECENT_DECISIONS = 8;
-const next = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
-const specOf = ({ id, title, description, acceptanceCriteria, dependencies, scopePaths, profile }: TaskRecord): TaskSpec => ({
-  id,
-  title,
-  description,
-  acceptanceCriteria,
-  dependencies,
-  scopePaths,
-  profile,
-});
-
 export async function RunWorkflow(input: RunInput): Promise<RunResult> {
-  // Runs recorded before replanning existed replay without any of it.
-  const decisionsOn = patched('replan-decisions');
   const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options };
   const run: RunRef = { runId: input.runId, workspace: input.workspace, instruction: input.instruction };
   const wfId = workflowInfo().workflowId;
-  const carry = input.carry;
-  const state: RunStatus = carry?.state ?? {
-    runId: input.runId,
-    instruction: input.instruction,
-    workspace: input.workspace,
-    phase: 'goal_understanding',
-    status: 'RUNNING',
-    tasks: [],
-    phaseRuns: {},
-    usage: ZERO_USAGE,
-    blocked: [],
+  const entity = runEntity(input.carry?.state ?? initialRunState(input));
+  const now = () => new Date().toISOString();
+
+  // ------------------------------------------------------------ every message of the run (SPEC S2)
+  // Payloads are parsed by their schema, then checked against the state; a refused update throws in
+  // its validator (nothing is written to history), a refused signal is logged and changes nothing.
+  setHandler(statusQuery, () => statusView(entity.state));
+  setHandler(decisionsQuery, () => decisionsView(entity.state));
+  const checkAnswer = (payload: unknown): Parsed<QuestionAnswer> => {
+    const p = parsePayload(ClarificationAnswerSchema, payload);
+    const problem = p.ok ? answerProblem(entity.state.questions, p.value) : undefined;
+    return problem ? { ok: false, reason: problem } : p;
   };
-  // Usage of the current execution phase arrives cumulatively by signal; kept apart until it ends.
-  let planningUsage: TokenUsage = carry?.planningUsage ?? ZERO_USAGE;
-  let executionUsage: TokenUsage = ZERO_USAGE;
-  const refreshUsage = () => (state.usage = addUsage(planningUsage, executionUsage));
-
-  setHandler(statusQuery, () => state);
-  setHandler(taskProgressSignal, (p) => {
-    state.tasks = p.tasks;
-    executionUsage = p.usage;
-    refreshUsage();
+  setHandler(
+    answerClarificationUpdate,
+    (a) => {
+      entity.apply((s) => answerQuestion(s, a, now()));
+      return { questionId: a.questionId, stillPending: pendingQuestions(entity.state).map((q) => q.id) };
+    },
+    {
+      validator: (a: unknown) => {
+        const c = checkAnswer(a);
+        if (!c.ok) throw new Error(c.reason);
+      },
+    },
+  );
+  setHandler(answerClarificationSignal, (payload: unknown) => {
+    const c = checkAnswer(payload);
+    if (c.ok) entity.apply((s) => answerQuestion(s, c.value, now()));
+    else log.warn(`ignored answerClarificationSignal: ${c.reason}`);
   });
-  // P7: consultations of running tasks, so `status` shows what the user is asked.
-  setHandler(taskConsultationSignal, ({ taskId, consultation }) => {
-    const others = (state.consultations ?? []).filter((c) => c.taskId !== taskId);
-    state.consultations = consultation ? [...others, consultation] : others;
-  });
+  // Internal progress from the run's own children: accepted only when it fits the run's state.
+  const internal =
+    <T>(name: string, schema: z.ZodType<T>, transition: (s: RunState, m: T) => Applied) =>
+    (payload: unknown) => {
+      const p = parsePayload(schema, payload);
+      const r: Applied = p.ok ? transition(entity.state, p.value) : p;
+      if (r.ok) entity.apply(() => r.state);
+      else log.warn(`ignored ${name}: ${r.reason}`);
+    };
+  setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
+  setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
+  // A signal of no known name is dropped (otherwise the SDK would buffer it for a handler that never comes).
+  setDefaultSignalHandler((name) => log.warn(`ignored unknown signal "${name}"`));
 
-  let replanCount = 0;
-  const publish = () =>
-    upsertSearchAttributes([
-      { key: PHASE_KEY, value: state.phase },
-      { key: STATUS_KEY, value: state.status },
-      { key: REPLAN_COUNT_KEY, value: replanCount },
-    ]);
-  const finish = (status: RunStatusValue) => {
-    state.status = status;
-    state.phase = 'finished';
-    publish();
-  };
-
+  // ------------------------------------------------------------ the phases
   // X12: an invalid config fails the run at once, naming the key.
   let config: ReplannerConfig;
   try {
     config = parseConfig(input.config);
   } catch (e) {
-    state.error = e instanceof ConfigError ? e.message : `invalid config: ${(e as Error).message}`;
-    finish('FAILED');
-    throw ApplicationFailure.nonRetryable(state.error, 'InvalidConfig');
+    const error = e instanceof ConfigError ? e.message : `invalid config: ${(e as Error).message}`;
+    entity.apply((s) => failRun(s, error));
+    throw ApplicationFailure.nonRetryable(error, 'InvalidConfig');
   }
+  const rp = createReplanning({ run, options, config, entity });
 
-  let actions: ActionPlan = carry?.actions ?? {};
-  const feedback: Partial<Record<Phase, string>> = carry?.feedback ?? {};
-  let previous: PlanSnapshot | undefined = carry?.previous;
-  const planSummary = () =>
-    [
-      state.goal ? `goal: ${state.goal.main_objective}` : '',
-      state.tasks.length
-        ? `tasks: ${state.tasks
-            .filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN)
-            .map((t) => `${t.id}[${t.state}]`)
-            .join(', ')}`
-        : '',
-    ]
-      .filter(Boolean)
-      .join(' | ') || '(no plan yet)';
-
-  const rp = createReplanning({
-    run,
-    options,
-    config,
-    carried: carry?.replanning,
-    planSummary,
-    onChange: () => {
-      const c = rp.state.counters;
-      state.replans = { total: c.total, byPhase: Object.fromEntries(Object.entries(c.byPhase).filter(([, n]) => n > 0)) };
-      state.lastDecision = rp.latest();
-      state.recentDecisions = rp.state.log.records
-        .slice(-RECENT_DECISIONS)
-        .map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } }));
-      state.questions = rp.pendingQuestions();
-      if (c.total !== replanCount) {
-        replanCount = c.total;
-        publish();
-      }
-    },
-    addUsage: (u) => {
-      planningUsage = addUsage(planningUsage, u);
-      refreshUsage();
-    },
-    addAssumptions: (a) => {
-      if (state.goal) state.goal = { ...state.goal, assumptions: [...state.goal.assumptions, ...a] };
-    },
-  });
-  replanCount = rp.state.counters.total;
-
+  /** A phase starts: its child workflow id. */
   const enter = (phase: Phase): string => {
-    state.phase = phase;
-    const n = (state.phaseRuns[phase] ?? 0) + 1;
-    state.phaseRuns[phase] = n;
-    publish();
+    let n = 0;
+    entity.apply((s) => {
+      const r = enterPhase(s, phase);
+      n = r.n;
+      return r.state;
+    });
     log.info(`phase ${phase} #${n}`);
     return `${wfId}.${phase}-${n}`;
   };
-  const child = <T>(r: { value: T; usage: TokenUsage }): T => {
-    planningUsage = addUsage(planningUsage, r.usage);
-    refreshUsage();
+  const usageOf = <T>(r: { value: T; usage: TokenUsage }): T => {
+    entity.apply((s) => addPlanningUsage(s, r.usage));
     return r.value;
   };
-  /** The phase's feedback: why a replan sent the run back here, and what the user said. */
   const feedbackFor = (phase: Phase): { feedback?: string } => {
-    const text = [feedback[phase], rp.state.notes.length ? `USER ANSWERS AND ASSUMPTIONS:\n${rp.state.notes.map((n) => `- ${n}`).join('\n')}` : '']
-      .filter(Boolean)
-      .join('\n\n');
-    delete feedback[phase];
-    return text ? { feedback: text } : {};
+    let feedback: string | undefined;
+    entity.apply((s) => {
+      const r = takeFeedback(s, phase);
+      feedback = r.feedback;
+      return r.state;
+    });
+    return feedback ? { feedback } : {};
   };
-
-  /** X3: apply a jump's effect on the plan and go to its target phase. */
-  const jumpTo = (j: Jump): Phase => {
-    previous = { goal: state.goal, tasks: state.tasks, actions };
-    feedback[j.target] = j.feedback;
-    const reopen = (t: TaskRecord): TaskRecord => ({ ...t, state: TaskState.READY, summary: undefined });
-    if (j.target === 'execution' && j.taskId) {
-      state.tasks = state.tasks.map((t) => (t.id === j.taskId ? reopen(t) : t));
-    } else if (j.target === 'action_sequence') {
-      // Levels 2–3 keep completed work (X11); what did not finish gets new actions and runs again.
-      state.tasks = state.tasks.map((t) => (t.state === TaskState.BLOCKED || t.state === TaskState.CANCELLED ? reopen(t) : t));
-    }
+  const jump = (j: Jump): Phase => {
+    entity.apply((s) => applyJump(s, j));
     return j.target;
   };
-  const decideAfter = async (phase: Phase, context: ReplanContext): Promise<Phase | 'done'> => {
-    rp.phaseFinished(phase, planSummary());
-    if (!decisionsOn) return next(phase);
+  /** X1: "replan?" after a phase: jump back (X3), or go on to the next phase. */
+  const replan = async (phase: Phase, context: ReplanContext): Promise<Phase | 'done'> => {
+    rp.phaseFinished(phase);
     const j = await rp.afterPhase(phase, context);
-    return j ? jumpTo(j) : next(phase);
+    return j ? jump(j) : nextPhase(phase);
   };
 
-  const runPhase = async (phase: Phase): Promise<Phase | 'done'> => {
-    switch (phase) {
-      case 'goal_understanding': {
-        const goal: Goal = child(
-          await executeChild(GoalUnderstandingWorkflow, {
-            workflowId: enter(phase),
-            args: [{ run, options, ...feedbackFor(phase) }],
-            staticSummary: 'understand the goal',
-          }),
-        );
-        state.goal = goal;
-        return decideAfter(phase, { phase, goal });
+  const steps: Record<Phase, () => Promise<Phase | 'done'>> = {
+    goal_understanding: async () => {
+      const goal = usageOf(
+        await executeChild(GoalUnderstandingWorkflow, {
+          workflowId: enter('goal_understanding'),
+          args: [{ run, options, ...feedbackFor('goal_understanding') }],
+          staticSummary: 'understand the goal',
+        }),
+      );
+      entity.apply((s) => setGoal(s, goal));
+      return replan('goal_understanding', { phase: 'goal_understanding', goal });
+    },
+    task_decomposition: async () => {
+      const goal = entity.state.goal!;
+      const previousTasks = entity.state.tasks.map(specOf);
+      const decomposition = await executeChild(TaskDecompositionWorkflow, {
+        workflowId: enter('task_decomposition'),
+        args: [{ run, options, goal, ...feedbackFor('task_decomposition'), ...(previousTasks.length ? { previousTasks } : {}) }],
+        staticSummary: 'decompose into tasks',
+      });
+      const specs = usageOf(decomposition);
+      entity.apply((s) => setDecomposition(s, specs, decomposition.quality));
+      return replan('task_decomposition', { phase: 'task_decomposition', goal, tasks: specs });
+    },
+    action_sequence: async () => {
+      const todo = tasksToPlan(entity.state);
+      const planned = usageOf(
+        await executeChild(ActionSequenceWorkflow, {
+          workflowId: enter('action_sequence'),
+          args: [{ run, options, goal: entity.state.goal!, tasks: todo, ...feedbackFor('action_sequence') }],
+          staticSummary: 'plan the action sequence',
+        }),
+      );
+      entity.apply((s) => addActions(s, planned));
+      return replan('action_sequence', { phase: 'action_sequence', tasks: todo, actions: planned });
+    },
+    execution: async () => {
+      const workflowId = enter('execution');
+      const s0 = entity.state;
+      const executed = await executeChild(ExecutionWorkflow, {
+        workflowId,
+        args: [
+          {
+            run,
+            options,
+            tasks: s0.tasks,
+            actions: s0.actions,
+            runWorkflowId: wfId,
+            round: s0.phaseRuns.execution ?? 1,
+            taskReplanning: config.task_replanning,
+            replan: config.replanning.enabled ? rp.executionPromptInput() : null,
+          },
+        ],
+        staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
+      });
+      entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
+      rp.phaseFinished('execution');
+      // One route for decisions: each one the phase asked after an action, replan or not, goes
+      // through the same policy step as any phase's "replan?".
+      for (const d of executed.decisions) {
+        const j = await rp.afterPhase('execution', d.context, d);
+        if (j) return jump(j);
       }
-      case 'task_decomposition': {
-        const goal = state.goal!;
-        const previousTasks = state.tasks.length ? state.tasks.map(specOf) : undefined;
-        const decomposition = await executeChild(TaskDecompositionWorkflow, {
-          workflowId: enter(phase),
-          args: [{ run, options, goal, ...feedbackFor(phase), ...(previousTasks ? { previousTasks } : {}) }],
-          staticSummary: 'decompose into tasks',
-        });
-        const specs = child(decomposition);
-        if (decomposition.quality) state.quality = decomposition.quality;
-        // A new decomposition is a new plan (X11: a new checklist).
-        state.tasks = specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY }));
-        actions = {};
-        return decideAfter(phase, { phase, goal, tasks: specs });
-      }
-      case 'action_sequence': {
-        const todo = state.tasks.filter((t) => t.state !== TaskState.DONE && t.state !== TaskState.REPLACED_BY_REPLAN).map(specOf);
-        const planned: ActionPlan = child(
-          await executeChild(ActionSequenceWorkflow, {
-            workflowId: enter(phase),
-            args: [{ run, options, goal: state.goal!, tasks: todo, ...feedbackFor(phase) }],
-            staticSummary: 'plan the action sequence',
-          }),
-        );
-        actions = { ...actions, ...planned };
-        return decideAfter(phase, { phase, tasks: todo, actions: planned });
-      }
-      case 'execution': {
-        const workflowId = enter(phase);
-        const round = state.phaseRuns.execution ?? 1;
-        const asks = decisionsOn && config.replanning.enabled;
-        const executed = await executeChild(ExecutionWorkflow, {
-          workflowId,
-          args: [
-            {
-              run,
-              options,
-              tasks: state.tasks,
-              actions,
-              runWorkflowId: wfId,
-              ...(decisionsOn ? { round, taskReplanning: config.task_replanning } : {}),
-              ...(asks ? { replan: rp.executionPromptInput() } : {}),
-            },
-          ],
-          staticSummary: `execute ${state.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
-        });
-        state.tasks = executed.tasks;
-        executionUsage = ZERO_USAGE;
-        planningUsage = addUsage(planningUsage, executed.usage);
-        refreshUsage();
-        rp.phaseFinished(phase, planSummary());
-        if (!executed.stop) return 'reflection';
-        const j = await rp.afterPhase(phase, executed.stop.context, executed.stop.decision);
-        if (j) return jumpTo(j);
-        // No replan after all: go on with the tasks that did not run yet.
-        return state.tasks.some((t) => t.state === TaskState.READY) ? 'execution' : 'reflection';
-      }
-      case 'reflection': {
-        const reflection = child(
-          await executeChild(ReflectionWorkflow, {
-            workflowId: enter(phase),
-            args: [{ run, options, goal: state.goal!, tasks: state.tasks }],
-            staticSummary: 'reflect on the run',
-          }),
-        );
-        state.reflection = reflection;
-        return decideAfter(phase, { phase, goal: state.goal!, reflection, tasks: state.tasks });
-      }
-    }
+      // No replan: tasks not started because a replan was proposed run now.
+      return entity.state.tasks.some((t) => t.state === TaskState.READY) ? 'execution' : 'reflection';
+    },
+    reflection: async () => {
+      const s0 = entity.state;
+      const reflection = usageOf(
+        await executeChild(ReflectionWorkflow, {
+          workflowId: enter('reflection'),
+          args: [{ run, options, goal: s0.goal!, tasks: s0.tasks }],
+          staticSummary: 'reflect on the run',
+        }),
+      );
+      entity.apply((s) => setReflection(s, reflection));
+      return replan('reflection', { phase: 'reflection', goal: s0.goal!, reflection, tasks: s0.tasks });
+    },
   };
 
-  let phase: Phase = carry?.phase ?? 'goal_understanding';
+  let phase: Phase = input.carry?.next ?? 'goal_understanding';
   let phasesThisRun = 0;
   /** Continue-as-new between phases when the history grows (never right after starting). */
   const maybeContinueAsNew = async () => {
     const info = workflowInfo();
-    if (!decisionsOn || phasesThisRun === 0) return;
+    if (phasesThisRun === 0) return;
     if (!info.continueAsNewSuggested && info.historyLength < options.continueAsNewAfterEvents) return;
     await condition(allHandlersFinished);
     log.info(`continue-as-new before ${phase} (history ${info.historyLength} events)`);
-    const carried: RunCarry = { state, phase, actions, planningUsage, feedback, replanning: rp.state, ...(previous ? { previous } : {}) };
-    await continueAsNew<typeof RunWorkflow>({ ...input, carry: carried });
+    await continueAsNew<typeof RunWorkflow>({ ...input, carry: { state: entity.state, next: phase } });
   };
-  publish();
+  entity.publish();
 
   try {
     for (;;) {
       await maybeContinueAsNew();
       let to: Phase | 'done';
       try {
-        to = await runPhase(phase);
+        to = await steps[phase]();
       } catch (err) {
-        if (isCancellation(err) || !decisionsOn || !rp.inProgress()) throw err;
+        if (isCancellation(err) || !rp.inProgress()) throw err;
         // X13: the replan failed to execute: restore the plan before it, then escalate.
         const failed = await rp.replanFailed(err);
-        if (previous) {
-          state.goal = previous.goal;
-          state.tasks = previous.tasks;
-          actions = previous.actions;
-        }
-        to = failed.jump ? jumpTo(failed.jump) : next(failed.resumeAfter);
+        entity.apply(restorePrevious);
+        to = failed.jump ? jump(failed.jump) : nextPhase(failed.resumeAfter);
       }
       phasesThisRun += 1;
       if (to === 'done') break;
       phase = to;
     }
-
-    state.blocked = state.tasks.filter((t) => t.state === TaskState.BLOCKED).map((t) => ({ taskId: t.id, reason: t.summary ?? '' }));
-    finish(state.blocked.length ? 'BLOCKED' : 'DONE');
-    return result(state);
+    entity.apply(completeRun);
+    return result(statusView(entity.state));
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
-      state.tasks = state.tasks.map((t) =>
-        t.state === TaskState.DONE || t.state === TaskState.BLOCKED || t.state === TaskState.REPLACED_BY_REPLAN
-          ? t
-          : { ...t, state: TaskState.CANCELLED },
-      );
-      await CancellationScope.nonCancellable(async () => finish('CANCELLED'));
+      await CancellationScope.nonCancellable(async () => entity.apply(cancelRun));
       throw err;
     }
-    state.error = rootMessage(err);
-    finish('FAILED');
-    throw ApplicationFailure.nonRetryable(state.error, 'RunFailed');
+    const error = rootMessage(err);
+    entity.apply((s) => failRun(s, error));
+    throw ApplicationFailure.nonRetryable(error, 'RunFailed');
   }
+}
+
+/** The run's one state; every change goes through `apply`, which keeps the search attributes current. */
+function runEntity(initial: RunState): RunEntity & { publish(): void } {
+  let state = initial;
+  let published = '';
+  const publish = () => {
+    const key = `${state.phase}|${state.status}|${state.counters.total}`;
+    if (key === published) return;
+    published = key;
+    upsertSearchAttributes([
+      { key: PHASE_KEY, value: state.phase },
+      { key: STATUS_KEY, value: state.status },
+      { key: REPLAN_COUNT_KEY, value: state.counters.total },
+    ]);
+  };
+  return {
+    get state() {
+      return state;
+    },
+    apply(t) {
+      state = t(state);
+      publish();
+    },
+    publish,
+  };
 }
 
 function result(s: RunStatus): RunResult {

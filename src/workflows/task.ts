@@ -30,7 +30,6 @@ import {
   answerConsultationUpdate,
   taskConsultationSignal,
   taskStatusQuery,
-  type ConsultationAnswerInput,
   type PendingConsultation,
   type TaskStatus,
 } from './messages';
@@ -113,7 +112,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   let answer: ResolvedConsultationAnswer | undefined;
   let consultations = 0;
   // P7: one validation (src/domain/pacemaker) for the update's validator and the signal.
-  const validateAnswer = (a: ConsultationAnswerInput): ResolvedConsultationAnswer => {
+  const validateAnswer = (a: unknown): ResolvedConsultationAnswer => {
     const v = validateConsultationAnswer(pending && !answer ? pending : undefined, a);
     if (!v.ok) throw new Error(`task ${task.id}: ${v.error}`);
     return v.answer;
@@ -128,20 +127,23 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       answer = resolved;
       return { taskId: task.id, consultationId: id, effect: resolved.choice.effect, choice: resolved.choice.key };
     },
-    { validator: (a: ConsultationAnswerInput) => void validateAnswer(a) },
+    { validator: (a: unknown) => void validateAnswer(a) },
   );
-  setHandler(answerConsultationSignal, (a) => {
+  setHandler(answerConsultationSignal, (payload: unknown) => {
     try {
-      answer = validateAnswer(a);
+      answer = validateAnswer(payload);
     } catch (e) {
       log.warn(`ignored an invalid answerConsultationSignal on task ${task.id}: ${(e as Error).message}`);
     }
   });
 
+  /** The consultation last told to the run: a close names it, so the run closes only that one. */
+  let toldId = '';
   const tellRun = async (consultation: PendingConsultation | null) => {
     if (!input.runWorkflowId) return;
+    if (consultation) toldId = consultation.id;
     try {
-      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id, consultation });
+      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id, consultationId: toldId, consultation });
     } catch (e) {
       log.warn(`could not tell the run about consultation of task ${task.id}: ${(e as Error).message}`);
     }

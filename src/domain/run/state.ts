@@ -1,0 +1,534 @@
+// The run as one entity (DESIGN "Entity workflow"): RunWorkflow holds one RunState and changes it
+// only through the pure transitions below; `status` and `decisions` are views computed on demand.
+// Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
+// is refused with a reason and changes nothing.
+import type { ConsultationEffect, InterventionKind } from '../pacemaker';
+import type { RefinementAction } from '../refinement/decision';
+import {
+  appendDecision,
+  completeDecision,
+  emptyCounters,
+  emptyDecisionLog,
+  latestDecision,
+  recordReplan,
+  type CompletionInput,
+  type DecisionLog,
+  type DecisionRecord,
+  type NewDecisionInput,
+  type ReplanCounters,
+  type ReplanDecision,
+  type ReplanType,
+} from '../replan';
+import type { Question, QuestionAnswer, QuestionKind } from '../replan/questions';
+import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../types';
+import type { ReplanContext } from '../../llm/prompts/replan';
+import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
+
+export type RunStatusValue = 'RUNNING' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
+
+/** R1: one judged plan of the refinement loop (compact: issues are clipped). */
+export interface PlanQualityAttempt {
+  /** 1 = the initial plan. */
+  attempt: number;
+  acceptable: boolean;
+  score?: number;
+  issues: string[];
+  /** R2 decision and its reason ("R2.4 quality not OK (score 55, 2 issue(s)) → replan"). */
+  decision: RefinementAction;
+  reason: string;
+  /** C3: the judge itself failed; the judgement is judgeFailureResult. */
+  judgeFailed?: boolean;
+  /** R3: what became of the re-plan this decision asked for (new plan / per-task fallback / previous plan kept). */
+  structure?: string;
+}
+
+export interface PlanQuality {
+  outcome: 'accepted' | 'rejected';
+  attempts: PlanQualityAttempt[];
+  /** R1: suggestions of the accepted plan, recorded. */
+  suggestions: string[];
+}
+
+/** P7: a consultation the pacemaker opened, waiting for `answerConsultation`. */
+export interface PendingConsultation {
+  /** `<taskId>-c<n>`; an answer naming another id is rejected. */
+  id: string;
+  taskId: string;
+  kind: InterventionKind;
+  iteration: number;
+  maxLoops: number;
+  /** The situation (seed 002 wording, English). */
+  message: string;
+  trigger: string;
+  /** P7: seed 002's four choices of this pattern: number, key (either answers), effect, English and Japanese label. */
+  choices: { number: number; key: string; effect: ConsultationEffect; label: string; ja: string; needsText: boolean }[];
+  /** Minutes the task waits before on_consultation_timeout applies. */
+  timeoutMinutes: number;
+}
+
+/** The replan under way: completed when its target phase finishes, or failed (X13). */
+export interface ReplanInProgress {
+  replanId: string;
+  startedMs: number;
+  decidedIn: Phase;
+  target: Phase;
+  decision: ReplanDecision;
+  context: ReplanContext;
+}
+
+/** X3: where the run goes after a replan decision. */
+export interface Jump {
+  target: Phase;
+  /** Why, for the target phase's prompt. */
+  feedback: string;
+  type: ReplanType;
+  /** The action (task) the decision is about, for a retry. */
+  taskId?: string;
+  keepsCompletedWork: boolean;
+}
+
+/** The plan before the replan under way, restored if that replan fails (X13). */
+export interface PlanSnapshot {
+  goal?: Goal;
+  tasks: TaskRecord[];
+  actions: ActionPlan;
+}
+
+export interface RunState {
+  runId: string;
+  instruction: string;
+  workspace: string;
+  phase: Phase | 'finished';
+  status: RunStatusValue;
+  /** Phase executions so far, e.g. { goal_understanding: 1, execution: 2 }. */
+  phaseRuns: Partial<Record<Phase, number>>;
+  goal?: Goal;
+  tasks: TaskRecord[];
+  actions: ActionPlan;
+  quality?: PlanQuality;
+  reflection?: Reflection;
+  blocked: { taskId: string; reason: string }[];
+  error?: string;
+  /** Usage of finished phases; the running execution phase's usage is kept apart until it ends. */
+  planningUsage: TokenUsage;
+  executionUsage: TokenUsage;
+  /** Last accepted taskProgress sequence number of the current execution round (0: none yet). */
+  progressSeq: number;
+  /** P7: consultations open on running tasks, and the last consultation number seen per task. */
+  consultations: PendingConsultation[];
+  consultationSeq: Record<string, number>;
+  counters: ReplanCounters;
+  log: DecisionLog;
+  questions: Question[];
+  nextQuestion: number;
+  /** What the user said (answers, instructions) and assumptions made: told to later prompts. */
+  notes: string[];
+  /** X8: triggers for which the LLM was already asked for alternatives. */
+  alternativesAsked: string[];
+  inProgress?: ReplanInProgress;
+  /** Why a replan sent the run back to a phase, for that phase's prompt (taken once). */
+  feedback: Partial<Record<Phase, string>>;
+  previous?: PlanSnapshot;
+}
+
+export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
+  return {
+    runId: run.runId,
+    instruction: run.instruction,
+    workspace: run.workspace,
+    phase: 'goal_understanding',
+    status: 'RUNNING',
+    phaseRuns: {},
+    tasks: [],
+    actions: {},
+    blocked: [],
+    planningUsage: ZERO_USAGE,
+    executionUsage: ZERO_USAGE,
+    progressSeq: 0,
+    consultations: [],
+    consultationSeq: {},
+    counters: emptyCounters(),
+    log: emptyDecisionLog(),
+    questions: [],
+    nextQuestion: 1,
+    notes: [],
+    alternativesAsked: [],
+    feedback: {},
+  };
+}
+
+/** A refused message: why, for the validator's error or the warning of an ignored signal. */
+export type Applied = { ok: true; state: RunState } | { ok: false; reason: string };
+
+// ---------------------------------------------------------------- phases and plan
+
+export const nextPhase = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
+
+/** X1: a phase starts; returns its run number (1, 2, … after replans). */
+export function enterPhase(s: RunState, phase: Phase): { state: RunState; n: number } {
+  const n = (s.phaseRuns[phase] ?? 0) + 1;
+  const state: RunState = { ...s, phase, phaseRuns: { ...s.phaseRuns, [phase]: n } };
+  // A new execution round starts new task workflows: progress and consultations count from 1 again.
+  return {
+    state: phase === 'execution' ? { ...state, progressSeq: 0, executionUsage: ZERO_USAGE, consultations: [], consultationSeq: {} } : state,
+    n,
+  };
+}
+
+export function addPlanningUsage(s: RunState, u: TokenUsage): RunState {
+  return { ...s, planningUsage: addUsage(s.planningUsage, u) };
+}
+
+export function setGoal(s: RunState, goal: Goal): RunState {
+  return { ...s, goal };
+}
+
+/** X14: assumptions the run goes on with (nobody answered) join the goal. */
+export function addAssumptions(s: RunState, assumptions: string[]): RunState {
+  return s.goal ? { ...s, goal: { ...s.goal, assumptions: [...s.goal.assumptions, ...assumptions] } } : s;
+}
+
+/** A new decomposition is a new plan (X11: a new checklist): its tasks READY, no actions yet. */
+export function setDecomposition(s: RunState, specs: TaskSpec[], quality?: PlanQuality): RunState {
+  return { ...s, tasks: specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY })), actions: {}, ...(quality ? { quality } : {}) };
+}
+
+export function addActions(s: RunState, planned: ActionPlan): RunState {
+  return { ...s, actions: { ...s.actions, ...planned } };
+}
+
+/** Tasks still to plan actions for: all but DONE and replaced ones. */
+export function tasksToPlan(s: RunState): TaskSpec[] {
+  return s.tasks.filter((t) => t.state !== TaskState.DONE && t.state !== TaskState.REPLACED_BY_REPLAN).map(specOf);
+}
+
+export const specOf = ({ id, title, description, acceptanceCriteria, dependencies, scopePaths, profile }: TaskRecord): TaskSpec => ({
+  id,
+  title,
+  description,
+  acceptanceCriteria,
+  dependencies,
+  scopePaths,
+  profile,
+});
+
+/** The execution phase ended: its task states are the plan's, its usage joins the run's. */
+export function finishExecution(s: RunState, tasks: TaskRecord[], usage: TokenUsage): RunState {
+  return { ...s, tasks, executionUsage: ZERO_USAGE, planningUsage: addUsage(s.planningUsage, usage), consultations: [] };
+}
+
+export function setReflection(s: RunState, reflection: Reflection): RunState {
+  return { ...s, reflection };
+}
+
+/** The phase's feedback: why a replan sent the run back here, and what the user said (taken once). */
+export function takeFeedback(s: RunState, phase: Phase): { state: RunState; feedback?: string } {
+  const notes = s.notes.length ? `USER ANSWERS AND ASSUMPTIONS:\n${s.notes.map((n) => `- ${n}`).join('\n')}` : '';
+  const text = [s.feedback[phase], notes].filter(Boolean).join('\n\n');
+  const feedback = { ...s.feedback };
+  delete feedback[phase];
+  return { state: { ...s, feedback }, ...(text ? { feedback: text } : {}) };
+}
+
+/** Short text of the current plan, for plan_before / plan_after (X9). */
+export function planSummary(s: RunState): string {
+  return (
+    [
+      s.goal ? `goal: ${s.goal.main_objective}` : '',
+      s.tasks.length
+        ? `tasks: ${s.tasks
+            .filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN)
+            .map((t) => `${t.id}[${t.state}]`)
+            .join(', ')}`
+        : '',
+    ]
+      .filter(Boolean)
+      .join(' | ') || '(no plan yet)'
+  );
+}
+
+/** X3: a jump keeps the plan before it (X13), tells the target phase why, and reopens tasks to run again. */
+export function applyJump(s: RunState, j: Jump): RunState {
+  const reopen = (t: TaskRecord): TaskRecord => ({ ...t, state: TaskState.READY, summary: undefined });
+  let tasks = s.tasks;
+  if (j.target === 'execution' && j.taskId) {
+    tasks = tasks.map((t) => (t.id === j.taskId ? reopen(t) : t));
+  } else if (j.target === 'action_sequence') {
+    // Levels 2–3 keep completed work (X11); what did not finish gets new actions and runs again.
+    tasks = tasks.map((t) => (t.state === TaskState.BLOCKED || t.state === TaskState.CANCELLED ? reopen(t) : t));
+  }
+  return {
+    ...s,
+    previous: { ...(s.goal ? { goal: s.goal } : {}), tasks: s.tasks, actions: s.actions },
+    feedback: { ...s.feedback, [j.target]: j.feedback },
+    tasks,
+  };
+}
+
+/** X13: the replan under way failed: back to the plan before it. */
+export function restorePrevious(s: RunState): RunState {
+  if (!s.previous) return s;
+  const { goal, tasks, actions } = s.previous;
+  const restored: RunState = { ...s, tasks, actions };
+  if (goal) restored.goal = goal;
+  else delete restored.goal;
+  return restored;
+}
+
+// ---------------------------------------------------------------- end of the run
+
+/** The phases ran out: DONE, or BLOCKED naming the tasks that could not finish. */
+export function completeRun(s: RunState): RunState {
+  const blocked = s.tasks.filter((t) => t.state === TaskState.BLOCKED).map((t) => ({ taskId: t.id, reason: t.summary ?? '' }));
+  return { ...s, blocked, status: blocked.length ? 'BLOCKED' : 'DONE', phase: 'finished' };
+}
+
+export function failRun(s: RunState, error: string): RunState {
+  return { ...s, error, status: 'FAILED', phase: 'finished' };
+}
+
+/** Cancelled: what was still open is CANCELLED. */
+export function cancelRun(s: RunState): RunState {
+  const closed: TaskState[] = [TaskState.DONE, TaskState.BLOCKED, TaskState.REPLACED_BY_REPLAN];
+  return {
+    ...s,
+    tasks: s.tasks.map((t) => (closed.includes(t.state) ? t : { ...t, state: TaskState.CANCELLED })),
+    consultations: [],
+    status: 'CANCELLED',
+    phase: 'finished',
+  };
+}
+
+// ---------------------------------------------------------------- internal progress (SPEC S2)
+
+export interface TaskProgressMessage {
+  /** The execution round (phaseRuns.execution) the sender belongs to. */
+  round: number;
+  /** Monotonic within the round, from 1. */
+  seq: number;
+  tasks: TaskRecord[];
+  usage: TokenUsage;
+}
+
+/**
+ * The execution phase reports its task states. Accepted only during execution, from the current
+ * round, with a newer sequence number, naming every task of the plan and no unknown one (a new id
+ * must be the replacement of a re-decomposed task of the same message).
+ */
+export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied {
+  if (s.phase !== 'execution') return { ok: false, reason: `no execution phase is running (phase: ${s.phase})` };
+  const round = s.phaseRuns.execution ?? 0;
+  if (m.round !== round) return { ok: false, reason: `round ${m.round} is not the current execution round ${round}` };
+  if (m.seq <= s.progressSeq) return { ok: false, reason: `sequence number ${m.seq} is not newer than ${s.progressSeq}` };
+  const known = new Set(s.tasks.map((t) => t.id));
+  const sent = new Set(m.tasks.map((t) => t.id));
+  if (sent.size !== m.tasks.length) return { ok: false, reason: 'a task id appears twice' };
+  const missing = [...known].filter((id) => !sent.has(id));
+  if (missing.length) return { ok: false, reason: `tasks of the plan missing: ${missing.join(', ')}` };
+  const replacements = new Set(
+    m.tasks.filter((t) => t.state === TaskState.REPLACED_BY_REPLAN && known.has(t.id)).flatMap((t) => t.replanningInfo?.replacedBy ?? []),
+  );
+  const unknown = m.tasks.filter((t) => !known.has(t.id) && !replacements.has(t.id)).map((t) => t.id);
+  if (unknown.length) return { ok: false, reason: `unknown task id(s): ${unknown.join(', ')}` };
+  return { ok: true, state: { ...s, tasks: m.tasks, executionUsage: m.usage, progressSeq: m.seq } };
+}
+
+export interface ConsultationMessage {
+  taskId: string;
+  /** The consultation opened (`consultation` set) or closed (null). */
+  consultationId: string;
+  consultation: PendingConsultation | null;
+}
+
+const CONSULTING: TaskState[] = [TaskState.RUNNING, TaskState.NEEDS_CONTINUATION];
+
+/**
+ * P7: a task opens or closes a consultation. Opening is accepted only for a running task of the
+ * plan, with the id its own numbering gives next (`<taskId>-c<n>`, n above the last seen);
+ * closing only the consultation open on that task.
+ */
+export function applyConsultation(s: RunState, m: ConsultationMessage): Applied {
+  const task = s.tasks.find((t) => t.id === m.taskId);
+  if (!task) return { ok: false, reason: `unknown task "${m.taskId}"` };
+  const open = s.consultations.find((c) => c.taskId === m.taskId);
+  if (m.consultation === null) {
+    if (!open || open.id !== m.consultationId) return { ok: false, reason: `consultation "${m.consultationId}" is not open on task ${m.taskId}` };
+    return { ok: true, state: { ...s, consultations: s.consultations.filter((c) => c !== open) } };
+  }
+  if (!CONSULTING.includes(task.state)) return { ok: false, reason: `task ${m.taskId} is ${task.state}, not running` };
+  const c = m.consultation;
+  const prefix = `${m.taskId}-c`;
+  const n = c.id.startsWith(prefix) && /^[1-9][0-9]{0,5}$/.test(c.id.slice(prefix.length)) ? Number(c.id.slice(prefix.length)) : NaN;
+  if (c.taskId !== m.taskId || c.id !== m.consultationId || Number.isNaN(n)) {
+    return { ok: false, reason: `consultation id "${c.id}" is not one of task ${m.taskId} (${prefix}<n>)` };
+  }
+  const last = s.consultationSeq[m.taskId] ?? 0;
+  if (n <= last) return { ok: false, reason: `consultation ${c.id} is not newer than ${prefix}${last}` };
+  return {
+    ok: true,
+    state: {
+      ...s,
+      consultations: [...s.consultations.filter((x) => x.taskId !== m.taskId), c],
+      consultationSeq: { ...s.consultationSeq, [m.taskId]: n },
+    },
+  };
+}
+
+// ---------------------------------------------------------------- decisions and questions
+
+/** X9: one decision, whatever route it came by, enters the log here. */
+export function recordDecision(s: RunState, input: NewDecisionInput): { state: RunState; record: DecisionRecord } {
+  const r = appendDecision(s.log, input);
+  return { state: { ...s, log: r.log }, record: r.record };
+}
+
+export function completeReplan(s: RunState, replanId: string, c: CompletionInput): RunState {
+  return { ...s, log: completeDecision(s.log, replanId, c) };
+}
+
+/** A confirmed decision (X7) now runs: executed, still pending until its phase finishes. */
+export function markExecuted(s: RunState, replanId: string): RunState {
+  return { ...s, log: { ...s.log, records: s.log.records.map((r) => (r.replan_id === replanId ? { ...r, executed: true } : r)) } };
+}
+
+/** X5: a replan (or a clarification) is counted when it is carried out. */
+export function countReplan(s: RunState, type: ReplanType, triggerKey: string, phase: Phase): RunState {
+  return { ...s, counters: recordReplan(s.counters, type, triggerKey, phase) };
+}
+
+export function startReplan(s: RunState, p: ReplanInProgress): RunState {
+  return { ...s, inProgress: p };
+}
+
+export function endReplan(s: RunState): RunState {
+  const next = { ...s };
+  delete next.inProgress;
+  return next;
+}
+
+export function addNotes(s: RunState, notes: string[]): RunState {
+  return { ...s, notes: [...s.notes, ...notes] };
+}
+
+export function markAlternativesAsked(s: RunState, key: string): RunState {
+  return { ...s, alternativesAsked: [...s.alternativesAsked, key] };
+}
+
+export interface NewQuestions {
+  kind: QuestionKind;
+  phase: Phase;
+  replanId: string;
+  texts: string[];
+  assumptions: string[];
+  timeoutMinutes: number | null;
+  askedAt: string;
+}
+
+/** X7 / X8 / X14: questions to the user, numbered q1, q2, … over the run. */
+export function askQuestions(s: RunState, q: NewQuestions): { state: RunState; ids: string[] } {
+  const asked: Question[] = q.texts.map((text, i) => ({
+    id: `q${s.nextQuestion + i}`,
+    kind: q.kind,
+    phase: q.phase,
+    replanId: q.replanId,
+    text,
+    assumptions: q.assumptions,
+    timeoutMinutes: q.timeoutMinutes,
+    askedAt: q.askedAt,
+    status: 'pending',
+  }));
+  return {
+    state: { ...s, questions: [...s.questions, ...asked], nextQuestion: s.nextQuestion + asked.length },
+    ids: asked.map((x) => x.id),
+  };
+}
+
+/** An answer already checked by answerProblem. */
+export function answerQuestion(s: RunState, a: QuestionAnswer, at: string): RunState {
+  return {
+    ...s,
+    questions: s.questions.map((q) => (q.id === a.questionId ? { ...q, status: 'answered', answer: a.answer.trim(), answeredAt: at } : q)),
+  };
+}
+
+export function timeOutQuestions(s: RunState, ids: readonly string[]): RunState {
+  return { ...s, questions: s.questions.map((q) => (ids.includes(q.id) && q.status === 'pending' ? { ...q, status: 'timed_out' } : q)) };
+}
+
+export const allAnswered = (s: RunState, ids: readonly string[]): boolean => s.questions.every((q) => !ids.includes(q.id) || q.status !== 'pending');
+
+export const pendingQuestions = (s: RunState): Question[] => s.questions.filter((q) => q.status === 'pending');
+
+// ---------------------------------------------------------------- views
+
+/** Decisions `status` carries besides the whole log in the `decisions` query. */
+export const RECENT_DECISIONS = 8;
+
+/** What `status` shows: computed from the state on every query. */
+export interface RunStatusView {
+  runId: string;
+  instruction: string;
+  workspace: string;
+  phase: Phase | 'finished';
+  status: RunStatusValue;
+  tasks: TaskRecord[];
+  phaseRuns: Partial<Record<Phase, number>>;
+  usage: TokenUsage;
+  goal?: Goal;
+  reflection?: Reflection;
+  blocked: { taskId: string; reason: string }[];
+  error?: string;
+  /** R1: the plan-quality judgement of task_decomposition. */
+  quality?: PlanQuality;
+  /** P7: consultations of running tasks waiting for the user's answer. */
+  consultations?: PendingConsultation[];
+  /** X9: replans executed so far (total and per phase where they were decided). */
+  replans?: { total: number; byPhase: Partial<Record<Phase, number>> };
+  /** X9: the newest replan decision. The whole log is the `decisions` query. */
+  lastDecision?: DecisionRecord;
+  /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
+  recentDecisions?: DecisionRecord[];
+  /** X7 / X8 / X14: questions waiting for `answerClarification`. */
+  questions?: Question[];
+}
+
+export function statusView(s: RunState): RunStatusView {
+  const last = latestDecision(s.log);
+  return {
+    runId: s.runId,
+    instruction: s.instruction,
+    workspace: s.workspace,
+    phase: s.phase,
+    status: s.status,
+    tasks: s.tasks,
+    phaseRuns: s.phaseRuns,
+    usage: addUsage(s.planningUsage, s.executionUsage),
+    ...(s.goal ? { goal: s.goal } : {}),
+    ...(s.reflection ? { reflection: s.reflection } : {}),
+    blocked: s.blocked,
+    ...(s.error !== undefined ? { error: s.error } : {}),
+    ...(s.quality ? { quality: s.quality } : {}),
+    consultations: s.consultations,
+    replans: {
+      total: s.counters.total,
+      byPhase: Object.fromEntries(Object.entries(s.counters.byPhase).filter(([, n]) => n > 0)),
+    },
+    ...(last ? { lastDecision: last } : {}),
+    recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
+    questions: pendingQuestions(s),
+  };
+}
+
+/** X9: the decision log of a run with its counters and every question asked. */
+export interface DecisionsView {
+  records: DecisionRecord[];
+  /** Old records dropped to keep the log small. */
+  dropped: number;
+  counters: ReplanCounters;
+  questions: Question[];
+}
+
+export function decisionsView(s: RunState): DecisionsView {
+  return { records: s.log.records, dropped: s.log.dropped, counters: s.counters, questions: s.questions };
+}

@@ -1,0 +1,252 @@
+// The run entity's state and its pure transitions (DESIGN "Entity workflow", SPEC S2, X1, X3, X9, X13, X14, P7).
+import type { PendingConsultation } from '../../../src/domain/run/state';
+import {
+  addPlanningUsage,
+  allAnswered,
+  answerQuestion,
+  applyConsultation,
+  applyJump,
+  applyTaskProgress,
+  askQuestions,
+  cancelRun,
+  completeRun,
+  decisionsView,
+  enterPhase,
+  initialRunState,
+  recordDecision,
+  restorePrevious,
+  setDecomposition,
+  statusView,
+  takeFeedback,
+  timeOutQuestions,
+  type RunState,
+} from '../../../src/domain/run/state';
+import { NO_REPLAN } from '../../../src/domain/replan/decision';
+import { TaskState, type TaskRecord, type TaskSpec } from '../../../src/domain/types';
+import { ZERO_USAGE } from '../../../src/llm/usage';
+
+const spec = (id: string, dependencies: string[] = []): TaskSpec => ({
+  id,
+  title: `task ${id}`,
+  description: '',
+  acceptanceCriteria: [],
+  dependencies,
+  scopePaths: [],
+  profile: 'FILE_OPERATION',
+});
+const usage = (n: number) => ({ promptTokens: n, completionTokens: n, totalTokens: 2 * n, calls: 1 });
+
+/** A run in its first execution round with tasks a and b. */
+function executing(): RunState {
+  const planned = setDecomposition(initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' }), [spec('a'), spec('b', ['a'])]);
+  return enterPhase(planned, 'execution').state;
+}
+const withStates = (s: RunState, states: Record<string, TaskState>): TaskRecord[] => s.tasks.map((t) => ({ ...t, state: states[t.id] ?? t.state }));
+const accepted = (r: ReturnType<typeof applyTaskProgress>): RunState => {
+  if (!r.ok) throw new Error(r.reason);
+  return r.state;
+};
+
+describe('RunState phases', () => {
+  it('X1 entering a phase counts its runs; a new execution round restarts progress numbering', () => {
+    let s = executing();
+    expect(s.phase).toBe('execution');
+    expect(s.phaseRuns.execution).toBe(1);
+    s = accepted(applyTaskProgress(s, { round: 1, seq: 5, tasks: s.tasks, usage: usage(3) }));
+    const again = enterPhase(s, 'execution');
+    expect(again.n).toBe(2);
+    expect(again.state.progressSeq).toBe(0);
+    expect(again.state.executionUsage).toEqual(ZERO_USAGE);
+  });
+
+  it('X3 X13 a jump keeps the plan before it and reopens the retried task; restorePrevious brings the plan back', () => {
+    const s = { ...executing(), tasks: withStates(executing(), { a: TaskState.DONE, b: TaskState.BLOCKED }) };
+    const j = applyJump(s, { target: 'execution', taskId: 'b', feedback: 'retry b', type: 'action_regeneration', keepsCompletedWork: true });
+    expect(j.tasks.map((t) => t.state)).toEqual([TaskState.DONE, TaskState.READY]);
+    expect(j.previous?.tasks.map((t) => t.state)).toEqual([TaskState.DONE, TaskState.BLOCKED]);
+    const f = takeFeedback(j, 'execution');
+    expect(f.feedback).toBe('retry b');
+    expect(takeFeedback(f.state, 'execution').feedback).toBeUndefined();
+    expect(restorePrevious(j).tasks.map((t) => t.state)).toEqual([TaskState.DONE, TaskState.BLOCKED]);
+  });
+
+  it('X1 the run ends DONE, BLOCKED naming the blocked tasks, or CANCELLED closing open tasks', () => {
+    const s = executing();
+    expect(completeRun({ ...s, tasks: withStates(s, { a: TaskState.DONE, b: TaskState.DONE }) })).toMatchObject({
+      status: 'DONE',
+      phase: 'finished',
+      blocked: [],
+    });
+    const blocked = completeRun({ ...s, tasks: s.tasks.map((t) => (t.id === 'b' ? { ...t, state: TaskState.BLOCKED, summary: 'no tool' } : t)) });
+    expect(blocked).toMatchObject({ status: 'BLOCKED', blocked: [{ taskId: 'b', reason: 'no tool' }] });
+    const cancelled = cancelRun({ ...s, tasks: withStates(s, { a: TaskState.DONE, b: TaskState.RUNNING }) });
+    expect(cancelled.status).toBe('CANCELLED');
+    expect(cancelled.tasks.map((t) => t.state)).toEqual([TaskState.DONE, TaskState.CANCELLED]);
+  });
+});
+
+describe('S2 task progress is checked against the run state', () => {
+  it('S2 progress of the current round with a newer sequence number is accepted; usage adds to planning usage in status', () => {
+    let s = addPlanningUsage(executing(), usage(10));
+    s = accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: withStates(s, { a: TaskState.RUNNING }), usage: usage(5) }));
+    expect(s.tasks[0]!.state).toBe(TaskState.RUNNING);
+    expect(statusView(s).usage).toEqual({ promptTokens: 15, completionTokens: 15, totalTokens: 30, calls: 2 });
+  });
+
+  it.each([
+    [
+      'a sequence number from the past',
+      (s: RunState) => ({ round: 1, seq: 2, tasks: s.tasks, usage: usage(1) }),
+      'sequence number 2 is not newer than 3',
+    ],
+    ['another round', (s: RunState) => ({ round: 2, seq: 9, tasks: s.tasks, usage: usage(1) }), 'round 2 is not the current execution round 1'],
+    [
+      'an unknown task id',
+      (s: RunState) => ({ round: 1, seq: 9, tasks: [...s.tasks, { ...s.tasks[0]!, id: 'zz' }], usage: usage(1) }),
+      'unknown task id(s): zz',
+    ],
+    [
+      'a missing task of the plan',
+      (s: RunState) => ({ round: 1, seq: 9, tasks: s.tasks.slice(0, 1), usage: usage(1) }),
+      'tasks of the plan missing: b',
+    ],
+    ['a task id twice', (s: RunState) => ({ round: 1, seq: 9, tasks: [...s.tasks, s.tasks[0]!], usage: usage(1) }), 'a task id appears twice'],
+  ])('S2 refused: %s', (_, make, reason) => {
+    const s = accepted(applyTaskProgress(executing(), { round: 1, seq: 3, tasks: executing().tasks, usage: usage(1) }));
+    expect(applyTaskProgress(s, make(s))).toEqual({ ok: false, reason });
+  });
+
+  it('S2 progress outside an execution phase is refused', () => {
+    const s = initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' });
+    expect(applyTaskProgress(s, { round: 0, seq: 1, tasks: [], usage: usage(1) })).toEqual({
+      ok: false,
+      reason: 'no execution phase is running (phase: goal_understanding)',
+    });
+  });
+
+  it('J5 S2 replacement tasks of a re-decomposed plan task are known; invented ones are not', () => {
+    const s = executing();
+    const replaced: TaskRecord = {
+      ...s.tasks[1]!,
+      state: TaskState.REPLACED_BY_REPLAN,
+      replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: ['b.1'] },
+    };
+    const b1: TaskRecord = { ...spec('b.1'), state: TaskState.READY };
+    const ok = accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: [s.tasks[0]!, replaced, b1], usage: usage(1) }));
+    expect(ok.tasks.map((t) => t.id)).toEqual(['a', 'b', 'b.1']);
+    const forged = applyTaskProgress(s, {
+      round: 1,
+      seq: 1,
+      tasks: [s.tasks[0]!, replaced, b1, { ...spec('b.2'), state: TaskState.READY }],
+      usage: usage(1),
+    });
+    expect(forged).toEqual({ ok: false, reason: 'unknown task id(s): b.2' });
+  });
+});
+
+describe('P7 S2 consultations are checked against the run state', () => {
+  const consultation = (taskId: string, n: number): PendingConsultation => ({
+    id: `${taskId}-c${n}`,
+    taskId,
+    kind: 'no_progress',
+    iteration: 3,
+    maxLoops: 5,
+    message: 'stuck',
+    trigger: 'same missing requirements',
+    choices: [{ number: 1, key: 'stop', effect: 'stop', label: 'stop', ja: '中止', needsText: false }],
+    timeoutMinutes: 10,
+  });
+  const running = () => {
+    const s = executing();
+    return accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: withStates(s, { a: TaskState.RUNNING }), usage: usage(1) }));
+  };
+
+  it('P7 a running task opens its next consultation and closes it by id', () => {
+    const opened = applyConsultation(running(), { taskId: 'a', consultationId: 'a-c1', consultation: consultation('a', 1) });
+    if (!opened.ok) throw new Error(opened.reason);
+    expect(statusView(opened.state).consultations).toEqual([consultation('a', 1)]);
+    const closed = applyConsultation(opened.state, { taskId: 'a', consultationId: 'a-c1', consultation: null });
+    if (!closed.ok) throw new Error(closed.reason);
+    expect(closed.state.consultations).toEqual([]);
+    // The numbering only goes up: c1 again is stale, c2 is next.
+    expect(applyConsultation(closed.state, { taskId: 'a', consultationId: 'a-c1', consultation: consultation('a', 1) })).toEqual({
+      ok: false,
+      reason: 'consultation a-c1 is not newer than a-c1',
+    });
+    expect(applyConsultation(closed.state, { taskId: 'a', consultationId: 'a-c2', consultation: consultation('a', 2) }).ok).toBe(true);
+  });
+
+  it('P7 a task run again in a new execution round numbers its consultations from c1 again', () => {
+    const opened = applyConsultation(running(), { taskId: 'a', consultationId: 'a-c1', consultation: consultation('a', 1) });
+    if (!opened.ok) throw new Error(opened.reason);
+    const round2 = enterPhase(opened.state, 'execution').state;
+    expect(statusView(round2).consultations).toEqual([]);
+    const progressed = accepted(
+      applyTaskProgress(round2, { round: 2, seq: 1, tasks: withStates(round2, { a: TaskState.RUNNING }), usage: usage(1) }),
+    );
+    expect(applyConsultation(progressed, { taskId: 'a', consultationId: 'a-c1', consultation: consultation('a', 1) }).ok).toBe(true);
+  });
+
+  it.each([
+    ['an unknown task', { taskId: 'zz', consultationId: 'zz-c1', consultation: consultation('zz', 1) }, 'unknown task "zz"'],
+    ['a task that is not running', { taskId: 'b', consultationId: 'b-c1', consultation: consultation('b', 1) }, 'task b is READY, not running'],
+    [
+      'an id outside the task numbering',
+      { taskId: 'a', consultationId: 'x', consultation: { ...consultation('a', 1), id: 'x' } },
+      'consultation id "x" is not one of task a (a-c<n>)',
+    ],
+    [
+      'a mismatched message id',
+      { taskId: 'a', consultationId: 'a-c2', consultation: consultation('a', 1) },
+      'consultation id "a-c1" is not one of task a (a-c<n>)',
+    ],
+    [
+      'closing a consultation nobody opened',
+      { taskId: 'a', consultationId: 'a-c1', consultation: null },
+      'consultation "a-c1" is not open on task a',
+    ],
+  ])('S2 refused: %s', (_, m, reason) => {
+    expect(applyConsultation(running(), m)).toEqual({ ok: false, reason });
+  });
+});
+
+describe('X9 X14 decisions and questions', () => {
+  it('X14 questions are numbered over the run, answered, or timed out; status shows only pending ones', () => {
+    const s0 = initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' });
+    const q = {
+      kind: 'clarification' as const,
+      phase: 'goal_understanding' as const,
+      replanId: 'replan-1',
+      assumptions: [],
+      timeoutMinutes: null,
+      askedAt: 't',
+    };
+    const a = askQuestions(s0, { ...q, texts: ['one?', 'two?'] });
+    expect(a.ids).toEqual(['q1', 'q2']);
+    const b = askQuestions(a.state, { ...q, texts: ['three?'] });
+    expect(b.ids).toEqual(['q3']);
+    let s = answerQuestion(b.state, { questionId: 'q1', answer: '  yes ' }, 't2');
+    expect(allAnswered(s, a.ids)).toBe(false);
+    s = timeOutQuestions(s, a.ids);
+    expect(allAnswered(s, a.ids)).toBe(true);
+    expect(decisionsView(s).questions.map((x) => [x.id, x.status, x.answer])).toEqual([
+      ['q1', 'answered', 'yes'],
+      ['q2', 'timed_out', undefined],
+      ['q3', 'pending', undefined],
+    ]);
+    expect(statusView(s).questions?.map((x) => x.id)).toEqual(['q3']);
+  });
+
+  it('X9 a recorded decision is in the decisions view and the newest in status (cut to its reasoning)', () => {
+    const s0 = initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' });
+    const { state, record } = recordDecision(s0, {
+      phase: 'goal_understanding',
+      decision: NO_REPLAN('all clear'),
+      outcome: { action: 'none', reason: 'all clear' },
+      timestamp: 't',
+    });
+    expect(decisionsView(state).records).toEqual([record]);
+    expect(statusView(state).lastDecision).toEqual(record);
+    expect(statusView(state).recentDecisions).toEqual([{ ...record, llm_decision: { reasoning: 'all clear' } }]);
+  });
+});

@@ -1,0 +1,332 @@
+// Issue 10, SPEC S2: sealed messages. Bad and forged signals/updates are sent with the real
+// `temporal` CLI to a run (and its task workflow) that is waiting for the user; nothing they carry
+// changes what `status` shows or fails a workflow task, every update is refused with its reason,
+// and the run still finishes once the real answer comes. Later issues add their messages here.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { WorkflowHandle } from '@temporalio/client';
+import { taskWorkflowId } from '../../src/workflows/execution';
+import { statusQuery, taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { decision, scriptDecisions } from '../support/decisions';
+import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { scriptScenario, type Scenario } from '../support/scenario';
+
+const exec = promisify(execFile);
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.stop());
+beforeEach(() => h.fake.reset());
+
+type Kind = 'signal' | 'update';
+/** One row: what is sent, to which workflow, and (for an update) the reason it must be refused with. */
+interface Row {
+  what: string;
+  kind: Kind;
+  name: string;
+  input: string;
+  reason?: string;
+}
+
+/** Sends one message with the real CLI; returns the CLI's stderr when it failed. */
+async function send(workflowId: string, r: Row): Promise<{ ok: boolean; stderr: string }> {
+  const args =
+    r.kind === 'signal'
+      ? ['workflow', 'signal', '--address', temporalAddress(), '-w', workflowId, '--name', r.name, '--input', r.input]
+      : ['workflow', 'update', 'execute', '--address', temporalAddress(), '-w', workflowId, '--name', r.name, '--input', r.input];
+  return exec(process.env.TEMPORAL_CLI_PATH!, args, { maxBuffer: 8 * 1024 * 1024 }).then(
+    () => ({ ok: true, stderr: '' }),
+    (e: { stderr?: string }) => ({ ok: false, stderr: (e.stderr ?? '').replace(/\\"/g, '"') }),
+  );
+}
+
+/** Sends every row; signals must be accepted by the server, updates refused with their reason. */
+async function sendAll(workflowId: string, rows: Row[]): Promise<void> {
+  for (const r of rows) {
+    const res = await send(workflowId, r);
+    if (r.kind === 'signal') {
+      expect({ what: r.what, ok: res.ok, stderr: res.stderr }).toEqual({ what: r.what, ok: true, stderr: '' });
+    } else {
+      expect({ what: r.what, ok: res.ok }).toEqual({ what: r.what, ok: false });
+      expect({ what: r.what, stderr: res.stderr }).toEqual({ what: r.what, stderr: expect.stringContaining(r.reason!) });
+    }
+  }
+}
+
+async function workflowTaskFailures(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.workflowTaskFailedEventAttributes)
+    .map((e) => String(e.workflowTaskFailedEventAttributes?.failure?.message));
+}
+
+const USAGE = '{"promptTokens":1,"completionTokens":1,"totalTokens":2,"calls":1}';
+const task = (id: string, state = 'RUNNING') =>
+  JSON.stringify({
+    id,
+    title: `task ${id}`,
+    description: 'x',
+    acceptanceCriteria: [],
+    dependencies: [],
+    scopePaths: [],
+    profile: 'FILE_OPERATION',
+    state,
+  });
+const consultation = (taskId: string, n: number) =>
+  JSON.stringify({
+    id: `${taskId}-c${n}`,
+    taskId,
+    kind: 'no_progress',
+    iteration: 2,
+    maxLoops: 4,
+    message: 'forged: the task made no progress',
+    trigger: 'forged',
+    choices: [{ number: 1, effect: 'stop', label: 'stop' }],
+    timeoutMinutes: 30,
+  });
+const HUGE = 'x'.repeat(100_000);
+
+/** Malformed shapes, null, wrong types, extra keys and huge strings: the same for every run. */
+const MALFORMED: Row[] = [
+  { what: 'taskProgress null', kind: 'signal', name: 'taskProgress', input: 'null' },
+  { what: 'taskProgress of the issue report', kind: 'signal', name: 'taskProgress', input: '{"tasks":"not-a-list","usage":5}' },
+  { what: 'taskProgress a number', kind: 'signal', name: 'taskProgress', input: '42' },
+  { what: 'taskProgress extra key', kind: 'signal', name: 'taskProgress', input: `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}` },
+  {
+    what: 'taskProgress task with a huge title',
+    kind: 'signal',
+    name: 'taskProgress',
+    input: `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`,
+  },
+  { what: 'taskConsultation null', kind: 'signal', name: 'taskConsultation', input: 'null' },
+  { what: 'taskConsultation wrong types', kind: 'signal', name: 'taskConsultation', input: '{"taskId":7,"consultationId":[],"consultation":"open"}' },
+  { what: 'answerClarificationSignal null', kind: 'signal', name: 'answerClarificationSignal', input: 'null' },
+  { what: 'answerClarificationSignal wrong types', kind: 'signal', name: 'answerClarificationSignal', input: '{"questionId":1,"answer":false}' },
+  {
+    what: 'answerClarificationSignal extra key',
+    kind: 'signal',
+    name: 'answerClarificationSignal',
+    input: '{"questionId":"q1","answer":"CSV","admin":true}',
+  },
+  { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
+  { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
+  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
+  { what: 'answerClarification a string', kind: 'update', name: 'answerClarification', input: '"CSV"', reason: 'invalid payload' },
+  {
+    what: 'answerClarification wrong types',
+    kind: 'update',
+    name: 'answerClarification',
+    input: '{"questionId":1,"answer":false}',
+    reason: 'invalid payload (questionId',
+  },
+  {
+    what: 'answerClarification extra key',
+    kind: 'update',
+    name: 'answerClarification',
+    input: '{"questionId":"q1","answer":"CSV","admin":true}',
+    reason: 'invalid payload',
+  },
+  {
+    what: 'answerClarification huge answer',
+    kind: 'update',
+    name: 'answerClarification',
+    input: JSON.stringify({ questionId: 'q1', answer: HUGE }),
+    reason: 'invalid payload (answer',
+  },
+];
+
+describe('S2 sealed messages', () => {
+  it('S2 a run waiting on a question: malformed and forged messages change nothing, fail nothing, updates say why; then the answer → DONE', async () => {
+    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptDecisions(h.fake, {
+      goal_understanding: [
+        decision({ confidence: 0.9, type: 'clarification_request', issue: 'the format is unclear', questions: ['Which output format?'] }),
+      ],
+    });
+    const runId = uniqueId('sealed');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST }],
+    });
+    await until('the pending question q1', async () => (await handle.query(statusQuery)).questions?.find((q) => q.id === 'q1'));
+    const before = JSON.stringify(await handle.query(statusQuery));
+
+    await sendAll(handle.workflowId, [
+      ...MALFORMED,
+      // Well-formed forgeries.
+      {
+        what: 'progress of an unknown task',
+        kind: 'signal',
+        name: 'taskProgress',
+        input: `{"round":1,"seq":1,"tasks":[${task('zz')}],"usage":${USAGE}}`,
+      },
+      { what: 'progress from the past (round 0)', kind: 'signal', name: 'taskProgress', input: `{"round":0,"seq":1,"tasks":[],"usage":${USAGE}}` },
+      {
+        what: 'a consultation nobody asked',
+        kind: 'signal',
+        name: 'taskConsultation',
+        input: `{"taskId":"a","consultationId":"a-c1","consultation":${consultation('a', 1)}}`,
+      },
+      {
+        what: 'closing a consultation nobody opened',
+        kind: 'signal',
+        name: 'taskConsultation',
+        input: '{"taskId":"a","consultationId":"a-c1","consultation":null}',
+      },
+      {
+        what: 'an answer signal for an unknown question',
+        kind: 'signal',
+        name: 'answerClarificationSignal',
+        input: '{"questionId":"q9","answer":"CSV"}',
+      },
+      {
+        what: 'an answer for an unknown question',
+        kind: 'update',
+        name: 'answerClarification',
+        input: '{"questionId":"q9","answer":"CSV"}',
+        reason: 'unknown question "q9" (pending: q1)',
+      },
+      {
+        what: 'an empty answer',
+        kind: 'update',
+        name: 'answerClarification',
+        input: '{"questionId":"q1","answer":"  "}',
+        reason: 'the answer to q1 is empty',
+      },
+    ]);
+
+    expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
+    expect(await workflowTaskFailures(handle)).toEqual([]);
+
+    const answered = await send(handle.workflowId, {
+      what: 'the answer',
+      kind: 'update',
+      name: 'answerClarification',
+      input: '{"questionId":"q1","answer":"plain text"}',
+    });
+    expect(answered).toEqual({ ok: true, stderr: '' });
+    expect((await handle.result()).status).toBe('DONE');
+    expect(await workflowTaskFailures(handle)).toEqual([]);
+  });
+
+  it('S2 P7 a run and its task waiting on a consultation: forged progress (past sequence, unknown task), forged consultations and bad answers change nothing; then the answer → DONE', async () => {
+    let unstuck = false;
+    const scenario: Scenario = {
+      tasks: [{ id: 's', title: 'make the parser work', files: { 'stall.txt': 'same thing again' } }],
+      judge: () =>
+        unstuck
+          ? { success: true, reason: 'the parser works', missingRequirements: [] }
+          : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'] },
+    };
+    scriptScenario(h.fake, scenario);
+    const runId = uniqueId('sealed');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST }],
+    });
+    const status = await until<RunStatus>('a consultation in the run status', async () => {
+      const s = await handle.query(statusQuery);
+      return s.consultations?.length ? s : undefined;
+    });
+    const taskHandle = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 's'));
+    const before = JSON.stringify(status);
+    const taskBefore = JSON.stringify(await taskHandle.query(taskStatusQuery));
+    expect(status.consultations?.map((c) => c.id)).toEqual(['s-c1']);
+    const tasks = JSON.stringify(status.tasks);
+
+    await sendAll(handle.workflowId, [
+      ...MALFORMED,
+      {
+        what: 'a sequence number from the past',
+        kind: 'signal',
+        name: 'taskProgress',
+        input: `{"round":1,"seq":1,"tasks":${tasks},"usage":${USAGE}}`,
+      },
+      { what: 'another round', kind: 'signal', name: 'taskProgress', input: `{"round":2,"seq":1000,"tasks":${tasks},"usage":${USAGE}}` },
+      {
+        what: 'progress naming an unknown task',
+        kind: 'signal',
+        name: 'taskProgress',
+        input: `{"round":1,"seq":1000,"tasks":${tasks.replace(/\]$/, `,${task('zz')}]`)},"usage":${USAGE}}`,
+      },
+      {
+        what: 'the open consultation again',
+        kind: 'signal',
+        name: 'taskConsultation',
+        input: `{"taskId":"s","consultationId":"s-c1","consultation":${consultation('s', 1)}}`,
+      },
+      {
+        what: 'a consultation of an unknown task',
+        kind: 'signal',
+        name: 'taskConsultation',
+        input: `{"taskId":"zz","consultationId":"zz-c1","consultation":${consultation('zz', 1)}}`,
+      },
+      {
+        what: 'closing another consultation',
+        kind: 'signal',
+        name: 'taskConsultation',
+        input: '{"taskId":"s","consultationId":"s-c7","consultation":null}',
+      },
+    ]);
+    await sendAll(taskHandle.workflowId, [
+      { what: 'answerConsultation null', kind: 'update', name: 'answerConsultation', input: 'null', reason: 'invalid payload' },
+      {
+        what: 'answerConsultation wrong types',
+        kind: 'update',
+        name: 'answerConsultation',
+        input: '{"choice":{"n":1}}',
+        reason: 'invalid payload (choice',
+      },
+      {
+        what: 'answerConsultation extra key',
+        kind: 'update',
+        name: 'answerConsultation',
+        input: '{"choice":"stop","admin":true}',
+        reason: 'invalid payload',
+      },
+      {
+        what: 'answerConsultation huge guidance',
+        kind: 'update',
+        name: 'answerConsultation',
+        input: JSON.stringify({ choice: 'guidance', guidance: HUGE }),
+        reason: 'invalid payload (guidance',
+      },
+      {
+        what: 'answerConsultation another id',
+        kind: 'update',
+        name: 'answerConsultation',
+        input: '{"consultationId":"s-c9","choice":"stop"}',
+        reason: 'consultation "s-c9" is not pending',
+      },
+      { what: 'answerConsultationSignal null', kind: 'signal', name: 'answerConsultationSignal', input: 'null' },
+      { what: 'answerConsultationSignal extra key', kind: 'signal', name: 'answerConsultationSignal', input: '{"choice":"stop","admin":true}' },
+      {
+        what: 'answerConsultationSignal another id',
+        kind: 'signal',
+        name: 'answerConsultationSignal',
+        input: '{"consultationId":"s-c9","choice":"stop"}',
+      },
+    ]);
+
+    expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
+    expect(JSON.stringify(await taskHandle.query(taskStatusQuery))).toBe(taskBefore);
+    expect(await workflowTaskFailures(handle)).toEqual([]);
+    expect(await workflowTaskFailures(taskHandle)).toEqual([]);
+
+    unstuck = true;
+    const answered = await send(taskHandle.workflowId, {
+      what: 'the answer',
+      kind: 'update',
+      name: 'answerConsultation',
+      input: '{"consultationId":"s-c1","choice":"guidance","guidance":"write the parser in parser.ts"}',
+    });
+    expect(answered).toEqual({ ok: true, stderr: '' });
+    expect((await handle.result()).status).toBe('DONE');
+    expect(await workflowTaskFailures(handle)).toEqual([]);
+    expect(await workflowTaskFailures(taskHandle)).toEqual([]);
+  });
+});
