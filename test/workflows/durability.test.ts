@@ -14,15 +14,6 @@ import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { FakeOpenAI } from '../support/fake-openai';
 import { freePort, OwnDevServer } from '../support/dev-server';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('cancellation', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -31,7 +22,9 @@ describe('cancellation', () => {
   afterAll(async () => h?.stop());
 
   it('B3 cancelling a run cancels its running tasks and their activities; status shows CANCELLED', async () => {
-    const sleeper = "require('fs').writeFileSync('sleeper.pid', String(process.pid)); setTimeout(() => {}, 120000)";
+    // The command ticks into a file; "killed" is seen from outside as the ticking stopping (its pid
+    // would be one of the sandbox's PID namespace, meaningless here).
+    const sleeper = "let n = 0; setInterval(() => require('fs').writeFileSync('ticks', String(++n)), 100)";
     scriptScenario(h.fake, {
       tasks: [
         { id: 'slow', title: 'a slow task', command: ['node', '-e', sleeper] },
@@ -45,11 +38,14 @@ describe('cancellation', () => {
       workflowId: runWorkflowId(runId),
       args: [{ runId, instruction: 'run something slow', workspace: ws, options: FAST }],
     });
-    const pid = await until('the command to start', async () => {
-      const f = path.join(ws, 'sleeper.pid');
-      return fs.existsSync(f) && fs.readFileSync(f, 'utf8') ? Number(fs.readFileSync(f, 'utf8')) : undefined;
-    });
-    expect(alive(pid)).toBe(true);
+    const ticks = () => {
+      try {
+        return Number(fs.readFileSync(path.join(ws, 'ticks'), 'utf8')) || 0;
+      } catch {
+        return 0;
+      }
+    };
+    await until('the command to start', async () => (ticks() > 0 ? true : undefined));
 
     await handle.cancel();
     const err = await handle.result().catch((e) => e);
@@ -62,7 +58,15 @@ describe('cancellation', () => {
     const taskWf = await h.client.workflow.getHandle(`${runWorkflowId(runId)}.task-slow`).describe();
     expect(taskWf.status.name).toBe('CANCELLED');
     // The activity stopped its command: the process is gone.
-    await until('the command to be killed', async () => (alive(pid) ? undefined : true), 10_000);
+    await until(
+      'the command to be killed',
+      async () => {
+        const before = ticks();
+        await new Promise((r) => setTimeout(r, 600));
+        return ticks() === before ? true : undefined;
+      },
+      10_000,
+    );
     expect(h.fake.requestsFor('worker_step').some((r) => r.text.includes('TASK after:'))).toBe(false);
   });
 });

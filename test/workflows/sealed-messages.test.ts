@@ -112,7 +112,7 @@ const MALFORMED: Row[] = [
   },
   { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
   { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
-  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
+  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid answer: payload' },
   { what: 'answerClarification a string', kind: 'update', name: 'answerClarification', input: '"CSV"', reason: 'invalid payload' },
   {
     what: 'answerClarification wrong types',
@@ -279,21 +279,21 @@ describe('S2 sealed messages', () => {
         kind: 'update',
         name: 'answerConsultation',
         input: '{"choice":{"n":1}}',
-        reason: 'invalid payload (choice',
+        reason: 'invalid answer: choice',
       },
       {
         what: 'answerConsultation extra key',
         kind: 'update',
         name: 'answerConsultation',
         input: '{"choice":"stop","admin":true}',
-        reason: 'invalid payload',
+        reason: 'invalid answer: payload: Unrecognized key',
       },
       {
         what: 'answerConsultation huge guidance',
         kind: 'update',
         name: 'answerConsultation',
         input: JSON.stringify({ choice: 'guidance', guidance: HUGE }),
-        reason: 'invalid payload (guidance',
+        reason: 'invalid answer: guidance',
       },
       {
         what: 'answerConsultation another id',

@@ -106,7 +106,7 @@ export function resolveConsultationChoice(kind: InterventionKind, choice: unknow
 }
 
 /** P7: the answer payload as it arrives (signal/update); anything else is rejected. */
-export const ConsultationAnswerSchema = z.object({
+export const ConsultationAnswerSchema = z.strictObject({
   /** When given, it must be the pending consultation's id. */
   consultationId: z.string().max(200).optional(),
   /** The choice's number (1–4), key or effect. */
