@@ -44,8 +44,6 @@ export const ReplanningConfigSchema = section({
   }),
   goal_understanding: section({
     max_clarification_requests: count(2),
-    /** Not in the seed's table (it bounds goal revisions only by the global limit); added, default 2. */
-    max_goal_revisions: count(2),
     auto_assume_on_no_response: flag(true),
     auto_assume_timeout_minutes: nonNegative(30),
   }),

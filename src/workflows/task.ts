@@ -21,6 +21,7 @@ import {
   type Intervention,
   type PacemakerState,
 } from '../domain/pacemaker';
+import { judgeOutcome } from '../domain/replan/judge-outcome';
 import type { TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { Judgement } from '../llm/schemas';
@@ -283,8 +284,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       pace = { ...pace, maxLoops: Math.max(limit.max_loops, limitFloor) };
       refreshStatus();
 
-      if (judge.success) return finish('DONE', judge.reason);
-      if (!judge.shouldContinue) return finish(judge.shouldReplan ? 'REPLAN' : 'BLOCKED', judge.reason);
+      const outcome = judgeOutcome(judge); // J2
+      if (outcome !== 'NEEDS_CONTINUATION') return finish(outcome, judge.reason);
       status.state = 'NEEDS_CONTINUATION';
       feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
 

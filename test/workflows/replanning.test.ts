@@ -124,7 +124,7 @@ describe('X6 overrides and limits', () => {
     scriptDecisions(h.fake, {
       goal_understanding: [same, decision({ confidence: 0.9, type: 'goal_revision', issue: 'error at line 13: objective unclear.' }), same],
     });
-    const handle = await start({ replanning: { goal_understanding: { max_goal_revisions: 5 } } });
+    const handle = await start();
     expect((await handle.result()).status).toBe('DONE');
 
     const view = await decisionsOf(handle);
@@ -146,7 +146,7 @@ describe('X6 overrides and limits', () => {
   });
 
   const looping = decision({ confidence: 0.9, type: 'goal_revision', issue: 'objective unclear' });
-  const loopConfig = () => ({ replanning: { goal_understanding: { max_goal_revisions: 5 } } });
+  const loopConfig = () => ({});
 
   it('X8 no alternative from the LLM: the user is asked how to go on; the answer reaches later prompts', async () => {
     scriptScenario(h.fake, ONE_TASK);
@@ -192,7 +192,7 @@ describe('X6 overrides and limits', () => {
     scriptScenario(h.fake, ONE_TASK);
     scriptDecisions(h.fake, { goal_understanding: [looping, looping, looping] }, looping);
     const handle = await start({
-      replanning: { on_replan_failure: 'abort', goal_understanding: { max_goal_revisions: 5, auto_assume_timeout_minutes: 0.02 } },
+      replanning: { on_replan_failure: 'abort', goal_understanding: { auto_assume_timeout_minutes: 0.02 } },
     });
     await expect(handle.result()).rejects.toThrow();
     const status = await handle.query(statusQuery);
@@ -206,7 +206,7 @@ describe('X6 overrides and limits', () => {
     scriptDecisions(h.fake, {
       goal_understanding: [(_req, n) => decision({ confidence: 0.9, type: 'goal_revision', issue: `problem number ${'x'.repeat(n)}` })],
     });
-    const handle = await start({ replanning: { goal_understanding: { max_goal_revisions: 50 } } });
+    const handle = await start();
     expect((await handle.result()).status).toBe('DONE');
     const view = await decisionsOf(handle);
     expect(view.counters.total).toBe(10);
@@ -224,7 +224,6 @@ describe('X6 overrides and limits', () => {
     judge: () => ({ success: false, shouldContinue: false, shouldReplan: false, reason: 'a.txt is wrong', missingRequirements: [] }),
   };
   it.each([
-    ['goal_understanding', 'goal_revision', 2, 'replanning.goal_understanding.max_goal_revisions', ONE_TASK],
     ['task_decomposition', 'task_redecomposition', 3, 'replanning.task_decomposition.max_redecomposition_attempts', ONE_TASK],
     ['action_sequence', 'action_regeneration', 3, 'replanning.action_sequence.max_regeneration_attempts', ONE_TASK],
     ['reflection', 'plan_revision', 2, 'replanning.reflection.max_plan_revisions', ONE_TASK],
@@ -243,6 +242,18 @@ describe('X6 overrides and limits', () => {
     expect(refused[0]).toMatchObject({ phase, override_reason: 'phase_limit' });
     expect(refused[0]!.message).toContain(`${limit}/${limit}, ${key}`);
     if (type === 'retry') await saveHistories(h.client, [handle.workflowId, `${handle.workflowId}.execution-1`, `${handle.workflowId}.execution-2`]);
+  });
+
+  it('X5 goal revisions are bounded by the global limit only: three in a row all run (the old per-phase limit was 2)', async () => {
+    scriptScenario(h.fake, ONE_TASK);
+    const revise = (n: number) => decision({ confidence: 0.9, type: 'goal_revision', issue: `reading number ${n} of the goal` });
+    scriptDecisions(h.fake, { goal_understanding: [revise(1), revise(2), revise(3)] });
+    const handle = await start({ replanning: { global: { max_total_replans: 3 } } });
+    expect((await handle.result()).status).toBe('DONE');
+    const view = await decisionsOf(handle);
+    expect(view.counters.byType.goal_revision).toBe(3);
+    expect(view.records.filter((r) => r.outcome === 'override')).toEqual([]);
+    expect((await handle.query(statusQuery)).phaseRuns.goal_understanding).toBe(4);
   });
 
   it('X13 an unparseable decision is "no replan": logged with the reason, the run goes on', async () => {

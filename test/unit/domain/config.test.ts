@@ -33,7 +33,6 @@ describe('X12 defaults', () => {
       },
       goal_understanding: {
         max_clarification_requests: 2,
-        max_goal_revisions: 2,
         auto_assume_on_no_response: true,
         auto_assume_timeout_minutes: 30,
       },

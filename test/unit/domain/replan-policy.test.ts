@@ -96,9 +96,13 @@ describe('X6 / X5 limits', () => {
     ['retry', 3],
     ['partial_replan', 2],
     ['plan_revision', 2],
-    ['goal_revision', 2],
   ])('X5 default limit of %s is %p', (type, n) => {
     expect(limitFor(type, DEFAULT_CONFIG)).toBe(n);
+  });
+
+  it('X5 goal revisions have no limit of their own (seed 004 §9.1: the global limit only)', () => {
+    expect(limitFor('goal_revision', DEFAULT_CONFIG)).toBeNull();
+    expect(evaluate({ replan_type: 'goal_revision' }, { phase: 'goal_understanding', counters: used('goal_revision', 5) }).action).toBe('replan');
   });
 
   it('X5 total replans default to 10', () => {
