@@ -118,6 +118,7 @@ export function createActivities(llm: LlmGateway) {
         missingRequirements: string[];
         logPath?: string;
         otherTasks: { id: string; title: string; state: string }[];
+        feedback?: string;
       },
     ): Promise<WithUsage<TaskSpec[]>> {
       const r = await ask(input, 'task_replan', DecompositionSchema, async () =>

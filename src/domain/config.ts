@@ -18,14 +18,39 @@ const prob = (dflt: number) =>
     .min(0, { error: 'must be between 0 and 1' })
     .max(1, { error: 'must be between 0 and 1' })
     .default(dflt);
-const count = (dflt: number, min = 0) =>
+// S3: every number has a sane maximum too, so no config can ask for unbounded work or waits.
+const count = (dflt: number, min: number, max: number) =>
   z
     .number({ error: `must be a whole number ≥ ${min}` })
     .int({ error: `must be a whole number ≥ ${min}` })
     .min(min, { error: `must be a whole number ≥ ${min}` })
+    .max(max, { error: `must be at most ${max}` })
     .default(dflt);
-const positive = (dflt: number) => z.number({ error: 'must be a number > 0' }).positive({ error: 'must be a number > 0' }).default(dflt);
-const nonNegative = (dflt: number) => z.number({ error: 'must be a number ≥ 0' }).min(0, { error: 'must be a number ≥ 0' }).default(dflt);
+const positive = (dflt: number, max: number) =>
+  z
+    .number({ error: 'must be a number > 0' })
+    .positive({ error: 'must be a number > 0' })
+    .max(max, { error: `must be at most ${max}` })
+    .default(dflt);
+const nonNegative = (dflt: number, max: number) =>
+  z
+    .number({ error: 'must be a number ≥ 0' })
+    .min(0, { error: 'must be a number ≥ 0' })
+    .max(max, { error: `must be at most ${max}` })
+    .default(dflt);
+
+/** S3 maxima: machine waits (commands, LLM calls) at most a day; waits for a human at most 30 days. */
+export const BOUNDS = {
+  maxTasks: 200,
+  replansPerType: 100,
+  totalReplans: 1000,
+  machineTimeoutSeconds: 24 * 60 * 60,
+  humanWaitMinutes: 30 * 24 * 60,
+  parallelTasks: 64,
+  taskIterations: 100,
+  redecompositionIterations: 20,
+} as const;
+const perType = (dflt: number) => count(dflt, 0, BOUNDS.replansPerType);
 const flag = (dflt: boolean) => z.boolean({ error: 'must be true or false' }).default(dflt);
 const section = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: 'must be a mapping (key: value)' }).prefault({} as never);
@@ -43,32 +68,37 @@ export const ReplanningConfigSchema = section({
     user_confirmation_threshold: prob(0.3),
   }),
   goal_understanding: section({
-    max_clarification_requests: count(2),
+    max_clarification_requests: perType(2),
     auto_assume_on_no_response: flag(true),
-    auto_assume_timeout_minutes: nonNegative(30),
+    auto_assume_timeout_minutes: nonNegative(30, BOUNDS.humanWaitMinutes),
   }),
-  task_decomposition: section({ max_redecomposition_attempts: count(3) }),
-  action_sequence: section({ max_regeneration_attempts: count(3) }),
-  execution: section({ max_action_retries: count(3), max_partial_replans: count(2) }),
-  reflection: section({ max_plan_revisions: count(2) }),
+  task_decomposition: section({ max_redecomposition_attempts: perType(3) }),
+  action_sequence: section({ max_regeneration_attempts: perType(3) }),
+  execution: section({ max_action_retries: perType(3), max_partial_replans: perType(2) }),
+  reflection: section({ max_plan_revisions: perType(2) }),
   global: section({
-    max_total_replans: count(10),
+    max_total_replans: count(10, 0, BOUNDS.totalReplans),
     infinite_loop_detection: flag(true),
-    same_trigger_max_count: count(2, 1),
+    same_trigger_max_count: count(2, 1, BOUNDS.replansPerType),
   }),
 });
 
 /** J8: judge-driven task re-decomposition (seed 000's `replanning` block). */
 export const TaskReplanningConfigSchema = section({
   enabled: flag(true),
-  maxIterations: count(3),
-  timeoutSeconds: positive(300),
+  maxIterations: count(3, 0, BOUNDS.redecompositionIterations),
+  timeoutSeconds: positive(300, BOUNDS.machineTimeoutSeconds),
 });
 
 export const ExecutionConfigSchema = section({
-  maxParallelTasks: count(3, 1),
-  maxTaskIterations: count(5, 1),
-  commandTimeoutSeconds: positive(120),
+  maxParallelTasks: count(3, 1, BOUNDS.parallelTasks),
+  maxTaskIterations: count(5, 1, BOUNDS.taskIterations),
+  commandTimeoutSeconds: positive(120, BOUNDS.machineTimeoutSeconds),
+});
+
+/** S3: plan size. A decomposition or re-decomposition over maxTasks goes back to the planner once, then fails. */
+export const PlanningConfigSchema = section({
+  maxTasks: count(30, 1, BOUNDS.maxTasks),
 });
 
 const passthrough = z.record(z.string(), z.unknown(), { error: 'must be a mapping (key: value)' }).default({});
@@ -76,6 +106,7 @@ const passthrough = z.record(z.string(), z.unknown(), { error: 'must be a mappin
 export const ReplannerConfigSchema = z
   .strictObject(
     {
+      planning: PlanningConfigSchema,
       replanning: ReplanningConfigSchema,
       task_replanning: TaskReplanningConfigSchema,
       execution: ExecutionConfigSchema,
@@ -97,6 +128,7 @@ export const ReplannerConfigSchema = z
   });
 
 export type ReplannerConfig = z.output<typeof ReplannerConfigSchema>;
+export type PlanningConfig = ReplannerConfig['planning'];
 export type ReplanningConfig = ReplannerConfig['replanning'];
 export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
 export type ExecutionConfig = ReplannerConfig['execution'];
@@ -139,15 +171,15 @@ function deepFreeze<T>(v: T): T {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Seed 004 §12.1 nests `replanning` under `planning:`; accept that spelling too. */
+/**
+ * Seed 004 §12.1 nests `replanning` under `planning:`; accept that spelling too. `planning:` also
+ * holds Replanner's own plan bounds (maxTasks), validated by PlanningConfigSchema.
+ */
 function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
   if (!isRecord(raw) || !('planning' in raw)) return { value: raw, prefix: false };
   const { planning, ...rest } = raw;
   const issues: ConfigIssue[] = [];
   if (!isRecord(planning)) throw new ConfigError([{ path: 'planning', message: 'must be a mapping (key: value)' }]);
-  for (const k of Object.keys(planning)) {
-    if (k !== 'enabled' && k !== 'replanning') issues.push({ path: `planning.${k}`, message: 'unknown key' });
-  }
   if ('enabled' in planning && planning.enabled !== true) {
     issues.push({
       path: 'planning.enabled',
@@ -158,7 +190,8 @@ function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
     issues.push({ path: 'planning.replanning', message: 'given twice (also at top level replanning)' });
   }
   if (issues.length) throw new ConfigError(issues);
-  return { value: 'replanning' in planning ? { ...rest, replanning: planning.replanning } : rest, prefix: true };
+  const { enabled: _enabled, replanning, ...own } = planning;
+  return { value: 'replanning' in planning ? { ...rest, planning: own, replanning } : { ...rest, planning: own }, prefix: 'replanning' in planning };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean): ConfigIssue[] {

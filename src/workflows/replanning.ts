@@ -69,6 +69,8 @@ export interface Jump {
   /** The action (task) the decision is about, for a retry. */
   taskId?: string;
   keepsCompletedWork: boolean;
+  /** X3: a plan revision's additional actions, which become new tasks. */
+  additionalActions?: string[];
 }
 
 export function initialReplanningState(): ReplanningState {
@@ -222,6 +224,7 @@ export function createReplanning(deps: ReplanningDeps) {
       keepsCompletedWork: o.keepsCompletedWork,
       feedback: feedbackOf(phase, o.type, d, extra),
       ...(context.phase === 'execution' ? { taskId: context.executed.taskId } : {}),
+      ...(o.type === 'plan_revision' && d.additional_actions?.length ? { additionalActions: d.additional_actions } : {}),
     };
   }
   function start(phase: Phase, o: Runnable, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Jump {

@@ -18,6 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { applyJump } from '../domain/replan/jump';
 import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../domain/types';
 import type { RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
@@ -208,13 +209,10 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const jumpTo = (j: Jump): Phase => {
     previous = { goal: state.goal, tasks: state.tasks, actions };
     feedback[j.target] = j.feedback;
-    const reopen = (t: TaskRecord): TaskRecord => ({ ...t, state: TaskState.READY, summary: undefined });
-    if (j.target === 'execution' && j.taskId) {
-      state.tasks = state.tasks.map((t) => (t.id === j.taskId ? reopen(t) : t));
-    } else if (j.target === 'action_sequence') {
-      // Levels 2–3 keep completed work (X11); what did not finish gets new actions and runs again.
-      state.tasks = state.tasks.map((t) => (t.state === TaskState.BLOCKED || t.state === TaskState.CANCELLED ? reopen(t) : t));
-    }
+    const applied = applyJump(state.tasks, j, config.planning.maxTasks);
+    state.tasks = applied.tasks;
+    if (applied.added.length || applied.dropped)
+      log.info(`plan revision: added ${applied.added.join(', ') || 'no task'}; ${applied.dropped} over planning.maxTasks dropped`);
     return j.target;
   };
   const decideAfter = async (phase: Phase, context: ReplanContext): Promise<Phase | 'done'> => {
@@ -242,7 +240,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         const previousTasks = state.tasks.length ? state.tasks.map(specOf) : undefined;
         const decomposition = await executeChild(TaskDecompositionWorkflow, {
           workflowId: enter(phase),
-          args: [{ run, options, goal, ...feedbackFor(phase), ...(previousTasks ? { previousTasks } : {}) }],
+          args: [{ run, options, goal, maxTasks: config.planning.maxTasks, ...feedbackFor(phase), ...(previousTasks ? { previousTasks } : {}) }],
           staticSummary: 'decompose into tasks',
         });
         const specs = child(decomposition);
@@ -277,7 +275,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
               tasks: state.tasks,
               actions,
               runWorkflowId: wfId,
-              ...(decisionsOn ? { round, taskReplanning: config.task_replanning } : {}),
+              ...(decisionsOn ? { round, taskReplanning: config.task_replanning, maxTasks: config.planning.maxTasks } : {}),
               ...(asks ? { replan: rp.executionPromptInput() } : {}),
             },
           ],

@@ -128,6 +128,53 @@ describe('X12 invalid config names the key', () => {
     expect(errorOf(() => parseConfig(raw)).message).toContain(message);
   });
 
+  it.each<[string, unknown, string]>([
+    [
+      'command timeout over a day',
+      { execution: { commandTimeoutSeconds: 86_401 } },
+      'execution.commandTimeoutSeconds: must be at most 86400 (got 86401)',
+    ],
+    ['planner timeout over a day', { task_replanning: { timeoutSeconds: 1e9 } }, 'task_replanning.timeoutSeconds: must be at most 86400'],
+    ['parallelism over 64', { execution: { maxParallelTasks: 65 } }, 'execution.maxParallelTasks: must be at most 64 (got 65)'],
+    ['task iterations over 100', { execution: { maxTaskIterations: 101 } }, 'execution.maxTaskIterations: must be at most 100'],
+    [
+      'a per-type limit over 100',
+      { replanning: { execution: { max_action_retries: 1000 } } },
+      'replanning.execution.max_action_retries: must be at most 100',
+    ],
+    ['total replans over 1000', { replanning: { global: { max_total_replans: 1001 } } }, 'replanning.global.max_total_replans: must be at most 1000'],
+    ['re-decomposition chain over 20', { task_replanning: { maxIterations: 21 } }, 'task_replanning.maxIterations: must be at most 20'],
+    [
+      'a human wait over 30 days',
+      { replanning: { goal_understanding: { auto_assume_timeout_minutes: 43_201 } } },
+      'auto_assume_timeout_minutes: must be at most 43200',
+    ],
+    ['maxTasks zero', { planning: { maxTasks: 0 } }, 'planning.maxTasks: must be a whole number ≥ 1 (got 0)'],
+    ['maxTasks over 200', { planning: { maxTasks: 201 } }, 'planning.maxTasks: must be at most 200 (got 201)'],
+    ['maxTasks not whole', { planning: { maxTasks: 2.5 } }, 'planning.maxTasks: must be a whole number ≥ 1 (got 2.5)'],
+    ['Infinity', { execution: { commandTimeoutSeconds: Infinity } }, 'execution.commandTimeoutSeconds'],
+  ])('S3 bounds: %s is refused, naming the key', (_n, raw, message) => {
+    expect(errorOf(() => parseConfig(raw)).message).toContain(message);
+  });
+
+  it('S3 the largest allowed values parse (machine waits a day, human waits 30 days)', () => {
+    const c = parseConfig({
+      planning: { maxTasks: 200 },
+      execution: { commandTimeoutSeconds: 86_400, maxParallelTasks: 64 },
+      replanning: { goal_understanding: { auto_assume_timeout_minutes: 43_200 } },
+    });
+    expect(c.planning.maxTasks).toBe(200);
+    expect(c.execution.maxParallelTasks).toBe(64);
+  });
+
+  it('S3 planning.maxTasks defaults to 30 and sits beside the seed layout planning.replanning', () => {
+    expect(DEFAULT_CONFIG.planning).toEqual({ maxTasks: 30 });
+    const c = parseConfig({ planning: { enabled: true, maxTasks: 12, replanning: { global: { max_total_replans: 4 } } } });
+    expect(c.planning.maxTasks).toBe(12);
+    expect(c.replanning.global.max_total_replans).toBe(4);
+    expect(errorOf(() => parseConfig({ planning: { maxTask: 3 } })).message).toContain('planning.maxTask: unknown key (did you mean "maxTasks"?)');
+  });
+
   it('X12 every problem is reported, each with its path', () => {
     const e = errorOf(() => parseConfig({ replanning: { enabled: 1, global: { max_total_replans: 'x' } } }));
     expect(e.issues.map((i) => i.path)).toEqual(['replanning.enabled', 'replanning.global.max_total_replans']);
