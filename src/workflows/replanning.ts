@@ -21,6 +21,7 @@ import {
   type DecisionRecord,
   type EscalationStep,
   type EscalationTrigger,
+  type PlanSnapshot,
   type PolicyOutcome,
   type Question,
   type QuestionAnswer,
@@ -85,8 +86,8 @@ export interface ReplanningDeps {
   options: RunOptions;
   config: ReplannerConfig;
   carried?: ReplanningState;
-  /** Short text of the current plan, for plan_before / plan_after (X9). */
-  planSummary: () => string;
+  /** The current plan, for plan_before / plan_after (X9). */
+  planSummary: () => PlanSnapshot;
   /** Called after every change a `status` reader would want to see. */
   onChange: () => void;
   addUsage: (u: TokenUsage) => void;
@@ -248,7 +249,7 @@ export function createReplanning(deps: ReplanningDeps) {
       const message = `No answer within ${o.timeoutMinutes} min; continuing on these assumptions: ${assumed.join('; ')}`;
       s.notes = [...s.notes, `Assumed (no answer to ${qs.map((q) => q.id).join(', ')}): ${assumed.join('; ')}`];
       deps.addAssumptions(assumed);
-      complete(rec.replan_id, { result: 'success', overrideReason: 'no_response_assumed', planAfter: message });
+      complete(rec.replan_id, { result: 'success', overrideReason: 'no_response_assumed', planAfter: { ...deps.planSummary(), note: message } });
       log.info(message);
       return undefined;
     }
@@ -364,7 +365,7 @@ export function createReplanning(deps: ReplanningDeps) {
     /** For the execution phase's own per-action prompts. */
     executionPromptInput: promptExtras,
     /** The target phase of the replan under way finished: the replan succeeded. */
-    phaseFinished(phase: Phase, planAfter: string): void {
+    phaseFinished(phase: Phase, planAfter: PlanSnapshot): void {
       const p = s.inProgress;
       if (!p || p.target !== phase) return;
       complete(p.replanId, { result: 'success', durationMs: Date.now() - p.startedMs, planAfter });
@@ -375,7 +376,13 @@ export function createReplanning(deps: ReplanningDeps) {
       const p = s.inProgress!;
       s.inProgress = undefined;
       const detail = rootMessage(err);
-      complete(p.replanId, { result: 'failure', durationMs: Date.now() - p.startedMs, planAfter: `failed: ${truncateText(detail, 500)}` });
+      // The run restores the plan before the replan: that is the plan after, with why.
+      const before = s.log.records.find((r) => r.replan_id === p.replanId)?.plan_before ?? { tasks: [] };
+      complete(p.replanId, {
+        result: 'failure',
+        durationMs: Date.now() - p.startedMs,
+        planAfter: { ...before, note: `failed: ${truncateText(detail, 500)}` },
+      });
       const jump = await escalation(
         p.decidedIn,
         p.context,

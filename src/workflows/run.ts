@@ -18,6 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { planSnapshot } from '../domain/replan/decision-log';
 import { applyJump } from '../domain/replan/jump';
 import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../domain/types';
 import type { RunRef } from '../activities';
@@ -141,18 +142,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   let actions: ActionPlan = carry?.actions ?? {};
   const feedback: Partial<Record<Phase, string>> = carry?.feedback ?? {};
   let previous: PlanSnapshot | undefined = carry?.previous;
-  const planSummary = () =>
-    [
-      state.goal ? `goal: ${state.goal.main_objective}` : '',
-      state.tasks.length
-        ? `tasks: ${state.tasks
-            .filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN)
-            .map((t) => `${t.id}[${t.state}]`)
-            .join(', ')}`
-        : '',
-    ]
-      .filter(Boolean)
-      .join(' | ') || '(no plan yet)';
+  // X9: decision records keep the whole plan (tasks with states), not a one-line summary.
+  const planSummary = () => planSnapshot(state.goal?.main_objective, state.tasks);
 
   const rp = createReplanning({
     run,

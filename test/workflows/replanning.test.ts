@@ -87,7 +87,7 @@ describe('X7 confidence bands', () => {
     expect(log[1]!.message).toContain('ignored');
     expect(log[2]!.message).toContain('moderate confidence 60%');
     expect(log[0]!.llm_decision).toMatchObject({ replan_type: 'goal_revision', confidence: 0.9 });
-    expect(log[0]!.plan_after).toContain('goal:');
+    expect(log[0]!.plan_after!.goal).toBeTruthy();
     expect(log[0]!.duration_ms).toBeGreaterThanOrEqual(0);
     expect(view.counters.total).toBe(3);
     expect(view.questions).toEqual([expect.objectContaining({ id: 'q1', status: 'answered', answer: 'yes' })]);
@@ -180,8 +180,10 @@ describe('X6 overrides and limits', () => {
     const view = await decisionsOf(handle);
     const failed = view.records.find((r) => r.outcome === 'replan')!;
     expect(failed).toMatchObject({ phase: 'action_sequence', executed: true, result: 'failure' });
-    expect(failed.plan_after).toContain('failed: ');
-    expect(failed.plan_after).toContain('cycle');
+    expect(failed.plan_after!.note).toContain('failed: ');
+    expect(failed.plan_after!.note).toContain('cycle');
+    // X9: the plan after a failed replan is the plan before it, restored.
+    expect(failed.plan_after!.tasks).toEqual(failed.plan_before!.tasks);
     const alternatives = h.fake.requestsFor('replan_decision').filter(isAlternativesRequest);
     expect(alternatives).toHaveLength(1);
     expect(alternatives[0]!.text).toContain('the replan was started but failed');
@@ -378,7 +380,7 @@ describe('X14 clarification', () => {
     expect((await handle.result()).status).toBe('DONE');
     const view = await decisionsOf(handle);
     expect(view.records[0]).toMatchObject({ outcome: 'clarify', result: 'success', override_reason: 'no_response_assumed' });
-    expect(view.records[0]!.plan_after).toContain('continuing on these assumptions: JSON output; existing files are kept');
+    expect(view.records[0]!.plan_after!.note).toContain('continuing on these assumptions: JSON output; existing files are kept');
     expect(view.questions.map((q) => q.status)).toEqual(['timed_out', 'timed_out']);
     const status = await handle.query(statusQuery);
     expect(status.goal?.assumptions).toEqual(expect.arrayContaining(['JSON output', 'existing files are kept']));
