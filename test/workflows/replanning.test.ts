@@ -248,8 +248,11 @@ describe('X6 overrides and limits', () => {
 
   it('X5 goal revisions are bounded by the global limit only: three in a row all run (the old per-phase limit was 2)', async () => {
     scriptScenario(h.fake, ONE_TASK);
-    const revise = (n: number) => decision({ confidence: 0.9, type: 'goal_revision', issue: `reading number ${n} of the goal` });
-    scriptDecisions(h.fake, { goal_understanding: [revise(1), revise(2), revise(3)] });
+    // Distinct issues, so loop detection (X6) does not step in.
+    const revise = (issue: string) => decision({ confidence: 0.9, type: 'goal_revision', issue });
+    scriptDecisions(h.fake, {
+      goal_understanding: [revise('the objective is unclear'), revise('the audience is unknown'), revise('the output format is open')],
+    });
     const handle = await start({ replanning: { global: { max_total_replans: 3 } } });
     expect((await handle.result()).status).toBe('DONE');
     const view = await decisionsOf(handle);
