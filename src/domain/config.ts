@@ -7,10 +7,13 @@
 //     action_sequence.*, execution.*, reflection.*, global.*
 //   task_replanning:     seed 000 "replanning" block (judge → planner re-decomposition), camelCase
 //   execution:           task execution bounds
-//   refinement, pacemaker: owned by other modules; passed through here unchecked
+//   planning:            Replanner's plan bounds (maxTasks); may also wrap the seed's replanning block
+//   refinement, pacemaker: their own schemas (refinement/config, pacemaker/config), checked here too
 // The seed's own wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
 // Unknown keys are rejected with their full path (typo protection).
 import { z } from 'zod';
+import { PacemakerConfigSchema } from './pacemaker/config';
+import { RefinementConfigSchema } from './refinement/config';
 
 const prob = (dflt: number) =>
   z
@@ -101,8 +104,6 @@ export const PlanningConfigSchema = section({
   maxTasks: count(30, 1, BOUNDS.maxTasks),
 });
 
-const passthrough = z.record(z.string(), z.unknown(), { error: 'must be a mapping (key: value)' }).default({});
-
 export const ReplannerConfigSchema = z
   .strictObject(
     {
@@ -110,8 +111,9 @@ export const ReplannerConfigSchema = z
       replanning: ReplanningConfigSchema,
       task_replanning: TaskReplanningConfigSchema,
       execution: ExecutionConfigSchema,
-      refinement: passthrough,
-      pacemaker: passthrough,
+      // One parser for the whole config (client for early errors, workflow as the source of truth).
+      refinement: RefinementConfigSchema,
+      pacemaker: PacemakerConfigSchema.prefault({}),
     },
     { error: 'must be a mapping (key: value)' },
   )

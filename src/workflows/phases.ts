@@ -9,7 +9,7 @@ import {
   applyIndividualFallback,
   judgeFailureResult,
   makeRefinementDecision,
-  normalizeRefinementConfig,
+  DEFAULT_REFINEMENT_CONFIG,
   type QualityJudgeResult,
   type RefinementDecision,
 } from '../domain/refinement';
@@ -108,7 +108,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
   // Histories recorded before the quality judge existed replay without it.
   if (!patched('plan-quality-judge')) return { value: tasks, usage };
 
-  const config = normalizeRefinementConfig(input.options.refinement);
+  const config = input.options.refinement ?? DEFAULT_REFINEMENT_CONFIG;
   const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };
   let previousScore: number | undefined;
   let suggestionReplansUsed = 0;

@@ -37,7 +37,8 @@ export interface RunInput {
   runId: string;
   instruction: string;
   workspace: string;
-  options?: Partial<RunOptions>;
+  /** refinement / pacemaker come from `config` only. */
+  options?: Partial<Omit<RunOptions, 'refinement' | 'pacemaker'>>;
   /** X12: the replanning config (YAML + env, loaded by the client); validated again at start. Absent: defaults. */
   config?: unknown;
   /** Set by continue-as-new: where the previous run of this workflow left off. */
@@ -138,6 +139,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     finish('FAILED');
     throw ApplicationFailure.nonRetryable(state.error, 'InvalidConfig');
   }
+  // The parsed config is the source of truth for the phases and tasks (never options from the caller).
+  options.refinement = config.refinement;
+  options.pacemaker = config.pacemaker;
 
   let actions: ActionPlan = carry?.actions ?? {};
   const feedback: Partial<Record<Phase, string>> = carry?.feedback ?? {};

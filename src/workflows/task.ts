@@ -6,11 +6,11 @@ import {
   applyConsultationAnswer,
   applyConsultationTimeout,
   calculateMaxLoops,
+  DEFAULT_PACEMAKER_CONFIG,
   evaluatePacemaker,
   initialPacemakerState,
   measureVitals,
   NEUTRAL_VITALS,
-  normalizePacemakerConfig,
   pacemakerLogLine,
   parseConsultationChoice,
   recordIteration,
@@ -64,7 +64,7 @@ const SIGNAL_WINDOW = 12;
 
 export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const { task, options } = input;
-  const pm = normalizePacemakerConfig(options.pacemaker);
+  const pm = options.pacemaker ?? DEFAULT_PACEMAKER_CONFIG;
 
   // P2/P3 signals, measured from real worker and judge results (measureVitals):
   //  mood    = mean of the judge's last 3 `confidence` values (neutral 0.7 while it gives none);

@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
+import { DEFAULT_PACEMAKER_CONFIG } from '../../../src/domain/pacemaker/config';
+import { DEFAULT_REFINEMENT_CONFIG } from '../../../src/domain/refinement/config';
 import { loadConfig } from '../../../src/client/config-load';
 
 function errorOf(fn: () => unknown): ConfigError {
@@ -48,10 +50,10 @@ describe('X12 defaults', () => {
     expect(DEFAULT_CONFIG.task_replanning).toEqual({ enabled: true, maxIterations: 3, timeoutSeconds: 300 });
   });
 
-  it('X12 execution defaults and passthrough sections', () => {
+  it('X12 execution defaults; refinement and pacemaker get their own defaults from the one parser', () => {
     expect(DEFAULT_CONFIG.execution).toEqual({ maxParallelTasks: 3, maxTaskIterations: 5, commandTimeoutSeconds: 120 });
-    expect(DEFAULT_CONFIG.refinement).toEqual({});
-    expect(DEFAULT_CONFIG.pacemaker).toEqual({});
+    expect(DEFAULT_CONFIG.refinement).toEqual(DEFAULT_REFINEMENT_CONFIG);
+    expect(DEFAULT_CONFIG.pacemaker).toEqual(DEFAULT_PACEMAKER_CONFIG);
   });
 
   it.each([null, undefined, {}])('X12 %p gives the defaults', (raw) => {
@@ -64,10 +66,15 @@ describe('X12 defaults', () => {
     expect(c.replanning.global.max_total_replans).toBe(10);
   });
 
-  it('X12 refinement and pacemaker sections pass through unchecked', () => {
-    const c = parseConfig({ refinement: { maxRefinementAttempts: 4 }, pacemaker: { base: { X: 1 } } });
-    expect(c.refinement).toEqual({ maxRefinementAttempts: 4 });
-    expect(c.pacemaker).toEqual({ base: { X: 1 } });
+  it('X12 S3 refinement and pacemaker sections are parsed and bounded here too, errors naming the key path', () => {
+    const c = parseConfig({ refinement: { maxQualityRetries: 4 }, pacemaker: { default_max_loops: 12 } });
+    expect(c.refinement.maxRefinementAttempts).toBe(4);
+    expect(c.pacemaker.default_max_loops).toBe(12);
+    expect(errorOf(() => parseConfig({ refinement: { maxRefinementAttempts: 11 } })).message).toContain('refinement.maxRefinementAttempts');
+    expect(errorOf(() => parseConfig({ pacemaker: { consultation_timeout_minutes: 1e9 } })).message).toContain(
+      'pacemaker.consultation_timeout_minutes',
+    );
+    expect(errorOf(() => parseConfig({ pacemaker: { base: { X: 1 } } })).message).toContain('pacemaker.base: unknown key');
   });
 
   it("X12 the seed's own layout (planning: { replanning: ... }) is accepted", () => {
