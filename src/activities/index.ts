@@ -9,10 +9,14 @@ import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, ref
 import { judgePrompt } from '../llm/prompts/task';
 import { qualityJudgePrompt } from '../llm/prompts/quality';
 import { replanDecisionPrompt, taskReplanPrompt, type ReplanContext, type ReplanPromptInput } from '../llm/prompts/replan';
-import { decisionSchemaFor, parseDecision, NO_REPLAN, type ReplanDecision } from '../domain/replan/decision';
 import { TOOL_NAMES } from './tools';
-import { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
 import {
+  decisionSchemaFor,
+  NO_REPLAN,
+  parseDecision,
+  QualityJudgeResultSchema,
+  type QualityJudgeResult,
+  type ReplanDecision,
   ActionSequenceSchema,
   DecompositionSchema,
   GoalSchema,
