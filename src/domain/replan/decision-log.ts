@@ -216,8 +216,3 @@ export function completeDecision(log: DecisionLog, replanId: string, c: Completi
 export function latestDecision(log: DecisionLog): DecisionRecord | undefined {
   return log.records[log.records.length - 1];
 }
-
-/** Records still pending (a replan in progress, or a confirmation awaited). */
-export function pendingDecisions(log: DecisionLog): DecisionRecord[] {
-  return log.records.filter((r) => r.result === 'pending');
-}

@@ -74,15 +74,3 @@ export function recordReplan(counters: ReplanCounters, type: ReplanType, trigger
     byTrigger: { ...counters.byTrigger, [triggerKey]: (counters.byTrigger[triggerKey] ?? 0) + 1 },
   };
 }
-
-/** Counters from an older/partial state (e.g. a continueAsNew argument), with missing entries as 0. */
-export function normalizeCounters(c: Partial<ReplanCounters> | undefined): ReplanCounters {
-  const e = emptyCounters();
-  if (!c) return e;
-  return {
-    total: c.total ?? 0,
-    byType: { ...e.byType, ...(c.byType ?? {}) },
-    byPhase: { ...e.byPhase, ...(c.byPhase ?? {}) },
-    byTrigger: { ...(c.byTrigger ?? {}) },
-  };
-}
