@@ -17,7 +17,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 import { planSnapshot } from '../domain/replan/decision-log';
 import { applyJump } from '../domain/replan/jump';
 import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../domain/types';
@@ -134,6 +134,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   let config: ReplannerConfig;
   try {
     config = parseConfig(input.config);
+    checkRunOptions(input.options);
   } catch (e) {
     state.error = e instanceof ConfigError ? e.message : `invalid config: ${(e as Error).message}`;
     finish('FAILED');

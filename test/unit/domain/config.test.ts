@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
+import { checkRunOptions, ConfigError, DEFAULT_CONFIG, durationMs, parseConfig } from '../../../src/domain/config';
 import { DEFAULT_PACEMAKER_CONFIG } from '../../../src/domain/pacemaker/config';
 import { DEFAULT_REFINEMENT_CONFIG } from '../../../src/domain/refinement/config';
 import { loadConfig } from '../../../src/client/config-load';
@@ -307,5 +307,41 @@ describe('X12 loadConfig (YAML file + env overrides)', () => {
   it('X12 a missing file is a ConfigError naming it', () => {
     const e = errorOf(() => loadConfig({ path: join(dir, 'nope.yaml'), env: {} }));
     expect(e.message).toContain('nope.yaml');
+  });
+});
+
+describe('S2 S3 run options of a RunWorkflow input (anyone may start a run with any payload)', () => {
+  it.each<[unknown]>([
+    [undefined],
+    [null],
+    [{}],
+    [{ maxParallelTasks: 64, llmCallTimeout: '3 minutes', continueAsNewAfterEvents: 1 }],
+    [{ llmCallTimeout: 86_400_000 }],
+  ])('S3 %p is accepted', (raw) => {
+    expect(() => checkRunOptions(raw)).not.toThrow();
+  });
+
+  it.each<[string, unknown, string]>([
+    ['parallelism 10000', { maxParallelTasks: 10_000 }, 'options.maxParallelTasks: must be at most 64 (got 10000)'],
+    ['a negative command timeout', { commandTimeoutMs: -1 }, 'options.commandTimeoutMs: must be at least 1 (got -1)'],
+    ['a command timeout over a day', { commandTimeoutMs: 86_400_001 }, 'options.commandTimeoutMs: must be at most 86400000'],
+    ['an LLM timeout of a week', { llmCallTimeout: '168 hours' }, 'options.llmCallTimeout: must be a duration between 1 ms and 24 hours'],
+    ['an unreadable LLM timeout', { llmCallTimeout: 'forever' }, 'options.llmCallTimeout: must be a duration between 1 ms and 24 hours'],
+    ['a string where a number belongs', { llmMaxAttempts: '3' }, 'options.llmMaxAttempts'],
+    ['an unknown key', { pacemaker: { enabled: false } }, 'options.pacemaker: unknown key'],
+    ['not a mapping', 'fast', 'options: must be a mapping'],
+  ])('S3 %s is refused, naming the key', (_n, raw, message) => {
+    expect(errorOf(() => checkRunOptions(raw)).message).toContain(message);
+  });
+
+  it.each<[number | string, number | undefined]>([
+    [1500, 1500],
+    ['3 minutes', 180_000],
+    ['90 s', 90_000],
+    ['1h', 3_600_000],
+    ['250ms', 250],
+    ['soon', undefined],
+  ])('durationMs(%p) → %p', (v, ms) => {
+    expect(durationMs(v)).toBe(ms);
   });
 });
