@@ -112,6 +112,9 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
   const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };
   let previousScore: number | undefined;
   let suggestionReplansUsed = 0;
+  const maxTasks = input.maxTasks ?? DEFAULT_CONFIG.planning.maxTasks;
+  /** S3: set when a re-plan was refused for its size, so the next one is told the limit. */
+  let sizeNote = '';
   for (let attempt = 1; ; attempt++) {
     let result: QualityJudgeResult;
     let judgeFailed = false;
@@ -165,7 +168,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
       const r = await llm(input.options, `refine the plan (re-plan ${attempt})`).decomposeTasks({
         ...input.run,
         goal: input.goal,
-        feedback: refinementFeedback(input.feedback, decision, result),
+        feedback: [refinementFeedback(input.feedback, decision, result), sizeNote].filter(Boolean).join('\n\n'),
         previousTasks: tasks,
       });
       addTo(r.usage);
@@ -174,10 +177,12 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
       if (isCancellation(err)) throw err;
       record.structure = `re-plan failed (${clip(rootMessage(err), 200)}); previous plan kept`;
     }
-    const tooLarge = next && planSizeProblem(next.length, input.maxTasks ?? DEFAULT_CONFIG.planning.maxTasks);
+    const tooLarge = next && planSizeProblem(next.length, maxTasks);
     if (tooLarge) {
-      // S3: like a structurally broken re-plan (R3), an oversized one is refused and the previous plan kept.
+      // S3: like a structurally broken re-plan (R3), an oversized one is refused and the previous
+      // plan kept; the next re-plan is told the limit.
       record.structure = `re-plan refused (${tooLarge}); previous plan kept`;
+      sizeNote = planSizeFeedback(tooLarge, maxTasks);
       next = undefined;
     }
     if (next) {

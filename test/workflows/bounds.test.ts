@@ -60,6 +60,32 @@ describe('S3 plan size (planning.maxTasks)', () => {
     expect(h.fake.requestsFor('task_decomposition')[1]!.text).toContain('the plan has 5 tasks; planning.maxTasks is 4');
   });
 
+  it('S3 R1 a quality re-plan over the limit is refused (previous plan kept) and the next re-plan is told the limit', async () => {
+    const parser: ScenarioTask = { id: 'parser', title: 'write the parser', files: { 'parser.js': 'module.exports = {}' } };
+    const tests: ScenarioTask = { id: 'tests', title: 'test the parser', dependencies: ['parser'], files: { 't.js': '// ok' } };
+    const poor = { isAcceptable: false, issues: ['the tests are thin'], suggestions: [], overallScore: 40 };
+    const better = { isAcceptable: false, issues: ['still thin'], suggestions: [], overallScore: 60 };
+    scriptScenario(h.fake, { tasks: [parser, tests] });
+    h.fake.script(
+      'task_decomposition',
+      { json: { tasks: [parser, tests].map(plannedTask) } },
+      { json: { tasks: many(40).map(plannedTask) } },
+      { json: { tasks: [parser, tests].map(plannedTask) } },
+    );
+    h.fake.script('quality_judge', { json: poor }, { json: better });
+    const { handle } = await startRun();
+    const result = await handle.result();
+
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => t.id)).toEqual(['parser', 'tests']);
+    const asked = h.fake.requestsFor('task_decomposition');
+    expect(asked).toHaveLength(3);
+    expect(asked[1]!.text).not.toContain('planning.maxTasks');
+    expect(asked[2]!.text).toContain('the plan has 40 tasks; planning.maxTasks is 30');
+    const status = await handle.query(statusQuery);
+    expect(status.quality!.attempts[0]!.structure).toContain('re-plan refused (the plan has 40 tasks; planning.maxTasks is 30)');
+  });
+
   it('S3 J6 a re-decomposition that makes the plan exceed planning.maxTasks is asked again, then the task is BLOCKED with the reason', async () => {
     scriptScenario(h.fake, {
       tasks: [
