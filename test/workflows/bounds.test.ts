@@ -176,3 +176,34 @@ describe('X3 / X9 a reflection plan revision', () => {
     expect(status.recentDecisions?.find((r) => r.replan_id === revision.replan_id)?.plan_after?.tasks).toHaveLength(3);
   });
 });
+
+describe('X3 X11 which tasks a jump reopens (applyJump)', () => {
+  it('X3 X11 a retry decided after reflection runs the BLOCKED task again (completed work kept) and the run ends DONE', async () => {
+    scriptScenario(h.fake, {
+      tasks: [
+        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
+        { id: 'b', title: 'write b', files: { 'b.txt': 'B' } },
+      ],
+      judge: (id, n) =>
+        id === 'b' && n === 1
+          ? { success: false, shouldContinue: false, shouldReplan: false, reason: 'b.txt is wrong', missingRequirements: [] }
+          : { success: true, shouldContinue: false, shouldReplan: false, reason: `${id} is done`, missingRequirements: [] },
+    });
+    scriptDecisions(h.fake, { reflection: [decision({ confidence: 0.9, type: 'retry', issue: 'task b failed' })] });
+    const { handle } = await startRun();
+    const result = await handle.result();
+
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+      ['a', 'DONE'],
+      ['b', 'DONE'],
+    ]);
+    // a was kept (one worker run), b ran twice.
+    const judged = h.fake.requestsFor('judge').map(taskIdOf);
+    expect(judged.filter((id) => id === 'a')).toHaveLength(1);
+    expect(judged.filter((id) => id === 'b')).toHaveLength(2);
+    const retry = (await handle.query(decisionsQuery)).records.find((r) => r.replan_type === 'retry')!;
+    expect(retry.plan_before!.tasks.map((t) => `${t.id}:${t.state}`)).toEqual(['a:DONE', 'b:BLOCKED']);
+    expect(retry.plan_after!.tasks.map((t) => `${t.id}:${t.state}`)).toEqual(['a:DONE', 'b:DONE']);
+  });
+});
