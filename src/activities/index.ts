@@ -9,10 +9,14 @@ import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, ref
 import { judgePrompt } from '../llm/prompts/task';
 import { qualityJudgePrompt } from '../llm/prompts/quality';
 import { replanDecisionPrompt, taskReplanPrompt, type ReplanContext, type ReplanPromptInput } from '../llm/prompts/replan';
-import { decisionSchemaFor, parseDecision, NO_REPLAN, type ReplanDecision } from '../domain/replan/decision';
 import { TOOL_NAMES } from './tools';
-import { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
 import {
+  decisionSchemaFor,
+  NO_REPLAN,
+  parseDecision,
+  QualityJudgeResultSchema,
+  type QualityJudgeResult,
+  type ReplanDecision,
   ActionSequenceSchema,
   DecompositionSchema,
   GoalSchema,
@@ -120,6 +124,7 @@ export function createActivities(llm: LlmGateway) {
         missingRequirements: string[];
         logPath?: string;
         otherTasks: { id: string; title: string; state: string }[];
+        feedback?: string;
       },
     ): Promise<WithUsage<TaskSpec[]>> {
       const r = await ask(input, 'task_replan', DecompositionSchema, async () =>

@@ -1,5 +1,5 @@
 // Human-readable views of a run's status for the CLI and the demo.
-import type { DecisionRecord } from '../domain/replan';
+import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 
 const MARK: Record<string, string> = {
@@ -117,8 +117,8 @@ export function renderDecisions(runId: string, v: DecisionsView): string {
     const reasoning = r.llm_decision?.reasoning;
     if (typeof reasoning === 'string' && reasoning.trim()) lines.push(`  reasoning: ${oneLine(reasoning, 300)}`);
     if (r.message) lines.push(`  message: ${oneLine(r.message, 300)}`);
-    if (r.plan_before) lines.push(`  plan before: ${oneLine(r.plan_before, 200)}`);
-    if (r.plan_after) lines.push(`  plan after: ${oneLine(r.plan_after, 200)}`);
+    if (r.plan_before) lines.push(`  plan before: ${oneLine(planLine(r.plan_before), 1000)}`);
+    if (r.plan_after) lines.push(`  plan after: ${oneLine(planLine(r.plan_after), 1000)}`);
     lines.push(`  at ${r.timestamp}`);
   }
   const c = v.counters;

@@ -3,9 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { taskWorkflowId } from '../workflows/execution';
-import { ConfigError, type ConfigIssue, type ReplannerConfig } from '../domain/config';
-import { normalizePacemakerConfig } from '../domain/pacemaker/config';
-import { normalizeRefinementConfig } from '../domain/refinement/config';
+import type { ReplannerConfig } from '../domain/config';
 import {
   answerClarificationUpdate,
   answerConsultationUpdate,
@@ -55,37 +53,15 @@ export function workflowIdOf(runIdOrWorkflowId: string): string {
 }
 
 /**
- * X12: the run options a config implies: `execution.maxParallelTasks`, `execution.commandTimeoutSeconds`
- * and the `refinement` / `pacemaker` sections (when not empty). Those two sections are passed through
- * unchecked by the config schema, so they are validated here, before anything starts: a typo fails the
- * CLI with the key path instead of failing the run later. Throws ConfigError.
+ * X12: the run options a config implies: `execution.maxParallelTasks` and
+ * `execution.commandTimeoutSeconds`. The whole config was already checked by parseConfig (the one
+ * parser); refinement and pacemaker travel in RunInput.config, which the workflow parses again.
  */
 export function runOptionsFromConfig(config: ReplannerConfig): Partial<RunOptions> {
-  const options: Partial<RunOptions> = {
+  return {
     maxParallelTasks: config.execution.maxParallelTasks,
     commandTimeoutMs: Math.round(config.execution.commandTimeoutSeconds * 1000),
   };
-  const issues: ConfigIssue[] = [];
-  const check = (section: 'refinement' | 'pacemaker', normalize: (raw: unknown) => unknown): boolean => {
-    if (Object.keys(config[section]).length === 0) return false;
-    try {
-      normalize(config[section]);
-      return true;
-    } catch (e) {
-      const zodIssues = (e as { issues?: { path: PropertyKey[]; message: string; code?: string; keys?: string[] }[] }).issues;
-      if (!zodIssues) throw e;
-      for (const i of zodIssues) {
-        const at = [section, ...i.path.map(String)];
-        if (i.code === 'unrecognized_keys' && i.keys) for (const k of i.keys) issues.push({ path: [...at, k].join('.'), message: 'unknown key' });
-        else issues.push({ path: at.join('.'), message: i.message });
-      }
-      return false;
-    }
-  };
-  if (check('refinement', normalizeRefinementConfig)) options.refinement = config.refinement;
-  if (check('pacemaker', normalizePacemakerConfig)) options.pacemaker = config.pacemaker;
-  if (issues.length) throw new ConfigError(issues);
-  return options;
 }
 
 export async function getStatus(client: Client, runId: string): Promise<RunStatus> {

@@ -7,10 +7,13 @@
 //     action_sequence.*, execution.*, reflection.*, global.*
 //   task_replanning:     seed 000 "replanning" block (judge → planner re-decomposition), camelCase
 //   execution:           task execution bounds
-//   refinement, pacemaker: owned by other modules; passed through here unchecked
+//   planning:            Replanner's plan bounds (maxTasks); may also wrap the seed's replanning block
+//   refinement, pacemaker: their own schemas (refinement/config, pacemaker/config), checked here too
 // The seed's own wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
 // Unknown keys are rejected with their full path (typo protection).
 import { z } from 'zod';
+import { PacemakerConfigSchema } from './pacemaker/config';
+import { RefinementConfigSchema } from './refinement/config';
 
 const prob = (dflt: number) =>
   z
@@ -18,14 +21,39 @@ const prob = (dflt: number) =>
     .min(0, { error: 'must be between 0 and 1' })
     .max(1, { error: 'must be between 0 and 1' })
     .default(dflt);
-const count = (dflt: number, min = 0) =>
+// S3: every number has a sane maximum too, so no config can ask for unbounded work or waits.
+const count = (dflt: number, min: number, max: number) =>
   z
     .number({ error: `must be a whole number ≥ ${min}` })
     .int({ error: `must be a whole number ≥ ${min}` })
     .min(min, { error: `must be a whole number ≥ ${min}` })
+    .max(max, { error: `must be at most ${max}` })
     .default(dflt);
-const positive = (dflt: number) => z.number({ error: 'must be a number > 0' }).positive({ error: 'must be a number > 0' }).default(dflt);
-const nonNegative = (dflt: number) => z.number({ error: 'must be a number ≥ 0' }).min(0, { error: 'must be a number ≥ 0' }).default(dflt);
+const positive = (dflt: number, max: number) =>
+  z
+    .number({ error: 'must be a number > 0' })
+    .positive({ error: 'must be a number > 0' })
+    .max(max, { error: `must be at most ${max}` })
+    .default(dflt);
+const nonNegative = (dflt: number, max: number) =>
+  z
+    .number({ error: 'must be a number ≥ 0' })
+    .min(0, { error: 'must be a number ≥ 0' })
+    .max(max, { error: `must be at most ${max}` })
+    .default(dflt);
+
+/** S3 maxima: machine waits (commands, LLM calls) at most a day; waits for a human at most 30 days. */
+export const BOUNDS = {
+  maxTasks: 200,
+  replansPerType: 100,
+  totalReplans: 1000,
+  machineTimeoutSeconds: 24 * 60 * 60,
+  humanWaitMinutes: 30 * 24 * 60,
+  parallelTasks: 64,
+  taskIterations: 100,
+  redecompositionIterations: 20,
+} as const;
+const perType = (dflt: number) => count(dflt, 0, BOUNDS.replansPerType);
 const flag = (dflt: boolean) => z.boolean({ error: 'must be true or false' }).default(dflt);
 const section = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, { error: 'must be a mapping (key: value)' }).prefault({} as never);
@@ -43,46 +71,49 @@ export const ReplanningConfigSchema = section({
     user_confirmation_threshold: prob(0.3),
   }),
   goal_understanding: section({
-    max_clarification_requests: count(2),
-    /** Not in the seed's table (it bounds goal revisions only by the global limit); added, default 2. */
-    max_goal_revisions: count(2),
+    max_clarification_requests: perType(2),
     auto_assume_on_no_response: flag(true),
-    auto_assume_timeout_minutes: nonNegative(30),
+    auto_assume_timeout_minutes: nonNegative(30, BOUNDS.humanWaitMinutes),
   }),
-  task_decomposition: section({ max_redecomposition_attempts: count(3) }),
-  action_sequence: section({ max_regeneration_attempts: count(3) }),
-  execution: section({ max_action_retries: count(3), max_partial_replans: count(2) }),
-  reflection: section({ max_plan_revisions: count(2) }),
+  task_decomposition: section({ max_redecomposition_attempts: perType(3) }),
+  action_sequence: section({ max_regeneration_attempts: perType(3) }),
+  execution: section({ max_action_retries: perType(3), max_partial_replans: perType(2) }),
+  reflection: section({ max_plan_revisions: perType(2) }),
   global: section({
-    max_total_replans: count(10),
+    max_total_replans: count(10, 0, BOUNDS.totalReplans),
     infinite_loop_detection: flag(true),
-    same_trigger_max_count: count(2, 1),
+    same_trigger_max_count: count(2, 1, BOUNDS.replansPerType),
   }),
 });
 
 /** J8: judge-driven task re-decomposition (seed 000's `replanning` block). */
 export const TaskReplanningConfigSchema = section({
   enabled: flag(true),
-  maxIterations: count(3),
-  timeoutSeconds: positive(300),
+  maxIterations: count(3, 0, BOUNDS.redecompositionIterations),
+  timeoutSeconds: positive(300, BOUNDS.machineTimeoutSeconds),
 });
 
 export const ExecutionConfigSchema = section({
-  maxParallelTasks: count(3, 1),
-  maxTaskIterations: count(5, 1),
-  commandTimeoutSeconds: positive(120),
+  maxParallelTasks: count(3, 1, BOUNDS.parallelTasks),
+  maxTaskIterations: count(5, 1, BOUNDS.taskIterations),
+  commandTimeoutSeconds: positive(120, BOUNDS.machineTimeoutSeconds),
 });
 
-const passthrough = z.record(z.string(), z.unknown(), { error: 'must be a mapping (key: value)' }).default({});
+/** S3: plan size. A decomposition or re-decomposition over maxTasks goes back to the planner once, then fails. */
+export const PlanningConfigSchema = section({
+  maxTasks: count(30, 1, BOUNDS.maxTasks),
+});
 
 export const ReplannerConfigSchema = z
   .strictObject(
     {
+      planning: PlanningConfigSchema,
       replanning: ReplanningConfigSchema,
       task_replanning: TaskReplanningConfigSchema,
       execution: ExecutionConfigSchema,
-      refinement: passthrough,
-      pacemaker: passthrough,
+      // One parser for the whole config (client for early errors, workflow as the source of truth).
+      refinement: RefinementConfigSchema,
+      pacemaker: PacemakerConfigSchema.prefault({}),
     },
     { error: 'must be a mapping (key: value)' },
   )
@@ -99,6 +130,7 @@ export const ReplannerConfigSchema = z
   });
 
 export type ReplannerConfig = z.output<typeof ReplannerConfigSchema>;
+export type PlanningConfig = ReplannerConfig['planning'];
 export type ReplanningConfig = ReplannerConfig['replanning'];
 export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
 export type ExecutionConfig = ReplannerConfig['execution'];
@@ -118,6 +150,68 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
     this.issues = list;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// S2 / S3: the run options of a RunWorkflow input. Anyone who can reach Temporal can start a run
+// with any payload, so the workflow checks them too: known keys only, every number bounded.
+
+const bounded = (min: number, max: number, int = true) => {
+  const n = z.number({ error: `must be a number between ${min} and ${max}` });
+  return (int ? n.int({ error: `must be a whole number between ${min} and ${max}` }) : n)
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` })
+    .optional();
+};
+const DAY_MS = BOUNDS.machineTimeoutSeconds * 1000;
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Temporal duration (ms number, or "90 s" / "3 minutes" / "1h") in ms; undefined when unreadable. */
+export function durationMs(v: number | string): number | undefined {
+  if (typeof v === 'number') return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\s*$/i.exec(v);
+  if (!m) return undefined;
+  const unit = m[2]!.toLowerCase();
+  const key = unit.startsWith('ms') || unit.startsWith('milli') ? 'ms' : unit[0]!;
+  return Number(m[1]) * DURATION_UNITS_MS[key]!;
+}
+
+export const RunOptionsInputSchema = z.strictObject(
+  {
+    maxParallelTasks: bounded(1, BOUNDS.parallelTasks),
+    maxTaskIterations: bounded(1, BOUNDS.taskIterations),
+    workerMaxSteps: bounded(1, 200),
+    commandTimeoutMs: bounded(1, DAY_MS),
+    llmMaxAttempts: bounded(1, 20),
+    llmRetryInitialMs: bounded(1, 60_000),
+    llmCallTimeout: z
+      .union([z.number(), z.string()], { error: 'must be a duration (ms, or text like "3 minutes")' })
+      .refine(
+        (v) => {
+          const ms = durationMs(v);
+          return ms !== undefined && ms >= 1 && ms <= DAY_MS;
+        },
+        { error: 'must be a duration between 1 ms and 24 hours' },
+      )
+      .optional(),
+    maxGraphRepairs: bounded(0, 10),
+    continueAsNewAfterEvents: bounded(1, 40_000),
+  },
+  { error: 'must be a mapping (key: value)' },
+);
+
+/** S2/S3: checks a run's options (RunInput.options); throws ConfigError naming `options.<key>`. */
+export function checkRunOptions(raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  const r = RunOptionsInputSchema.safeParse(raw, { reportInput: true });
+  if (r.success) return;
+  throw new ConfigError(
+    r.error.issues.flatMap((i): ConfigIssue[] =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((k) => ({ path: `options.${k}`, message: 'unknown key' }))
+        : describeIssue(i, false).map((d) => ({ ...d, path: d.path ? `options.${d.path}` : 'options' })),
+    ),
+  );
 }
 
 /** Parses (and defaults) a raw config object, e.g. parsed YAML. null/undefined → all defaults. */
@@ -141,15 +235,15 @@ function deepFreeze<T>(v: T): T {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Seed 004 §12.1 nests `replanning` under `planning:`; accept that spelling too. */
+/**
+ * Seed 004 §12.1 nests `replanning` under `planning:`; accept that spelling too. `planning:` also
+ * holds Replanner's own plan bounds (maxTasks), validated by PlanningConfigSchema.
+ */
 function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
   if (!isRecord(raw) || !('planning' in raw)) return { value: raw, prefix: false };
   const { planning, ...rest } = raw;
   const issues: ConfigIssue[] = [];
   if (!isRecord(planning)) throw new ConfigError([{ path: 'planning', message: 'must be a mapping (key: value)' }]);
-  for (const k of Object.keys(planning)) {
-    if (k !== 'enabled' && k !== 'replanning') issues.push({ path: `planning.${k}`, message: 'unknown key' });
-  }
   if ('enabled' in planning && planning.enabled !== true) {
     issues.push({
       path: 'planning.enabled',
@@ -160,7 +254,8 @@ function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
     issues.push({ path: 'planning.replanning', message: 'given twice (also at top level replanning)' });
   }
   if (issues.length) throw new ConfigError(issues);
-  return { value: 'replanning' in planning ? { ...rest, replanning: planning.replanning } : rest, prefix: true };
+  const { enabled: _enabled, replanning, ...own } = planning;
+  return { value: 'replanning' in planning ? { ...rest, planning: own, replanning } : { ...rest, planning: own }, prefix: 'replanning' in planning };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean): ConfigIssue[] {

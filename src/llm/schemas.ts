@@ -1,8 +1,33 @@
-// zod schemas of the structured LLM replies of the run pipeline. The LLM speaks snake_case (as in
-// the seeds); the `to*` helpers convert to the domain's camelCase types.
+// Every LLM reply schema, one import point (M1, X2, J1, R1): activities import reply schemas from
+// here only. The LLM speaks snake_case (as in the seeds); the `to*` helpers convert to the domain's
+// camelCase types. Schemas whose output types the domain's pure policy is written against (the
+// replan decision X2, the judge J1, the plan-quality judge R1) are defined in src/domain, because
+// the domain imports nothing outside it (DESIGN: activities → domain, llm); they are re-exported here.
 import { z } from 'zod';
+import { BOUNDS } from '../domain/config';
 import { toTaskProfile } from '../domain/pacemaker/calculator';
 import { TASK_PROFILES, type TaskSpec } from '../domain/types';
+
+export {
+  ActionDecisionSchema,
+  BaseDecisionSchema,
+  DecompositionDecisionSchema,
+  decisionSchemaFor,
+  ExecutionDecisionSchema,
+  GoalDecisionSchema,
+  NO_REPLAN,
+  parseDecision,
+  ReflectionDecisionSchema,
+  type ReplanDecision,
+} from '../domain/replan/decision';
+export { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
+
+/**
+ * S3: a planner reply may hold at most this many tasks. Twice the largest planning.maxTasks, so a
+ * plan over the configured limit is still seen and sent back with the limit named, while a runaway
+ * reply never reaches workflow history.
+ */
+export const MAX_REPLY_TASKS = 2 * BOUNDS.maxTasks;
 
 const strings = z.array(z.string()).default([]);
 
@@ -34,7 +59,7 @@ export const PlannedTaskSchema = z.object({
 });
 
 export const DecompositionSchema = z.object({
-  tasks: z.array(PlannedTaskSchema).min(1),
+  tasks: z.array(PlannedTaskSchema).min(1).max(MAX_REPLY_TASKS),
   rationale: z.string().default(''),
 });
 export type Decomposition = z.output<typeof DecompositionSchema>;

@@ -5,6 +5,7 @@
 // finish first, none start). Every decision, replan or not, goes to the run in this phase's
 // result (one route, unforgeable): the run owns the policy, counters, log and questions.
 import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
 import { blockedByDependency, readyTasks } from '../domain/graph';
 import {
@@ -46,6 +47,8 @@ export interface ExecutionInput {
   replan: ExecutionReplanInput | null;
   /** J6–J8: re-decompose a task the judge sends back. */
   taskReplanning: TaskReplanningConfig;
+  /** S3: planning.maxTasks, for the plan's size after a re-decomposition. */
+  maxTasks: number;
 }
 
 /** X1: a replan decision asked after an action (task) of this phase. */
@@ -108,24 +111,40 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       setTask(task.id, { state: TaskState.BLOCKED, summary: `${o.reason}${o.reason ? ' — ' : ''}${can.message}` });
       return;
     }
+    const maxTasks = input.maxTasks;
     try {
-      const r = await llm(`re-decompose task ${task.id}`, cfg.timeoutSeconds * 1000).replanTask({
-        ...input.run,
-        task,
-        reason: o.reason,
-        missingRequirements: o.judge?.missingRequirements ?? [],
-        logPath: o.logPath,
-        otherTasks: tasks.filter((t) => t.id !== task.id).map((t) => ({ id: t.id, title: t.title, state: t.state })),
-      });
-      usage = addUsage(usage, r.usage);
-      const applied = applyRedecomposition(tasks, task.id, r.value, o.reason, cfg.maxIterations);
-      if (applied.ok) {
+      let feedback: string | undefined;
+      for (let sizeRepairs = 0; ; sizeRepairs++) {
+        const r = await llm(`re-decompose task ${task.id}`, cfg.timeoutSeconds * 1000).replanTask({
+          ...input.run,
+          task,
+          reason: o.reason,
+          missingRequirements: o.judge?.missingRequirements ?? [],
+          logPath: o.logPath,
+          otherTasks: tasks.filter((t) => t.id !== task.id).map((t) => ({ id: t.id, title: t.title, state: t.state })),
+          ...(feedback ? { feedback } : {}),
+        });
+        usage = addUsage(usage, r.usage);
+        const applied = applyRedecomposition(tasks, task.id, r.value, o.reason, cfg.maxIterations);
+        if (!applied.ok) {
+          setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition failed: ${applied.reason}` });
+          return;
+        }
+        // S3: the whole plan after the replacement counts; once back to the planner, then BLOCKED.
+        const tooLarge = planSizeProblem(activeTasks(applied.tasks).length, maxTasks);
+        if (tooLarge && sizeRepairs < 1) {
+          feedback = planSizeFeedback(tooLarge, maxTasks);
+          continue;
+        }
+        if (tooLarge) {
+          setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition refused: ${tooLarge}` });
+          return;
+        }
         tasks = applied.tasks;
         log.info(`task ${task.id} re-decomposed into ${applied.replacementIds.join(', ')}`);
         progress = { ...progress, total: active().length, remaining: remaining() };
         return;
       }
-      setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition failed: ${applied.reason}` });
     } catch (err) {
       if (isCancellation(err)) throw err;
       // J7: a failing planner blocks the task (fallback), it does not fail the run.

@@ -2,8 +2,8 @@
 // the activity options derived from them.
 import type { ActivityOptions } from '@temporalio/workflow';
 import { ActivityCancellationType, type Duration, type RetryPolicy } from '@temporalio/common';
-import type { PacemakerConfigInput } from '../domain/pacemaker/config';
-import type { RefinementConfigInput } from '../domain/refinement/config';
+import type { PacemakerConfig } from '../domain/pacemaker/config';
+import type { RefinementConfig } from '../domain/refinement/config';
 
 export interface RunOptions {
   /** At most this many TaskWorkflows run at once. */
@@ -21,10 +21,10 @@ export interface RunOptions {
   maxGraphRepairs: number;
   /** The run continues as new between phases once its history has this many events (or Temporal suggests it). */
   continueAsNewAfterEvents: number;
-  /** R1–R5 / C3: plan-quality refinement (normalized with normalizeRefinementConfig in the workflow). */
-  refinement?: Partial<RefinementConfigInput>;
-  /** P1–P8: the Duck Pacemaker (normalized with normalizePacemakerConfig in the workflow). */
-  pacemaker?: Partial<PacemakerConfigInput>;
+  /** R1–R5 / C3: plan-quality refinement, set by RunWorkflow from its parsed config (absent: defaults). */
+  refinement?: RefinementConfig;
+  /** P1–P8: the Duck Pacemaker, set by RunWorkflow from its parsed config (absent: defaults). */
+  pacemaker?: PacemakerConfig;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

@@ -2,12 +2,14 @@
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
 import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import { planSizeFeedback, planSizeProblem } from '../domain/bounds';
+import { DEFAULT_CONFIG } from '../domain/config';
 import { describeGraphProblem, validateTaskGraph } from '../domain/graph';
 import {
   applyIndividualFallback,
   judgeFailureResult,
   makeRefinementDecision,
-  normalizeRefinementConfig,
+  DEFAULT_REFINEMENT_CONFIG,
   type QualityJudgeResult,
   type RefinementDecision,
 } from '../domain/refinement';
@@ -42,13 +44,25 @@ export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<Phas
   }
 }
 
-/** Decomposes the goal; an invalid task graph is sent back to the planner, never executed. */
-async function decomposeValidGraph(
-  input: PhaseInput & { goal: Goal; previousTasks?: TaskSpec[] },
-  addTo: (u: TokenUsage) => void,
-): Promise<TaskSpec[]> {
+export type DecompositionInput = PhaseInput & {
+  goal: Goal;
+  previousTasks?: TaskSpec[];
+  /** S3: planning.maxTasks (absent: the default). */
+  maxTasks?: number;
+};
+
+/** S3: a plan over planning.maxTasks goes back to the planner this many times, then fails. */
+const PLAN_SIZE_REPAIRS = 1;
+
+/**
+ * Decomposes the goal; an invalid task graph or a plan over planning.maxTasks (S3) is sent back to
+ * the planner, never executed.
+ */
+async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUsage) => void): Promise<TaskSpec[]> {
+  const maxTasks = input.maxTasks ?? DEFAULT_CONFIG.planning.maxTasks;
   let feedback = input.feedback;
-  for (let attempt = 0; ; attempt++) {
+  let sizeRepairs = 0;
+  for (let attempt = 0, graphRepairs = 0; ; attempt++) {
     let tasks: TaskSpec[];
     try {
       const r = await llm(input.options, attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks').decomposeTasks({
@@ -62,11 +76,18 @@ async function decomposeValidGraph(
     } catch (err) {
       throw explainActivityFailure('task_decomposition', err);
     }
+    const tooLarge = planSizeProblem(tasks.length, maxTasks);
+    if (tooLarge) {
+      if (sizeRepairs >= PLAN_SIZE_REPAIRS) throw ApplicationFailure.nonRetryable(`task_decomposition: ${tooLarge}`, 'PlanTooLarge');
+      sizeRepairs += 1;
+      feedback = [input.feedback, planSizeFeedback(tooLarge, maxTasks)].filter(Boolean).join('\n\n');
+      continue;
+    }
     const problems = validateTaskGraph(tasks).map(describeGraphProblem);
     if (problems.length === 0) return tasks;
-    if (attempt >= input.options.maxGraphRepairs) {
+    if (graphRepairs++ >= input.options.maxGraphRepairs) {
       throw ApplicationFailure.nonRetryable(
-        `task_decomposition produced an invalid task graph ${attempt + 1} times: ${problems.join('; ')}`,
+        `task_decomposition produced an invalid task graph ${graphRepairs} times: ${problems.join('; ')}`,
         'InvalidTaskGraph',
       );
     }
@@ -80,17 +101,18 @@ async function decomposeValidGraph(
  * accepted — or rejected, which fails the run with the judge's issues. A failing judge rejects
  * the plan unless `refinement.failOpen` (C3).
  */
-export async function TaskDecompositionWorkflow(
-  input: PhaseInput & { goal: Goal; previousTasks?: TaskSpec[] },
-): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
+export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo);
 
-  const config = normalizeRefinementConfig(input.options.refinement);
+  const config = input.options.refinement ?? DEFAULT_REFINEMENT_CONFIG;
   const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };
   let previousScore: number | undefined;
   let suggestionReplansUsed = 0;
+  const maxTasks = input.maxTasks ?? DEFAULT_CONFIG.planning.maxTasks;
+  /** S3: set when a re-plan was refused for its size, so the next one is told the limit. */
+  let sizeNote = '';
   for (let attempt = 1; ; attempt++) {
     let result: QualityJudgeResult;
     let judgeFailed = false;
@@ -144,7 +166,7 @@ export async function TaskDecompositionWorkflow(
       const r = await llm(input.options, `refine the plan (re-plan ${attempt})`).decomposeTasks({
         ...input.run,
         goal: input.goal,
-        feedback: refinementFeedback(input.feedback, decision, result),
+        feedback: [refinementFeedback(input.feedback, decision, result), sizeNote].filter(Boolean).join('\n\n'),
         previousTasks: tasks,
       });
       addTo(r.usage);
@@ -152,6 +174,14 @@ export async function TaskDecompositionWorkflow(
     } catch (err) {
       if (isCancellation(err)) throw err;
       record.structure = `re-plan failed (${clip(rootMessage(err), 200)}); previous plan kept`;
+    }
+    const tooLarge = next && planSizeProblem(next.length, maxTasks);
+    if (tooLarge) {
+      // S3: like a structurally broken re-plan (R3), an oversized one is refused and the previous
+      // plan kept; the next re-plan is told the limit.
+      record.structure = `re-plan refused (${tooLarge}); previous plan kept`;
+      sizeNote = planSizeFeedback(tooLarge, maxTasks);
+      next = undefined;
     }
     if (next) {
       const chosen = applyIndividualFallback(tasks, next, config);

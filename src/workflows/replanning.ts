@@ -153,6 +153,7 @@ export function createReplanning(deps: ReplanningDeps) {
       keepsCompletedWork: o.keepsCompletedWork,
       feedback: feedbackOf(phase, o.type, d, extra),
       ...(context.phase === 'execution' ? { taskId: context.executed.taskId } : {}),
+      ...(o.type === 'plan_revision' && d.additional_actions?.length ? { additionalActions: d.additional_actions } : {}),
     };
   }
   function start(phase: Phase, o: Runnable, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext): Jump {
@@ -177,7 +178,7 @@ export function createReplanning(deps: ReplanningDeps) {
       entity.apply((st) =>
         addAssumptions(addNotes(st, [`Assumed (no answer to ${qs.map((q) => q.id).join(', ')}): ${assumed.join('; ')}`]), assumed),
       );
-      complete(rec.replan_id, { result: 'success', overrideReason: 'no_response_assumed', planAfter: message });
+      complete(rec.replan_id, { result: 'success', overrideReason: 'no_response_assumed', planAfter: planSummary(s(), message) });
       log.info(message);
       return undefined;
     }
@@ -310,11 +311,13 @@ export function createReplanning(deps: ReplanningDeps) {
     async replanFailed(err: unknown): Promise<{ resumeAfter: Phase; jump?: Jump }> {
       const p = s().inProgress!;
       const detail = rootMessage(err);
+      // The run restores the plan before the replan: that is the plan after, with why.
+      const before = s().log.records.find((r) => r.replan_id === p.replanId)?.plan_before ?? { tasks: [] };
       entity.apply((st) =>
         completeReplan(endReplan(st), p.replanId, {
           result: 'failure',
           durationMs: Date.now() - p.startedMs,
-          planAfter: `failed: ${truncateText(detail, 500)}`,
+          planAfter: { ...before, note: `failed: ${truncateText(detail, 500)}` },
         }),
       );
       const jump = await escalation(

@@ -18,7 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 import { answerProblem, type QuestionAnswer } from '../domain/replan';
 import {
   addActions,
@@ -77,7 +77,8 @@ export interface RunInput {
   runId: string;
   instruction: string;
   workspace: string;
-  options?: Partial<RunOptions>;
+  /** refinement / pacemaker come from `config` only. */
+  options?: Partial<Omit<RunOptions, 'refinement' | 'pacemaker'>>;
   /** X12: the replanning config (YAML + env, loaded by the client); validated again at start. Absent: defaults. */
   config?: unknown;
   /** Set by continue-as-new: where the previous run of this workflow left off. */
@@ -150,11 +151,15 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   let config: ReplannerConfig;
   try {
     config = parseConfig(input.config);
+    checkRunOptions(input.options);
   } catch (e) {
     const error = e instanceof ConfigError ? e.message : `invalid config: ${(e as Error).message}`;
     entity.apply((s) => failRun(s, error));
     throw ApplicationFailure.nonRetryable(error, 'InvalidConfig');
   }
+  // The parsed config is the source of truth for the phases and tasks (never options from the caller).
+  options.refinement = config.refinement;
+  options.pacemaker = config.pacemaker;
   const rp = createReplanning({ run, options, config, entity });
 
   /** A phase starts: its child workflow id. */
@@ -182,7 +187,13 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     return feedback ? { feedback } : {};
   };
   const jump = (j: Jump): Phase => {
-    entity.apply((s) => applyJump(s, j));
+    entity.apply((s) => {
+      const applied = applyJump(s, j, config.planning.maxTasks);
+      if (applied.added.length || applied.dropped) {
+        log.info(`plan revision: added ${applied.added.join(', ') || 'no task'}; ${applied.dropped} over planning.maxTasks dropped`);
+      }
+      return applied.state;
+    });
     return j.target;
   };
   /** X1: "replan?" after a phase: jump back (X3), or go on to the next phase. */
@@ -209,7 +220,16 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       const previousTasks = entity.state.tasks.map(specOf);
       const decomposition = await executeChild(TaskDecompositionWorkflow, {
         workflowId: enter('task_decomposition'),
-        args: [{ run, options, goal, ...feedbackFor('task_decomposition'), ...(previousTasks.length ? { previousTasks } : {}) }],
+        args: [
+          {
+            run,
+            options,
+            goal,
+            maxTasks: config.planning.maxTasks,
+            ...feedbackFor('task_decomposition'),
+            ...(previousTasks.length ? { previousTasks } : {}),
+          },
+        ],
         staticSummary: 'decompose into tasks',
       });
       const specs = usageOf(decomposition);
@@ -242,6 +262,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
             runWorkflowId: wfId,
             round: s0.phaseRuns.execution ?? 1,
             taskReplanning: config.task_replanning,
+            maxTasks: config.planning.maxTasks,
             replan: config.replanning.enabled ? rp.executionPromptInput() : null,
           },
         ],

@@ -6,11 +6,11 @@ import {
   applyConsultationAnswer,
   applyConsultationTimeout,
   calculateMaxLoops,
+  DEFAULT_PACEMAKER_CONFIG,
   evaluatePacemaker,
   initialPacemakerState,
   measureVitals,
   NEUTRAL_VITALS,
-  normalizePacemakerConfig,
   pacemakerLogLine,
   recordIteration,
   takePendingGuidance,
@@ -21,6 +21,7 @@ import {
   type PacemakerState,
   type ResolvedConsultationAnswer,
 } from '../domain/pacemaker';
+import { judgeOutcome } from '../domain/replan/judge-outcome';
 import type { TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { Judgement } from '../llm/schemas';
@@ -63,7 +64,7 @@ const SIGNAL_WINDOW = 12;
 
 export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const { task, options } = input;
-  const pm = normalizePacemakerConfig(options.pacemaker);
+  const pm = options.pacemaker ?? DEFAULT_PACEMAKER_CONFIG;
 
   // P2/P3 signals, measured from real worker and judge results (measureVitals):
   //  mood    = mean of the judge's last 3 `confidence` values (neutral 0.7 while it gives none);
@@ -277,8 +278,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       }
       log.info(pacemakerLogLine('vitals', { taskId: task.id, iteration: pace.iteration, before: vitalsBefore, after: pace.vitals }));
 
-      if (judge.success) return finish('DONE', judge.reason);
-      if (!judge.shouldContinue) return finish(judge.shouldReplan ? 'REPLAN' : 'BLOCKED', judge.reason);
+      const outcome = judgeOutcome(judge); // J2
+      if (outcome !== 'NEEDS_CONTINUATION') return finish(outcome, judge.reason);
       status.state = 'NEEDS_CONTINUATION';
       feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
 

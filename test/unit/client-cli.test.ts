@@ -24,23 +24,19 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('runOptionsFromConfig (X12)', () => {
-  it('maps execution bounds; refinement and pacemaker only when set', () => {
+  it('maps execution bounds (refinement and pacemaker travel in the config itself)', () => {
     expect(runOptionsFromConfig(parseConfig({}))).toEqual({ maxParallelTasks: 3, commandTimeoutMs: 120_000 });
     const o = runOptionsFromConfig(
-      parseConfig({
-        execution: { maxParallelTasks: 5, commandTimeoutSeconds: 2.5 },
-        refinement: { maxRefinementAttempts: 4 },
-        pacemaker: {},
-      }),
+      parseConfig({ execution: { maxParallelTasks: 5, commandTimeoutSeconds: 2.5 }, refinement: { maxRefinementAttempts: 4 } }),
     );
-    expect(o).toEqual({ maxParallelTasks: 5, commandTimeoutMs: 2500, refinement: { maxRefinementAttempts: 4 } });
+    expect(o).toEqual({ maxParallelTasks: 5, commandTimeoutMs: 2500 });
   });
 
-  it('rejects a typo in refinement / pacemaker with the key path, before any run starts', () => {
-    const cfg = parseConfig({ refinement: { maxRefinementAttempt: 4 }, pacemaker: { bogus: 1 } });
-    expect(() => runOptionsFromConfig(cfg)).toThrow(ConfigError);
-    expect(() => runOptionsFromConfig(cfg)).toThrow(/refinement\.maxRefinementAttempt: unknown key/);
-    expect(() => runOptionsFromConfig(cfg)).toThrow(/pacemaker\.bogus: unknown key/);
+  it('X12 S3 the one parser rejects a typo in refinement / pacemaker with the key path, before any run starts', () => {
+    const raw = { refinement: { maxRefinementAttempt: 4 }, pacemaker: { bogus: 1 } };
+    expect(() => parseConfig(raw)).toThrow(ConfigError);
+    expect(() => parseConfig(raw)).toThrow(/refinement\.maxRefinementAttempt: unknown key/);
+    expect(() => parseConfig(raw)).toThrow(/pacemaker\.bogus: unknown key/);
   });
 });
 

@@ -2,6 +2,7 @@
 // on a real TaskWorkflow, with its effect seen from outside: the task's outcome, the next worker
 // request in the fake's log, the limit in the taskStatus query.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { parseConfig } from '../../src/domain/config';
 import type { ConsultationEffect, InterventionKind } from '../../src/domain/pacemaker';
 import type { TaskSpec } from '../../src/domain/types';
 import {
@@ -65,7 +66,7 @@ async function consultAndAnswer(kind: InterventionKind, choice: number | string,
         run: { runId: id, workspace: h.workspace(), instruction: 'make the parser work' },
         task,
         steps: ['write stall.txt'],
-        options: { ...DEFAULT_RUN_OPTIONS, ...FAST, pacemaker: t.pacemaker },
+        options: { ...DEFAULT_RUN_OPTIONS, ...FAST, pacemaker: parseConfig({ pacemaker: t.pacemaker }).pacemaker },
       },
     ],
   });
@@ -178,7 +179,7 @@ describe('P7 answers are validated once, the same for the update and the signal'
           run: { runId: id, workspace: h.workspace(), instruction: 'parse' },
           task: { id, title: 'parse', description: '', acceptanceCriteria: ['ok'], dependencies: [], scopePaths: [], profile: 'FILE_OPERATION' },
           steps: [],
-          options: { ...DEFAULT_RUN_OPTIONS, ...FAST, pacemaker: t.pacemaker },
+          options: { ...DEFAULT_RUN_OPTIONS, ...FAST, pacemaker: parseConfig({ pacemaker: t.pacemaker }).pacemaker },
         },
       ],
     });

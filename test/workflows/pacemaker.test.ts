@@ -57,7 +57,7 @@ async function startStalling(kind: InterventionKind = 'no_progress') {
   const handle = await h.client.workflow.start(RunWorkflow, {
     taskQueue: h.taskQueue,
     workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: { ...FAST, pacemaker: TRIGGER[kind].pacemaker } }],
+    args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST, config: { pacemaker: TRIGGER[kind].pacemaker } }],
   });
   const status = await until<RunStatus>('a consultation in the run status', async () => {
     const s = await handle.query(statusQuery);

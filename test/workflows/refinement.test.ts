@@ -3,7 +3,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { renderStatus } from '../../src/client/render';
 import { statusQuery } from '../../src/workflows/messages';
-import type { RunOptions } from '../../src/workflows/options';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { lastUserMessage } from '../support/fake-openai';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
@@ -19,12 +18,12 @@ beforeEach(() => h.fake.reset());
 
 const INSTRUCTION = 'write the parser and document it in the README';
 
-function startRun(options: Partial<RunOptions> = {}) {
+function startRun(config: { refinement?: Record<string, unknown> } = {}) {
   const runId = uniqueId('ref');
   return h.client.workflow.start(RunWorkflow, {
     taskQueue: h.taskQueue,
     workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction: INSTRUCTION, workspace: h.workspace(), options: { ...FAST, ...options } }],
+    args: [{ runId, instruction: INSTRUCTION, workspace: h.workspace(), options: FAST, config }],
   });
 }
 

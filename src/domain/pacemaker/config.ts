@@ -53,8 +53,3 @@ export type PacemakerConfigInput = z.input<typeof PacemakerConfigSchema>;
 export type PacemakerInterventionConfig = z.output<typeof PacemakerInterventionConfigSchema>;
 
 export const DEFAULT_PACEMAKER_CONFIG: Readonly<PacemakerConfig> = Object.freeze(PacemakerConfigSchema.parse({}));
-
-/** Parse a raw `pacemaker` config section (undefined → all defaults). Throws a ZodError on invalid values or unknown keys. */
-export function normalizePacemakerConfig(raw: unknown): PacemakerConfig {
-  return PacemakerConfigSchema.parse(raw ?? {});
-}

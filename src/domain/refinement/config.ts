@@ -65,11 +65,3 @@ export type RefinementConfigInput = z.input<typeof RefinementConfigObjectSchema>
 };
 
 export const DEFAULT_REFINEMENT_CONFIG: Readonly<RefinementConfig> = Object.freeze(RefinementConfigObjectSchema.parse({}));
-
-/**
- * R5: parse a raw refinement section (possibly undefined, possibly using the legacy
- * `maxQualityRetries`) into a complete config. Throws a ZodError on invalid values or unknown keys.
- */
-export function normalizeRefinementConfig(raw: unknown): RefinementConfig {
-  return RefinementConfigSchema.parse(raw);
-}

@@ -45,11 +45,6 @@ export function assessImprovement(
   return { improvement, relativeImprovementPercent: relative, stagnant, reason };
 }
 
-/** R4: true when the score did not improve enough from prev to curr. */
-export function isStagnant(prev: number, curr: number, config: Pick<RefinementConfig, 'deltaThreshold' | 'deltaThresholdPercent'>): boolean {
-  return assessImprovement(prev, curr, config).stagnant;
-}
-
 function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }

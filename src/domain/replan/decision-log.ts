@@ -1,7 +1,7 @@
 // X9 (seed §10.1): every replan decision is recorded. The log lives in workflow state and in
 // continueAsNew arguments, so records are compact: long strings are cut to ~2 KB, long lists to
 // 20 items, and the log keeps the newest `maxRecords` records (older ones are counted as dropped).
-import type { Phase } from '../types';
+import type { Phase, TaskRecord } from '../types';
 import type { ReplanDecision } from './decision';
 import type { PolicyOutcome } from './policy';
 import { truncateText } from './text';
@@ -21,15 +21,60 @@ export interface DecisionRecord {
   timestamp: string;
   result: DecisionResult;
   duration_ms?: number;
-  /** Short summaries of the plan before and after the replan. */
-  plan_before?: string;
-  plan_after?: string;
+  /** X9: the whole plan before and after the replan (tasks with their states). */
+  plan_before?: PlanSnapshot;
+  plan_after?: PlanSnapshot;
   /** What the policy decided (PolicyOutcome.action) and the resolved replan, for reading the log. */
   outcome?: PolicyOutcome['action'];
   replan_type?: string;
   target_phase?: Phase;
   /** Warning or override message shown to the user. */
   message?: string;
+}
+
+/** X9: one task of a recorded plan. */
+export interface PlanTaskView {
+  id: string;
+  title: string;
+  state: string;
+  dependencies?: string[];
+}
+
+/** X9: a plan as a decision record keeps it: the goal, every task with its state, and a note (e.g. why it failed). */
+export interface PlanSnapshot {
+  goal?: string;
+  tasks: PlanTaskView[];
+  /** Tasks left out because the plan was longer than MAX_SNAPSHOT_TASKS. */
+  more?: number;
+  note?: string;
+}
+
+/** Bounds of a snapshot: the plan itself is bounded by planning.maxTasks; replaced tasks come on top. */
+export const MAX_SNAPSHOT_TASKS = 250;
+const MAX_TITLE_CHARS = 120;
+/** Only the newest records keep their plans; older ones keep the rest of the record (the log stays small). */
+export const MAX_RECORDS_WITH_PLANS = 25;
+
+/** X9: the plan as a record keeps it (pure; titles and the goal cut short). */
+export function planSnapshot(goal: string | undefined, tasks: readonly TaskRecord[], note?: string): PlanSnapshot {
+  const s: PlanSnapshot = {
+    tasks: tasks.slice(0, MAX_SNAPSHOT_TASKS).map((t) => ({
+      id: truncateText(t.id, MAX_TITLE_CHARS),
+      title: truncateText(t.title, MAX_TITLE_CHARS),
+      state: t.state,
+      ...(t.dependencies.length ? { dependencies: t.dependencies.slice(0, MAX_LIST_ITEMS).map((d) => truncateText(d, MAX_TITLE_CHARS)) } : {}),
+    })),
+  };
+  if (goal) s.goal = truncateText(goal, 500);
+  if (tasks.length > MAX_SNAPSHOT_TASKS) s.more = tasks.length - MAX_SNAPSHOT_TASKS;
+  if (note) s.note = truncateText(note, MAX_FIELD_CHARS);
+  return s;
+}
+
+/** One line of a snapshot, for the console: `goal | a[DONE], b[READY] — note`. */
+export function planLine(p: PlanSnapshot): string {
+  const tasks = p.tasks.map((t) => `${t.id}[${t.state}]`).join(', ') + (p.more ? `, … ${p.more} more` : '');
+  return [p.goal ? `goal: ${p.goal}` : '', tasks ? `tasks: ${tasks}` : '', p.note ?? ''].filter(Boolean).join(' | ') || '(no plan yet)';
 }
 
 export interface DecisionLog {
@@ -78,7 +123,7 @@ export interface NewDecisionInput {
   outcome: PolicyOutcome;
   /** ISO string from workflow time. */
   timestamp: string;
-  planBefore?: string;
+  planBefore?: PlanSnapshot;
   /** Defaults to `replan-<seq>`. */
   replanId?: string;
 }
@@ -116,9 +161,9 @@ export function appendDecision(
         ? o.warning
         : undefined;
   if (message) record.message = truncateText(message, MAX_FIELD_CHARS);
-  if (input.planBefore !== undefined) record.plan_before = truncateText(input.planBefore, MAX_FIELD_CHARS);
+  if (input.planBefore !== undefined) record.plan_before = input.planBefore;
 
-  const records = [...log.records, record];
+  const records = withoutOldPlans([...log.records, record]);
   const drop = Math.max(0, records.length - Math.max(1, maxRecords));
   return {
     log: { records: records.slice(drop), nextSeq: log.nextSeq + 1, dropped: log.dropped + drop },
@@ -126,10 +171,26 @@ export function appendDecision(
   };
 }
 
+/** Records older than the newest MAX_RECORDS_WITH_PLANS that carry plans lose them. */
+function withoutOldPlans(records: DecisionRecord[]): DecisionRecord[] {
+  let withPlans = 0;
+  const out = [...records];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const r = out[i]!;
+    if (!r.plan_before && !r.plan_after) continue;
+    withPlans += 1;
+    if (withPlans > MAX_RECORDS_WITH_PLANS) {
+      const { plan_before: _b, plan_after: _a, ...rest } = r;
+      out[i] = rest;
+    }
+  }
+  return out;
+}
+
 export interface CompletionInput {
   result: Exclude<DecisionResult, 'pending'>;
   durationMs?: number;
-  planAfter?: string;
+  planAfter?: PlanSnapshot;
   /** E.g. a user confirmed ('confirm' → executed) or declined ('user_declined'). */
   executed?: boolean;
   overrideReason?: string;
@@ -144,7 +205,7 @@ export function completeDecision(log: DecisionLog, replanId: string, c: Completi
       const next: DecisionRecord = { ...r, result: c.result };
       if (c.executed !== undefined) next.executed = c.executed;
       if (c.durationMs !== undefined) next.duration_ms = Math.max(0, Math.round(c.durationMs));
-      if (c.planAfter !== undefined) next.plan_after = truncateText(c.planAfter, MAX_FIELD_CHARS);
+      if (c.planAfter !== undefined) next.plan_after = c.planAfter;
       if (c.overrideReason !== undefined) next.override_reason = c.overrideReason;
       return next;
     }),
@@ -154,9 +215,4 @@ export function completeDecision(log: DecisionLog, replanId: string, c: Completi
 /** The newest record (X9 pause/resume: "the latest decision"). */
 export function latestDecision(log: DecisionLog): DecisionRecord | undefined {
   return log.records[log.records.length - 1];
-}
-
-/** Records still pending (a replan in progress, or a confirmation awaited). */
-export function pendingDecisions(log: DecisionLog): DecisionRecord[] {
-  return log.records.filter((r) => r.result === 'pending');
 }

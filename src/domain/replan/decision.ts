@@ -60,11 +60,6 @@ export function levelForReplanType(type: ReplanType): ReplanLevel {
   return LEVEL_FOR_TYPE[type];
 }
 
-/** X3: the phase a replan type jumps back to (by its default level). */
-export function phaseForReplanType(type: ReplanType): Phase {
-  return PHASE_FOR_LEVEL[LEVEL_FOR_TYPE[type]];
-}
-
 /** The replan type a phase asks for when the LLM names none (seed §4.4–§8.4). */
 export const DEFAULT_TYPE_FOR_PHASE: Readonly<Record<Phase, ReplanType>> = {
   goal_understanding: 'goal_revision',

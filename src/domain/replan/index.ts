@@ -9,3 +9,4 @@ export * from './redecomposition';
 export * from './prompt-context';
 export { truncateText } from './text';
 export * from './questions';
+export * from './jump';

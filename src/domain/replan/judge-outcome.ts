@@ -1,8 +1,5 @@
 // J1 / J2 (seed 000 §1): the judge's verdict and what it means for the task.
 import { z } from 'zod';
-import type { ReplannerConfig } from '../config';
-import type { TaskRecord } from '../types';
-import { canRedecompose } from './redecomposition';
 import { itemToText } from './text';
 
 /**
@@ -38,20 +35,4 @@ export function judgeOutcome(result: Pick<JudgeResult, 'success' | 'shouldContin
   if (result.shouldContinue) return 'NEEDS_CONTINUATION';
   if (result.shouldReplan) return 'REPLAN';
   return 'BLOCKED';
-}
-
-/**
- * J2 + J7 + J8: the judge's outcome for a concrete task under the config. REPLAN becomes BLOCKED
- * when re-decomposition is disabled or the task's iteration reached maxIterations.
- */
-export function judgeOutcomeForTask(
-  result: Pick<JudgeResult, 'success' | 'shouldContinue' | 'shouldReplan' | 'reason'>,
-  task: Pick<TaskRecord, 'replanningInfo'>,
-  config: ReplannerConfig,
-): { outcome: JudgeOutcome; reason: string } {
-  const outcome = judgeOutcome(result);
-  if (outcome !== 'REPLAN') return { outcome, reason: result.reason };
-  const can = canRedecompose(task, config);
-  if (can.ok) return { outcome, reason: result.reason };
-  return { outcome: 'BLOCKED', reason: `${result.reason}${result.reason ? ' — ' : ''}${can.message}` };
 }

@@ -24,10 +24,11 @@ export function emptyCounters(): ReplanCounters {
   };
 }
 
-/** The config key (under `replanning.`) that bounds a replan type. */
-export const LIMIT_KEY: Readonly<Record<ReplanType, string>> = {
+/** The config key (under `replanning.`) that bounds a replan type; null = only the global limit (X5). */
+export const LIMIT_KEY: Readonly<Record<ReplanType, string | null>> = {
   clarification_request: 'goal_understanding.max_clarification_requests',
-  goal_revision: 'goal_understanding.max_goal_revisions',
+  // X5 / seed 004 §9.1: goal revisions have no limit of their own, only the global one.
+  goal_revision: null,
   task_redecomposition: 'task_decomposition.max_redecomposition_attempts',
   action_regeneration: 'action_sequence.max_regeneration_attempts',
   retry: 'execution.max_action_retries',
@@ -38,14 +39,14 @@ export const LIMIT_KEY: Readonly<Record<ReplanType, string>> = {
   plan_revision: 'reflection.max_plan_revisions',
 };
 
-/** X5: how many replans of this type a run may execute. */
-export function limitFor(type: ReplanType, config: ReplannerConfig): number {
+/** X5: how many replans of this type a run may execute; null = bounded by the global limit only. */
+export function limitFor(type: ReplanType, config: ReplannerConfig): number | null {
   const r = config.replanning;
   switch (type) {
     case 'clarification_request':
       return r.goal_understanding.max_clarification_requests;
     case 'goal_revision':
-      return r.goal_understanding.max_goal_revisions;
+      return null;
     case 'task_redecomposition':
     case 'full_replan':
       return r.task_decomposition.max_redecomposition_attempts;
@@ -71,17 +72,5 @@ export function recordReplan(counters: ReplanCounters, type: ReplanType, trigger
     byType: { ...counters.byType, [type]: (counters.byType[type] ?? 0) + 1 },
     byPhase: phase ? { ...counters.byPhase, [phase]: (counters.byPhase[phase] ?? 0) + 1 } : { ...counters.byPhase },
     byTrigger: { ...counters.byTrigger, [triggerKey]: (counters.byTrigger[triggerKey] ?? 0) + 1 },
-  };
-}
-
-/** Counters from an older/partial state (e.g. a continueAsNew argument), with missing entries as 0. */
-export function normalizeCounters(c: Partial<ReplanCounters> | undefined): ReplanCounters {
-  const e = emptyCounters();
-  if (!c) return e;
-  return {
-    total: c.total ?? 0,
-    byType: { ...e.byType, ...(c.byType ?? {}) },
-    byPhase: { ...e.byPhase, ...(c.byPhase ?? {}) },
-    byTrigger: { ...(c.byTrigger ?? {}) },
   };
 }

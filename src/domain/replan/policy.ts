@@ -290,8 +290,8 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const escalate = c >= ld.user_confirmation_threshold;
   const max = limitFor(resolved.countedAs, config);
   const used = counters.byType[resolved.countedAs] ?? 0;
-  if (used >= max) {
-    const key = `replanning.${LIMIT_KEY[resolved.countedAs]}`;
+  if (max !== null && used >= max) {
+    const key = `replanning.${LIMIT_KEY[resolved.countedAs] ?? ''}`;
     return {
       ...base,
       action: 'override',

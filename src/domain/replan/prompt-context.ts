@@ -78,19 +78,6 @@ export function replanningContext(instruction: string, maxTokens = 2000): string
   ].join('\n');
 }
 
-const COVERAGE_TAG = '[Coverage]';
-
-/** C4: an issue tagged `[Coverage] …` (idempotent; an existing tag in any case is normalised). */
-export function coverageTag(issue: string): string {
-  const text = issue.trim();
-  const m = /^\[coverage\]\s*/i.exec(text);
-  return `${COVERAGE_TAG} ${m ? text.slice(m[0].length) : text}`;
-}
-
-export function isCoverageIssue(issue: string): boolean {
-  return /^\s*\[coverage\]/i.test(issue);
-}
-
 // ------------------------------------------------------------------------------------------------
 // X4: execution progress for the execution-phase replan prompt
 

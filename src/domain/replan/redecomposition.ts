@@ -178,30 +178,6 @@ export function applyRedecomposition(
   return { ok: true, tasks: out, replacementIds: finalIds, renamed, warnings };
 }
 
-export class RedecompositionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RedecompositionError';
-  }
-}
-
-/**
- * J5/J6 in the seed's name: applyRedecomposition, throwing RedecompositionError when it fails.
- * In workflow code prefer applyRedecomposition (a thrown non-Temporal error fails the workflow
- * task and is retried forever).
- */
-export function markTaskAsReplanned(
-  tasks: TaskRecord[],
-  originalId: string,
-  newTasks: TaskSpec[],
-  reason: string,
-  maxIterations: number,
-): TaskRecord[] {
-  const r = applyRedecomposition(tasks, originalId, newTasks, reason, maxIterations);
-  if (!r.ok) throw new RedecompositionError(r.reason);
-  return r.tasks;
-}
-
 function dedupe(ids: string[]): string[] {
   return [...new Set(ids)];
 }

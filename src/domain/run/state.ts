@@ -19,6 +19,8 @@ import {
   type ReplanDecision,
   type ReplanType,
 } from '../replan';
+import { planSnapshot, type PlanSnapshot } from '../replan/decision-log';
+import { applyJump as jumpTasks } from '../replan/jump';
 import type { Question, QuestionAnswer, QuestionKind } from '../replan/questions';
 import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../types';
 import type { ReplanContext } from '../../llm/prompts/replan';
@@ -86,10 +88,12 @@ export interface Jump {
   /** The action (task) the decision is about, for a retry. */
   taskId?: string;
   keepsCompletedWork: boolean;
+  /** X3: a plan revision's additional actions, which become new tasks. */
+  additionalActions?: string[];
 }
 
 /** The plan before the replan under way, restored if that replan fails (X13). */
-export interface PlanSnapshot {
+export interface PreviousPlan {
   goal?: Goal;
   tasks: TaskRecord[];
   actions: ActionPlan;
@@ -129,7 +133,7 @@ export interface RunState {
   inProgress?: ReplanInProgress;
   /** Why a replan sent the run back to a phase, for that phase's prompt (taken once). */
   feedback: Partial<Record<Phase, string>>;
-  previous?: PlanSnapshot;
+  previous?: PreviousPlan;
 }
 
 export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
@@ -231,38 +235,27 @@ export function takeFeedback(s: RunState, phase: Phase): { state: RunState; feed
   return { state: { ...s, feedback }, ...(text ? { feedback: text } : {}) };
 }
 
-/** Short text of the current plan, for plan_before / plan_after (X9). */
-export function planSummary(s: RunState): string {
-  return (
-    [
-      s.goal ? `goal: ${s.goal.main_objective}` : '',
-      s.tasks.length
-        ? `tasks: ${s.tasks
-            .filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN)
-            .map((t) => `${t.id}[${t.state}]`)
-            .join(', ')}`
-        : '',
-    ]
-      .filter(Boolean)
-      .join(' | ') || '(no plan yet)'
-  );
+/** X9: the current plan as a decision record keeps it (goal and every task with its state). */
+export function planSummary(s: RunState, note?: string): PlanSnapshot {
+  return planSnapshot(s.goal?.main_objective, s.tasks, note);
 }
 
-/** X3: a jump keeps the plan before it (X13), tells the target phase why, and reopens tasks to run again. */
-export function applyJump(s: RunState, j: Jump): RunState {
-  const reopen = (t: TaskRecord): TaskRecord => ({ ...t, state: TaskState.READY, summary: undefined });
-  let tasks = s.tasks;
-  if (j.target === 'execution' && j.taskId) {
-    tasks = tasks.map((t) => (t.id === j.taskId ? reopen(t) : t));
-  } else if (j.target === 'action_sequence') {
-    // Levels 2–3 keep completed work (X11); what did not finish gets new actions and runs again.
-    tasks = tasks.map((t) => (t.state === TaskState.BLOCKED || t.state === TaskState.CANCELLED ? reopen(t) : t));
-  }
+/**
+ * X3: a jump keeps the plan before it (X13), tells the target phase why, and changes the tasks by
+ * the one jump rule (src/domain/replan/jump: which tasks it reopens and keeps, and a plan
+ * revision's additional actions as new tasks, at most planning.maxTasks in all).
+ */
+export function applyJump(s: RunState, j: Jump, maxTasks: number): { state: RunState; added: string[]; dropped: number } {
+  const applied = jumpTasks(s.tasks, j, maxTasks);
   return {
-    ...s,
-    previous: { ...(s.goal ? { goal: s.goal } : {}), tasks: s.tasks, actions: s.actions },
-    feedback: { ...s.feedback, [j.target]: j.feedback },
-    tasks,
+    state: {
+      ...s,
+      previous: { ...(s.goal ? { goal: s.goal } : {}), tasks: s.tasks, actions: s.actions },
+      feedback: { ...s.feedback, [j.target]: j.feedback },
+      tasks: applied.tasks,
+    },
+    added: applied.added,
+    dropped: applied.dropped,
   };
 }
 

@@ -226,6 +226,8 @@ export function taskReplanPrompt(input: {
   missingRequirements: string[];
   runLog: string;
   otherTasks: { id: string; title: string; state: string }[];
+  /** S3: why the previous answer was refused (e.g. the plan grew over planning.maxTasks). */
+  feedback?: string;
 }): Prompt {
   return {
     system:
@@ -241,6 +243,7 @@ export function taskReplanPrompt(input: {
       `MISSING REQUIREMENTS:\n${list(input.missingRequirements)}`,
       `RUN LOG OF THE LAST WORKER ITERATION (abridged):\n${input.runLog || '(none)'}`,
       input.otherTasks.length ? `OTHER TASKS OF THE PLAN:\n${input.otherTasks.map((t) => `- [${t.state}] ${t.id}: ${t.title}`).join('\n')}` : '',
+      input.feedback ?? '',
       'Split this task into 3-5 smaller achievable tasks.',
     ]
       .filter(Boolean)

@@ -1,7 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
+import { checkRunOptions, ConfigError, DEFAULT_CONFIG, durationMs, parseConfig } from '../../../src/domain/config';
+import { DEFAULT_PACEMAKER_CONFIG } from '../../../src/domain/pacemaker/config';
+import { DEFAULT_REFINEMENT_CONFIG } from '../../../src/domain/refinement/config';
 import { loadConfig } from '../../../src/client/config-load';
 
 function errorOf(fn: () => unknown): ConfigError {
@@ -33,7 +35,6 @@ describe('X12 defaults', () => {
       },
       goal_understanding: {
         max_clarification_requests: 2,
-        max_goal_revisions: 2,
         auto_assume_on_no_response: true,
         auto_assume_timeout_minutes: 30,
       },
@@ -49,10 +50,10 @@ describe('X12 defaults', () => {
     expect(DEFAULT_CONFIG.task_replanning).toEqual({ enabled: true, maxIterations: 3, timeoutSeconds: 300 });
   });
 
-  it('X12 execution defaults and passthrough sections', () => {
+  it('X12 execution defaults; refinement and pacemaker get their own defaults from the one parser', () => {
     expect(DEFAULT_CONFIG.execution).toEqual({ maxParallelTasks: 3, maxTaskIterations: 5, commandTimeoutSeconds: 120 });
-    expect(DEFAULT_CONFIG.refinement).toEqual({});
-    expect(DEFAULT_CONFIG.pacemaker).toEqual({});
+    expect(DEFAULT_CONFIG.refinement).toEqual(DEFAULT_REFINEMENT_CONFIG);
+    expect(DEFAULT_CONFIG.pacemaker).toEqual(DEFAULT_PACEMAKER_CONFIG);
   });
 
   it.each([null, undefined, {}])('X12 %p gives the defaults', (raw) => {
@@ -65,10 +66,15 @@ describe('X12 defaults', () => {
     expect(c.replanning.global.max_total_replans).toBe(10);
   });
 
-  it('X12 refinement and pacemaker sections pass through unchecked', () => {
-    const c = parseConfig({ refinement: { maxRefinementAttempts: 4 }, pacemaker: { base: { X: 1 } } });
-    expect(c.refinement).toEqual({ maxRefinementAttempts: 4 });
-    expect(c.pacemaker).toEqual({ base: { X: 1 } });
+  it('X12 S3 refinement and pacemaker sections are parsed and bounded here too, errors naming the key path', () => {
+    const c = parseConfig({ refinement: { maxQualityRetries: 4 }, pacemaker: { default_max_loops: 12 } });
+    expect(c.refinement.maxRefinementAttempts).toBe(4);
+    expect(c.pacemaker.default_max_loops).toBe(12);
+    expect(errorOf(() => parseConfig({ refinement: { maxRefinementAttempts: 11 } })).message).toContain('refinement.maxRefinementAttempts');
+    expect(errorOf(() => parseConfig({ pacemaker: { consultation_timeout_minutes: 1e9 } })).message).toContain(
+      'pacemaker.consultation_timeout_minutes',
+    );
+    expect(errorOf(() => parseConfig({ pacemaker: { base: { X: 1 } } })).message).toContain('pacemaker.base: unknown key');
   });
 
   it("X12 the seed's own layout (planning: { replanning: ... }) is accepted", () => {
@@ -127,6 +133,53 @@ describe('X12 invalid config names the key', () => {
     [{ completely_unrelated: 1 }, 'completely_unrelated: unknown key'],
   ])('X12 unknown keys are rejected with their path: %p', (raw, message) => {
     expect(errorOf(() => parseConfig(raw)).message).toContain(message);
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'command timeout over a day',
+      { execution: { commandTimeoutSeconds: 86_401 } },
+      'execution.commandTimeoutSeconds: must be at most 86400 (got 86401)',
+    ],
+    ['planner timeout over a day', { task_replanning: { timeoutSeconds: 1e9 } }, 'task_replanning.timeoutSeconds: must be at most 86400'],
+    ['parallelism over 64', { execution: { maxParallelTasks: 65 } }, 'execution.maxParallelTasks: must be at most 64 (got 65)'],
+    ['task iterations over 100', { execution: { maxTaskIterations: 101 } }, 'execution.maxTaskIterations: must be at most 100'],
+    [
+      'a per-type limit over 100',
+      { replanning: { execution: { max_action_retries: 1000 } } },
+      'replanning.execution.max_action_retries: must be at most 100',
+    ],
+    ['total replans over 1000', { replanning: { global: { max_total_replans: 1001 } } }, 'replanning.global.max_total_replans: must be at most 1000'],
+    ['re-decomposition chain over 20', { task_replanning: { maxIterations: 21 } }, 'task_replanning.maxIterations: must be at most 20'],
+    [
+      'a human wait over 30 days',
+      { replanning: { goal_understanding: { auto_assume_timeout_minutes: 43_201 } } },
+      'auto_assume_timeout_minutes: must be at most 43200',
+    ],
+    ['maxTasks zero', { planning: { maxTasks: 0 } }, 'planning.maxTasks: must be a whole number ≥ 1 (got 0)'],
+    ['maxTasks over 200', { planning: { maxTasks: 201 } }, 'planning.maxTasks: must be at most 200 (got 201)'],
+    ['maxTasks not whole', { planning: { maxTasks: 2.5 } }, 'planning.maxTasks: must be a whole number ≥ 1 (got 2.5)'],
+    ['Infinity', { execution: { commandTimeoutSeconds: Infinity } }, 'execution.commandTimeoutSeconds'],
+  ])('S3 bounds: %s is refused, naming the key', (_n, raw, message) => {
+    expect(errorOf(() => parseConfig(raw)).message).toContain(message);
+  });
+
+  it('S3 the largest allowed values parse (machine waits a day, human waits 30 days)', () => {
+    const c = parseConfig({
+      planning: { maxTasks: 200 },
+      execution: { commandTimeoutSeconds: 86_400, maxParallelTasks: 64 },
+      replanning: { goal_understanding: { auto_assume_timeout_minutes: 43_200 } },
+    });
+    expect(c.planning.maxTasks).toBe(200);
+    expect(c.execution.maxParallelTasks).toBe(64);
+  });
+
+  it('S3 planning.maxTasks defaults to 30 and sits beside the seed layout planning.replanning', () => {
+    expect(DEFAULT_CONFIG.planning).toEqual({ maxTasks: 30 });
+    const c = parseConfig({ planning: { enabled: true, maxTasks: 12, replanning: { global: { max_total_replans: 4 } } } });
+    expect(c.planning.maxTasks).toBe(12);
+    expect(c.replanning.global.max_total_replans).toBe(4);
+    expect(errorOf(() => parseConfig({ planning: { maxTask: 3 } })).message).toContain('planning.maxTask: unknown key (did you mean "maxTasks"?)');
   });
 
   it('X12 every problem is reported, each with its path', () => {
@@ -254,5 +307,41 @@ describe('X12 loadConfig (YAML file + env overrides)', () => {
   it('X12 a missing file is a ConfigError naming it', () => {
     const e = errorOf(() => loadConfig({ path: join(dir, 'nope.yaml'), env: {} }));
     expect(e.message).toContain('nope.yaml');
+  });
+});
+
+describe('S2 S3 run options of a RunWorkflow input (anyone may start a run with any payload)', () => {
+  it.each<[unknown]>([
+    [undefined],
+    [null],
+    [{}],
+    [{ maxParallelTasks: 64, llmCallTimeout: '3 minutes', continueAsNewAfterEvents: 1 }],
+    [{ llmCallTimeout: 86_400_000 }],
+  ])('S3 %p is accepted', (raw) => {
+    expect(() => checkRunOptions(raw)).not.toThrow();
+  });
+
+  it.each<[string, unknown, string]>([
+    ['parallelism 10000', { maxParallelTasks: 10_000 }, 'options.maxParallelTasks: must be at most 64 (got 10000)'],
+    ['a negative command timeout', { commandTimeoutMs: -1 }, 'options.commandTimeoutMs: must be at least 1 (got -1)'],
+    ['a command timeout over a day', { commandTimeoutMs: 86_400_001 }, 'options.commandTimeoutMs: must be at most 86400000'],
+    ['an LLM timeout of a week', { llmCallTimeout: '168 hours' }, 'options.llmCallTimeout: must be a duration between 1 ms and 24 hours'],
+    ['an unreadable LLM timeout', { llmCallTimeout: 'forever' }, 'options.llmCallTimeout: must be a duration between 1 ms and 24 hours'],
+    ['a string where a number belongs', { llmMaxAttempts: '3' }, 'options.llmMaxAttempts'],
+    ['an unknown key', { pacemaker: { enabled: false } }, 'options.pacemaker: unknown key'],
+    ['not a mapping', 'fast', 'options: must be a mapping'],
+  ])('S3 %s is refused, naming the key', (_n, raw, message) => {
+    expect(errorOf(() => checkRunOptions(raw)).message).toContain(message);
+  });
+
+  it.each<[number | string, number | undefined]>([
+    [1500, 1500],
+    ['3 minutes', 180_000],
+    ['90 s', 90_000],
+    ['1h', 3_600_000],
+    ['250ms', 250],
+    ['soon', undefined],
+  ])('durationMs(%p) → %p', (v, ms) => {
+    expect(durationMs(v)).toBe(ms);
   });
 });

@@ -1,8 +1,8 @@
+import { parseConfig } from '../../../src/domain/config';
 import {
   DEFAULT_PACEMAKER_CONFIG,
   PacemakerConfigSchema,
   applyConsultationAnswer,
-  normalizePacemakerConfig,
   applyConsultationTimeout,
   choicesFor,
   detectIntervention,
@@ -375,8 +375,8 @@ describe('PacemakerConfig (P5/P7)', () => {
   });
 
   it('P5 an absent section gives the defaults', () => {
-    expect(normalizePacemakerConfig(undefined)).toEqual(config);
-    expect(normalizePacemakerConfig({ default_max_loops: 12 }).default_max_loops).toBe(12);
+    expect(parseConfig({}).pacemaker).toEqual(config);
+    expect(parseConfig({ pacemaker: { default_max_loops: 12 } }).pacemaker.default_max_loops).toBe(12);
   });
 
   it('P5 unknown keys are rejected', () => {

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { DEFAULT_REFINEMENT_CONFIG, RefinementConfigSchema, normalizeRefinementConfig } from '../../../src/domain/refinement';
+import { parseConfig } from '../../../src/domain/config';
+import { DEFAULT_REFINEMENT_CONFIG, RefinementConfigSchema } from '../../../src/domain/refinement';
+
+/** The refinement section through the one config parser. */
+const normalizeRefinementConfig = (raw: unknown) => parseConfig({ refinement: raw }).refinement;
 
 describe('RefinementConfig (R5, C3)', () => {
   it('R5 defaults', () => {

@@ -1,10 +1,10 @@
-import { DEFAULT_REFINEMENT_CONFIG, assessImprovement, isStagnant } from '../../../src/domain/refinement';
+import { DEFAULT_REFINEMENT_CONFIG, assessImprovement } from '../../../src/domain/refinement';
 
 const defaults = DEFAULT_REFINEMENT_CONFIG; // deltaThreshold 5, deltaThresholdPercent 5
 const relativeOnly = { deltaThreshold: 0, deltaThresholdPercent: 5 };
 const absoluteOnly = { deltaThreshold: 5, deltaThresholdPercent: 0 };
 
-describe('isStagnant (R4)', () => {
+describe('assessImprovement stagnant (R4)', () => {
   it.each([
     ['R4 absolute: +4 points is stagnation', 60, 64, defaults, true],
     ['R4 absolute boundary: exactly +5 points is not stagnation', 60, 65, defaults, false],
@@ -22,7 +22,7 @@ describe('isStagnant (R4)', () => {
     ['R4 prev 0 with the absolute criterion off: any gain is progress', 0, 1, relativeOnly, false],
     ['R4 absolute only: +5 is progress', 99, 104, absoluteOnly, false],
   ] as const)('%s', (_name, prev, curr, config, expected) => {
-    expect(isStagnant(prev, curr, config)).toBe(expected);
+    expect(assessImprovement(prev, curr, config).stagnant).toBe(expected);
   });
 
   it('R4 assessment explains the numbers', () => {

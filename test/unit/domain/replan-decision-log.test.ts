@@ -1,6 +1,16 @@
 import { DEFAULT_CONFIG } from '../../../src/domain/config';
 import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
-import { appendDecision, completeDecision, emptyDecisionLog, latestDecision, pendingDecisions } from '../../../src/domain/replan/decision-log';
+import {
+  appendDecision,
+  completeDecision,
+  emptyDecisionLog,
+  latestDecision,
+  MAX_RECORDS_WITH_PLANS,
+  MAX_SNAPSHOT_TASKS,
+  planLine,
+  planSnapshot,
+} from '../../../src/domain/replan/decision-log';
+import { TaskState, type TaskRecord } from '../../../src/domain/types';
 import { emptyCounters } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision, type PolicyOutcome } from '../../../src/domain/replan/policy';
 
@@ -13,6 +23,18 @@ const decision: ReplanDecision = {
   replan_type: 'action_regeneration',
   issues_found: ['no docker'],
 };
+const task = (id: string, state: TaskState, title = `title ${id}`, dependencies: string[] = []): TaskRecord => ({
+  id,
+  title,
+  description: '',
+  acceptanceCriteria: [],
+  dependencies,
+  scopePaths: [],
+  profile: 'FILE_OPERATION',
+  state,
+});
+const BEFORE = planSnapshot('ship it', [task('a', TaskState.DONE), task('b', TaskState.BLOCKED, 'b', ['a'])]);
+const AFTER = planSnapshot('ship it', [task('a', TaskState.DONE), task('b', TaskState.READY, 'b', ['a']), task('add-1', TaskState.READY)]);
 const outcomeOf = (d: ReplanDecision): PolicyOutcome =>
   evaluateReplanDecision({ phase: 'action_sequence', decision: d, counters: emptyCounters(), config: DEFAULT_CONFIG });
 
@@ -23,7 +45,7 @@ describe('X9 decision records', () => {
       decision,
       outcome: outcomeOf(decision),
       timestamp: T,
-      planBefore: '3 actions',
+      planBefore: BEFORE,
     });
     expect(record).toMatchObject({
       replan_id: 'replan-1',
@@ -32,7 +54,13 @@ describe('X9 decision records', () => {
       executed: true,
       timestamp: T,
       result: 'pending',
-      plan_before: '3 actions',
+      plan_before: {
+        goal: 'ship it',
+        tasks: [
+          { id: 'a', title: 'title a', state: 'DONE' },
+          { id: 'b', title: 'b', state: 'BLOCKED', dependencies: ['a'] },
+        ],
+      },
       outcome: 'replan',
       replan_type: 'action_regeneration',
       target_phase: 'action_sequence',
@@ -43,10 +71,11 @@ describe('X9 decision records', () => {
 
   it('X9 completing a record sets result, duration and the plan after', () => {
     const { log } = appendDecision(emptyDecisionLog(), { phase: 'action_sequence', decision, outcome: outcomeOf(decision), timestamp: T });
-    const done = completeDecision(log, 'replan-1', { result: 'success', durationMs: 1234.4, planAfter: '4 actions' });
-    expect(done.records[0]).toMatchObject({ result: 'success', duration_ms: 1234, plan_after: '4 actions' });
+    const done = completeDecision(log, 'replan-1', { result: 'success', durationMs: 1234.4, planAfter: AFTER });
+    expect(done.records[0]).toMatchObject({ result: 'success', duration_ms: 1234, plan_after: AFTER });
+    expect(done.records[0]!.plan_after!.tasks.map((t) => `${t.id}:${t.state}`)).toEqual(['a:DONE', 'b:READY', 'add-1:READY']);
     expect(log.records[0]!.result).toBe('pending'); // immutable
-    expect(pendingDecisions(done)).toEqual([]);
+    expect(done.records.filter((r) => r.result === 'pending')).toEqual([]);
   });
 
   it('X9 an overridden decision is recorded as not executed, skipped, with the override reason', () => {
@@ -82,11 +111,12 @@ describe('X9 decision records', () => {
       decision: huge,
       outcome: outcomeOf(huge),
       timestamp: T,
-      planBefore: 'p'.repeat(10_000),
+      planBefore: planSnapshot('g'.repeat(10_000), [task('a', TaskState.READY, 't'.repeat(10_000))], 'n'.repeat(10_000)),
     });
     expect(JSON.stringify(record).length).toBeLessThan(16_000);
-    expect(record.plan_before!.length).toBeLessThan(2_100);
-    expect(record.plan_before).toContain('[truncated');
+    expect(record.plan_before!.goal!.length).toBeLessThan(600);
+    expect(record.plan_before!.tasks[0]!.title).toContain('[truncated');
+    expect(record.plan_before!.note!.length).toBeLessThan(2_100);
     const issues = record.llm_decision.issues_found as string[];
     expect(issues.length).toBe(21);
     expect(issues[20]).toBe('… 80 more');
@@ -99,6 +129,25 @@ describe('X9 decision records', () => {
     }
     expect(log.records.map((r) => r.replan_id)).toEqual(['replan-3', 'replan-4', 'replan-5']);
     expect(log.dropped).toBe(2);
+  });
+
+  it('X9 a snapshot keeps every task with its state, up to a bound, and says how many more there were', () => {
+    const many = Array.from({ length: MAX_SNAPSHOT_TASKS + 5 }, (_, i) => task(`t${i}`, TaskState.READY));
+    const s = planSnapshot(undefined, many);
+    expect(s.tasks).toHaveLength(MAX_SNAPSHOT_TASKS);
+    expect(s.more).toBe(5);
+    expect(planLine(BEFORE)).toBe('goal: ship it | tasks: a[DONE], b[BLOCKED]');
+    expect(planLine({ tasks: [], note: 'failed: x' })).toBe('failed: x');
+  });
+
+  it('X9 only the newest records keep their plans (the log stays small)', () => {
+    let log = emptyDecisionLog();
+    for (let i = 0; i < MAX_RECORDS_WITH_PLANS + 3; i++) {
+      log = appendDecision(log, { phase: 'execution', decision, outcome: outcomeOf(decision), timestamp: T, planBefore: BEFORE }).log;
+    }
+    expect(log.records.filter((r) => r.plan_before)).toHaveLength(MAX_RECORDS_WITH_PLANS);
+    expect(log.records.slice(0, 3).every((r) => r.plan_before === undefined)).toBe(true);
+    expect(log.records.at(-1)!.plan_before).toEqual(BEFORE);
   });
 
   it('X9 the log survives a JSON round trip (workflow state)', () => {

@@ -1,11 +1,11 @@
 import { PHASES, type Phase } from '../../../src/domain/types';
 import {
   NO_REPLAN,
+  PHASE_FOR_LEVEL,
   decisionSchemaFor,
   keepsCompletedWork,
   levelForReplanType,
   parseDecision,
-  phaseForReplanType,
   validateDecision,
   type ReplanDecision,
   type ReplanType,
@@ -222,7 +222,7 @@ describe('X3 replan types, levels and target phases', () => {
     ['plan_revision', 2, 'action_sequence'],
   ])('X3 %s → level %p, back to %s', (type, level, phase) => {
     expect(levelForReplanType(type)).toBe(level);
-    expect(phaseForReplanType(type)).toBe(phase);
+    expect(PHASE_FOR_LEVEL[levelForReplanType(type)]).toBe(phase);
   });
 
   it.each<[1 | 2 | 3 | 4 | 5, boolean]>([

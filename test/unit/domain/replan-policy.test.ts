@@ -1,7 +1,7 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import type { Phase } from '../../../src/domain/types';
 import { NO_REPLAN, type ReplanDecision, type ReplanType } from '../../../src/domain/replan/decision';
-import { emptyCounters, limitFor, normalizeCounters, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
+import { emptyCounters, limitFor, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision, loopWarningForPrompt, resolveReplan, triggerKey, type PolicyOutcome } from '../../../src/domain/replan/policy';
 
 function dec(over: Partial<ReplanDecision> = {}): ReplanDecision {
@@ -96,9 +96,13 @@ describe('X6 / X5 limits', () => {
     ['retry', 3],
     ['partial_replan', 2],
     ['plan_revision', 2],
-    ['goal_revision', 2],
   ])('X5 default limit of %s is %p', (type, n) => {
     expect(limitFor(type, DEFAULT_CONFIG)).toBe(n);
+  });
+
+  it('X5 goal revisions have no limit of their own (seed 004 §9.1: the global limit only)', () => {
+    expect(limitFor('goal_revision', DEFAULT_CONFIG)).toBeNull();
+    expect(evaluate({ replan_type: 'goal_revision' }, { phase: 'goal_understanding', counters: used('goal_revision', 5) }).action).toBe('replan');
   });
 
   it('X5 total replans default to 10', () => {
@@ -346,13 +350,6 @@ describe('X5/X9 counters', () => {
     const c1 = recordReplan(c0, 'retry', 'k', 'execution');
     expect(c0.total).toBe(0);
     expect(c1).toMatchObject({ total: 1, byType: { retry: 1, partial_replan: 0 }, byPhase: { execution: 1 }, byTrigger: { k: 1 } });
-  });
-
-  it('X9 counters from an older state are completed with zeros', () => {
-    const c = normalizeCounters({ total: 2, byType: { retry: 2 } as never });
-    expect(c.byType.partial_replan).toBe(0);
-    expect(c.byType.retry).toBe(2);
-    expect(c.byTrigger).toEqual({});
   });
 
   it('X9 counters survive a JSON round trip (workflow state / continueAsNew)', () => {

@@ -61,7 +61,11 @@ describe('RunState phases', () => {
 
   it('X3 X13 a jump keeps the plan before it and reopens the retried task; restorePrevious brings the plan back', () => {
     const s = { ...executing(), tasks: withStates(executing(), { a: TaskState.DONE, b: TaskState.BLOCKED }) };
-    const j = applyJump(s, { target: 'execution', taskId: 'b', feedback: 'retry b', type: 'action_regeneration', keepsCompletedWork: true });
+    const j = applyJump(
+      s,
+      { target: 'execution', taskId: 'b', feedback: 'retry b', type: 'action_regeneration', keepsCompletedWork: true },
+      30,
+    ).state;
     expect(j.tasks.map((t) => t.state)).toEqual([TaskState.DONE, TaskState.READY]);
     expect(j.previous?.tasks.map((t) => t.state)).toEqual([TaskState.DONE, TaskState.BLOCKED]);
     const f = takeFeedback(j, 'execution');
