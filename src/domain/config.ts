@@ -179,8 +179,8 @@ export function durationMs(v: number | string): number | undefined {
 export const RunOptionsInputSchema = z.strictObject(
   {
     maxParallelTasks: bounded(1, BOUNDS.parallelTasks),
-    maxTaskIterations: bounded(1, BOUNDS.taskIterations),
     workerMaxSteps: bounded(1, 200),
+    workerHeartbeatTimeoutMs: bounded(1000, 600_000),
     commandTimeoutMs: bounded(1, DAY_MS),
     llmMaxAttempts: bounded(1, 20),
     llmRetryInitialMs: bounded(1, 60_000),

@@ -6,6 +6,7 @@ import {
   applyConsultationAnswer,
   applyConsultationTimeout,
   calculateMaxLoops,
+  detectProgress,
   DEFAULT_PACEMAKER_CONFIG,
   evaluatePacemaker,
   initialPacemakerState,
@@ -17,6 +18,7 @@ import {
   validateConsultationAnswer,
   type ComplexityInput,
   type ConsultationOutcome,
+  type ProgressMarks,
   type Intervention,
   type PacemakerState,
   type ResolvedConsultationAnswer,
@@ -70,8 +72,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   //  mood    = mean of the judge's last 3 `confidence` values (neutral 0.7 while it gives none);
   //  focus   = 1 − repetition among the worker's last tool-call signatures and failed tool calls;
   //  stamina = 1 − worker iterations used / the current limit.
-  // "No progress" (P7 no_progress): the judge misses exactly what it missed the iteration before,
-  // or the worker made exactly the same tool calls as the iteration before.
+  // "No progress" (P7 no_progress): detectProgress (src/domain/pacemaker/vitals).
   const sig = {
     judgeConfidences: [] as number[],
     actions: [] as string[],
@@ -79,8 +80,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     historyTurns: 0,
     toolRuns: 0,
     toolErrors: 0,
-    lastMissing: undefined as string | undefined,
-    lastActions: undefined as string | undefined,
+    lastMarks: {} as ProgressMarks,
   };
   // P3: files = the task's scope paths; history turns = worker steps; error rate = failed / all tool calls.
   const complexity = (): ComplexityInput => ({
@@ -247,12 +247,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       sig.historyTurns += worker.steps;
       sig.toolRuns += worker.toolCalls;
       sig.toolErrors += worker.toolErrors;
-      // No progress: the judge misses exactly what it missed last time, or the worker repeated its actions.
-      const missing = [...judge.missingRequirements].sort().join('\n');
-      const actionKey = actions.join('\n');
-      const progressed = !((missing !== '' && missing === sig.lastMissing) || (actionKey !== '' && actionKey === sig.lastActions));
-      sig.lastMissing = missing;
-      sig.lastActions = actionKey;
+      const { progressed, marks } = detectProgress(sig.lastMarks, judge.missingRequirements, actions);
+      sig.lastMarks = marks;
       const vitals = measureVitals({
         judgeConfidences: sig.judgeConfidences,
         recentActions: sig.actions,

@@ -112,7 +112,7 @@ const MALFORMED: Row[] = [
   },
   { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
   { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
-  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid answer: payload' },
+  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
   { what: 'answerClarification a string', kind: 'update', name: 'answerClarification', input: '"CSV"', reason: 'invalid payload' },
   {
     what: 'answerClarification wrong types',
@@ -273,7 +273,7 @@ describe('S2 sealed messages', () => {
       },
     ]);
     await sendAll(taskHandle.workflowId, [
-      { what: 'answerConsultation null', kind: 'update', name: 'answerConsultation', input: 'null', reason: 'invalid payload' },
+      { what: 'answerConsultation null', kind: 'update', name: 'answerConsultation', input: 'null', reason: 'invalid answer: payload' },
       {
         what: 'answerConsultation wrong types',
         kind: 'update',

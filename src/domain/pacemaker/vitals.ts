@@ -95,3 +95,26 @@ function roundTo10(n: number): number {
 function clamp01(n: number): number {
   return Math.min(1, Math.max(0, n));
 }
+
+/** What the previous iteration showed, for no-progress detection. */
+export interface ProgressMarks {
+  /** The judge's missing requirements, sorted and joined. */
+  missing?: string;
+  /** The worker's tool-call signatures, joined. */
+  actions?: string;
+}
+
+/**
+ * P7 no_progress: an iteration made no progress when the judge misses exactly what it missed the
+ * iteration before, or the worker made exactly the same tool calls as the iteration before.
+ */
+export function detectProgress(
+  previous: ProgressMarks,
+  judgeMissing: readonly string[],
+  actionSignatures: readonly string[],
+): { progressed: boolean; marks: ProgressMarks } {
+  const missing = [...judgeMissing].sort().join('\n');
+  const actions = actionSignatures.join('\n');
+  const repeated = (missing !== '' && missing === previous.missing) || (actions !== '' && actions === previous.actions);
+  return { progressed: !repeated, marks: { missing, actions } };
+}

@@ -1,4 +1,4 @@
-import { NEUTRAL_MOOD, VITALS_WINDOW, measureVitals, repetitionRatio, type VitalsSignals } from '../../../src/domain/pacemaker';
+import { NEUTRAL_MOOD, VITALS_WINDOW, detectProgress, measureVitals, repetitionRatio, type VitalsSignals } from '../../../src/domain/pacemaker';
 
 const fresh: VitalsSignals = { judgeConfidences: [], recentActions: [], recentErrors: [], attemptsUsed: 0, maxAttempts: 10 };
 
@@ -48,5 +48,20 @@ describe('measureVitals (P2: vitals from real signals)', () => {
     expect(repetitionRatio(['a'])).toBe(0);
     expect(repetitionRatio(['a', 'a'])).toBe(0.5);
     expect(repetitionRatio(['a', 'b', 'a', 'b'])).toBe(0.5);
+  });
+});
+
+describe('detectProgress (P7 no_progress)', () => {
+  it('P7 the same missing requirements twice (in any order) or the same tool calls twice is no progress', () => {
+    const first = detectProgress({}, ['b', 'a'], ['write_file(x)']);
+    expect(first.progressed).toBe(true);
+    expect(detectProgress(first.marks, ['a', 'b'], ['read_file(y)']).progressed).toBe(false);
+    expect(detectProgress(first.marks, ['c'], ['write_file(x)']).progressed).toBe(false);
+    expect(detectProgress(first.marks, ['c'], ['read_file(y)']).progressed).toBe(true);
+  });
+
+  it('P7 nothing missing and no tool calls never count as a repeat', () => {
+    const empty = detectProgress({}, [], []);
+    expect(detectProgress(empty.marks, [], []).progressed).toBe(true);
   });
 });
