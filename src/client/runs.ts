@@ -1,7 +1,15 @@
 // The small client library behind the CLI: start, inspect, watch, list and cancel runs.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  QueryNotRegisteredError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type QueryDefinition,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
+import { MEMO_DECISIONS, MEMO_STATUS } from '../domain/run/state';
 import { taskWorkflowId } from '../workflows/execution';
 import type { ReplannerConfig } from '../domain/config';
 import {
@@ -64,13 +72,42 @@ export function runOptionsFromConfig(config: ReplannerConfig): Partial<RunOption
   };
 }
 
+/**
+ * O5: `status` of any run. A running run's worker answers the query; a finished run, or one whose
+ * worker does not answer within a few seconds, is read from what the workflow left in its memo (no
+ * worker needed). An unknown run is NotFound at once.
+ */
 export async function getStatus(client: Client, runId: string): Promise<RunStatus> {
+  return inspect(client, runId, statusQuery, MEMO_STATUS);
+}
+
+/** How long a query may wait for a worker before the memo answers instead. */
+const QUERY_WAIT_MS = 5000;
+
+async function inspect<T>(client: Client, runId: string, query: QueryDefinition<T>, memoKey: string): Promise<T> {
+  const handle = client.workflow.getHandle(workflowIdOf(runId));
+  let desc: WorkflowExecutionDescription;
   try {
-    return await client.workflow.getHandle(workflowIdOf(runId)).query(statusQuery);
+    desc = await handle.describe();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}" (workflow ${workflowIdOf(runId)} not found)`);
     throw err;
   }
+  const recorded = desc.memo?.[memoKey] as T | undefined;
+  if (desc.status.name !== 'RUNNING' && recorded !== undefined) return recorded;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), QUERY_WAIT_MS)));
+  try {
+    const answered = await Promise.race([handle.query(query), timeout]);
+    if (answered !== 'timeout') return answered;
+  } catch (err) {
+    if (err instanceof QueryNotRegisteredError) throw err;
+    if (recorded === undefined) throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (recorded !== undefined) return recorded;
+  throw new Error(`run "${runId}" did not answer (no worker polls its task queue "${desc.taskQueue}") and has no recorded state yet`);
 }
 
 export class NotFound extends Error {}
@@ -173,12 +210,11 @@ export async function answerQuestion(client: Client, runId: string, questionId: 
   );
 }
 
-/** X9: the run's decision log, counters and questions (Query `decisions`). */
+/** X9: the run's decision log, counters and questions (Query `decisions`; the memo when no worker answers, O5). */
 export async function getDecisions(client: Client, runId: string): Promise<DecisionsView> {
   try {
-    return await client.workflow.getHandle(workflowIdOf(runId)).query(decisionsQuery);
+    return await inspect(client, runId, decisionsQuery, MEMO_DECISIONS);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}" (workflow ${workflowIdOf(runId)} not found)`);
     if (err instanceof QueryNotRegisteredError) {
       throw new Error(`run "${runId}" has no decision log (it was started by a Replanner version without the \`decisions\` query)`);
     }

@@ -14,6 +14,7 @@ import {
   log,
   setDefaultSignalHandler,
   setHandler,
+  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -30,6 +31,7 @@ import {
   cancelRun,
   completeRun,
   decisionsView,
+  inspectionMemo,
   enterPhase,
   failRun,
   finishExecution,
@@ -341,15 +343,24 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
 function runEntity(initial: RunState): RunEntity & { publish(): void } {
   let state = initial;
   let published = '';
+  let memoized = '';
   const publish = () => {
     const key = `${state.phase}|${state.status}|${state.counters.total}`;
-    if (key === published) return;
-    published = key;
-    upsertSearchAttributes([
-      { key: PHASE_KEY, value: state.phase },
-      { key: STATUS_KEY, value: state.status },
-      { key: REPLAN_COUNT_KEY, value: state.counters.total },
-    ]);
+    if (key !== published) {
+      published = key;
+      upsertSearchAttributes([
+        { key: PHASE_KEY, value: state.phase },
+        { key: STATUS_KEY, value: state.status },
+        { key: REPLAN_COUNT_KEY, value: state.counters.total },
+      ]);
+    }
+    // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status, a
+    // decision, a question or a consultation changes, so a run can be inspected with no worker.
+    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}`;
+    if (memoKey !== memoized) {
+      memoized = memoKey;
+      upsertMemo(inspectionMemo(state));
+    }
   };
   return {
     get state() {

@@ -76,7 +76,7 @@ export async function startHarness(opts: { llmTimeoutMs?: number } = {}): Promis
       return dir;
     },
     async stop() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await fake.stop();
       await connection.close();

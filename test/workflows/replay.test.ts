@@ -1,5 +1,5 @@
 // Determinism: every recorded history in test/fixtures/histories must replay against the current
-// workflow code. Re-record with `npm run record-histories` only for an intended, patched() change.
+// workflow code. Until v0.2.0 an intended workflow change re-records them (`npm run record-histories`).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from '@temporalio/worker';

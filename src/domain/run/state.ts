@@ -525,3 +525,35 @@ export interface DecisionsView {
 export function decisionsView(s: RunState): DecisionsView {
   return { records: s.log.records, dropped: s.log.dropped, counters: s.counters, questions: s.questions };
 }
+
+/** O5: the memo keys that hold the run's last recorded `status` and `decisions`. */
+export const MEMO_STATUS = 'replannerStatus';
+export const MEMO_DECISIONS = 'replannerDecisions';
+
+/** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
+const MEMO_RECORDS = 30;
+const MEMO_RECORDS_WITH_PLANS = 5;
+const MEMO_SUMMARY_CHARS = 400;
+
+/**
+ * O5: the views a client shows when no worker can answer a query (finished, paused or stuck run),
+ * bounded: task summaries clipped, the newest decision records only (plans on the newest few). The
+ * instruction and workspace stay under their own memo keys, written at start.
+ */
+export function inspectionMemo(s: RunState): Record<string, unknown> {
+  const status = statusView(s);
+  const clip = (t: string | undefined) => (t && t.length > MEMO_SUMMARY_CHARS ? `${t.slice(0, MEMO_SUMMARY_CHARS)}…` : t);
+  const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clip(t.summary) } : t));
+  const records = s.log.records.slice(-MEMO_RECORDS).map((r, i, all) => {
+    if (i >= all.length - MEMO_RECORDS_WITH_PLANS) return r;
+    const { plan_before: _before, plan_after: _after, ...rest } = r;
+    return rest;
+  });
+  const decisions: DecisionsView = {
+    records: records as DecisionsView['records'],
+    dropped: s.log.dropped + (s.log.records.length - records.length),
+    counters: s.counters,
+    questions: s.questions.slice(-MEMO_RECORDS),
+  };
+  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions };
+}

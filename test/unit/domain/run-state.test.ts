@@ -13,6 +13,9 @@ import {
   decisionsView,
   enterPhase,
   initialRunState,
+  inspectionMemo,
+  MEMO_DECISIONS,
+  MEMO_STATUS,
   recordDecision,
   restorePrevious,
   setDecomposition,
@@ -252,5 +255,17 @@ describe('X9 X14 decisions and questions', () => {
     expect(decisionsView(state).records).toEqual([record]);
     expect(statusView(state).lastDecision).toEqual(record);
     expect(statusView(state).recentDecisions).toEqual([{ ...record, llm_decision: { reasoning: 'all clear' } }]);
+  });
+});
+
+describe('O5 inspection memo', () => {
+  it('O5 the memo holds status and decisions, bounded far below the payload limit even for 200 long tasks', () => {
+    const specs = Array.from({ length: 200 }, (_, i) => spec(`t${i}`));
+    let s = setDecomposition(initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' }), specs);
+    s = { ...s, tasks: s.tasks.map((t) => ({ ...t, summary: 'x'.repeat(8000) })) };
+    const memo = inspectionMemo(s);
+    expect(Object.keys(memo).sort()).toEqual([MEMO_DECISIONS, MEMO_STATUS].sort());
+    expect((memo[MEMO_STATUS] as { tasks: unknown[] }).tasks).toHaveLength(200);
+    expect(JSON.stringify(memo).length).toBeLessThan(300_000);
   });
 });
