@@ -550,7 +550,7 @@ export function inspectionMemo(s: RunState): Record<string, unknown> {
     return rest;
   });
   const decisions: DecisionsView = {
-    records: records as DecisionsView['records'],
+    records: records,
     dropped: s.log.dropped + (s.log.records.length - records.length),
     counters: s.counters,
     questions: s.questions.slice(-MEMO_RECORDS),
