@@ -18,12 +18,30 @@ import {
   getDecisions,
   getStatus,
   listRuns,
+  AlreadyEnded,
   NotFound,
   runOptionsFromConfig,
   startRun,
   watchRun,
 } from './runs';
 import type { Question, RunStatus } from '../workflows/messages';
+
+/**
+ * Ctrl-C while watching stops the watching, not the run: say so, and how to reattach or cancel
+ * (exit 130, the shell's code for an interrupt).
+ */
+async function whileWatching<T>(runId: string, say: (s: string) => void, watch: () => Promise<T>): Promise<T> {
+  const onInterrupt = () => {
+    say(`\nStopped watching; run ${runId} goes on. Reattach: replanner watch ${runId} · cancel it: replanner cancel ${runId}`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await watch();
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
 
 export const EXIT = { OK: 0, RUN_NOT_DONE: 1, USAGE: 2, UNAVAILABLE: 3 } as const;
 
@@ -191,10 +209,12 @@ export async function main(
         if (!o.json) print(`Started run ${runId} — Web UI: ${url}`);
         const show = progressPrinter(o.json ? undefined : print);
         if (asking) startAsker(backend.client, runId);
-        const final = await watchRun(backend.client, runId, (s) => {
-          show(s);
-          asker?.offer(s);
-        });
+        const final = await whileWatching(runId, say, () =>
+          watchRun(backend!.client, runId, (s) => {
+            show(s);
+            asker?.offer(s);
+          }),
+        );
         await asker?.close();
         if (o.json) json(final);
         else print(renderStatus(final));
@@ -213,11 +233,13 @@ export async function main(
         backend = await connect();
         const show = progressPrinter(print);
         if (asking) startAsker(backend.client, runId);
-        const final = await watchRun(backend.client, runId, (s) => {
-          if (o.json) print(JSON.stringify(s));
-          else show(s);
-          asker?.offer(s);
-        });
+        const final = await whileWatching(runId, say, () =>
+          watchRun(backend!.client, runId, (s) => {
+            if (o.json) print(JSON.stringify(s));
+            else show(s);
+            asker?.offer(s);
+          }),
+        );
         await asker?.close();
         if (!o.json) print(renderStatus(final));
         return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
@@ -235,7 +257,14 @@ export async function main(
       case 'cancel': {
         const runId = needRunId(rest);
         backend = await connect();
-        await cancelRun(backend.client, runId);
+        try {
+          await cancelRun(backend.client, runId);
+        } catch (e) {
+          if (!(e instanceof AlreadyEnded)) throw e;
+          if (o.json) json({ runId, cancelRequested: false, reason: e.message });
+          else say(`replanner: ${e.message}`);
+          return EXIT.RUN_NOT_DONE;
+        }
         if (o.json) json({ runId, cancelRequested: true });
         else print(`Cancellation requested for run ${runId}; its running tasks are being stopped.`);
         return EXIT.OK;

@@ -161,14 +161,24 @@ export async function listRuns(client: Client, limit = 20): Promise<RunListing[]
   return out;
 }
 
+/** Cancels a running run; a run that already ended is reported as such (AlreadyEnded), not "cancelled". */
 export async function cancelRun(client: Client, runId: string): Promise<void> {
+  const handle = client.workflow.getHandle(workflowIdOf(runId));
   try {
-    await client.workflow.getHandle(workflowIdOf(runId)).cancel();
+    const desc = await handle.describe();
+    if (desc.status.name !== 'RUNNING') {
+      const final = (desc.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status ?? desc.status.name;
+      throw new AlreadyEnded(`run ${runId} already ended (${final}); nothing to cancel`);
+    }
+    await handle.cancel();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}"`);
     throw err;
   }
 }
+
+/** The run has already ended: the command has nothing to act on (exit 1). */
+export class AlreadyEnded extends Error {}
 
 /** P7: the answer was rejected by the task's validator (nothing pending, unknown choice, no guidance text). */
 export class AnswerRejected extends Error {}

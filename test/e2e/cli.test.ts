@@ -1,4 +1,6 @@
 // Issue 3: the `replanner` CLI in-process against the real dev server and a real worker.
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import { cli } from '../support/cli';
 import { startHarness, uniqueId, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
@@ -21,6 +23,11 @@ describe('replanner CLI', () => {
     const final = JSON.parse(run.out);
     expect(final.status).toBe('DONE');
     expect(final.tasks[0]).toMatchObject({ id: 'one', state: 'DONE' });
+
+    // Cancelling a run that already ended says so (exit 1), it does not claim to cancel anything.
+    const late = await cli('cancel', id);
+    expect(late.code).toBe(1);
+    expect(late.err).toContain(`run ${id} already ended (DONE); nothing to cancel`);
 
     const status = await cli('status', id, '--json');
     expect(status.code).toBe(0);
@@ -87,5 +94,36 @@ describe('replanner CLI', () => {
     const help = await cli('--help');
     expect(help.code).toBe(0);
     expect(help.out).toContain('Usage:');
+  });
+
+  it('Ctrl-C while watching stops the watching, not the run, and says how to reattach or cancel', async () => {
+    scriptScenario(h.fake, {
+      tasks: [{ id: 'slow', title: 'slow', command: ['node', '-e', 'setTimeout(() => {}, 60000)'] }],
+    });
+    const id = uniqueId('cli');
+    expect((await cli('run', 'be slow', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
+    const root = path.resolve(__dirname, '../..');
+    const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', 'watch', id], {
+      cwd: root,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let i = 0; i < 150 && !out.includes('phase:'); i++) await new Promise((r) => setTimeout(r, 200));
+    expect(out).toContain('phase:');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
+    const s = JSON.parse((await cli('status', id, '--json')).out);
+    expect(s.status).toBe('RUNNING');
+    expect((await cli('cancel', id)).code).toBe(0);
+    await h.client.workflow
+      .getHandle(`run-${id}`)
+      .result()
+      .catch(() => undefined);
   });
 });
