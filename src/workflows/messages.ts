@@ -138,6 +138,8 @@ export interface TaskStatus {
   pacemaker?: { maxLoops: number; vitals: Vitals; interventions: number };
   /** P7: the consultation waiting for the user's answer, if any. */
   consultation?: PendingConsultation;
+  /** P8: the newest [DUCK_PACEMAKER] lines of this task (start, per-loop stall / vitals change, interventions, end). */
+  pacemakerLog?: string[];
 }
 export const taskStatusQuery = defineQuery<TaskStatus>('taskStatus');
 

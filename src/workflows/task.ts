@@ -63,6 +63,8 @@ export interface TaskOutcome {
 
 /** Signals kept for the vitals (P2) and complexity (P3): small, bounded lists only. */
 const SIGNAL_WINDOW = 12;
+/** P8: pacemaker lines kept in the task's status. */
+const PACEMAKER_LOG_LINES = 20;
 
 export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const { task, options } = input;
@@ -90,7 +92,6 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     toolErrors: sig.toolErrors,
   });
   const start = calculateMaxLoops({ profile: task.profile, complexity: complexity(), config: pm });
-  log.info(pacemakerLogLine('start', { taskId: task.id, result: start }));
   let pace: PacemakerState = initialPacemakerState(start.max_loops, NEUTRAL_VITALS);
   /** A limit set by a consultation (raised) is never lowered by a recomputation. */
   let limitFloor = 0;
@@ -102,6 +103,12 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     maxIterations: pace.maxLoops,
     usage: ZERO_USAGE,
   };
+  /** P8: every [DUCK_PACEMAKER] line goes to the worker log and, the newest few, to `taskStatus`. */
+  const paceLog = (line: string) => {
+    log.info(line);
+    status.pacemakerLog = [...(status.pacemakerLog ?? []), line].slice(-PACEMAKER_LOG_LINES);
+  };
+  paceLog(pacemakerLogLine('start', { taskId: task.id, result: start }));
   const refreshStatus = () => {
     status.maxIterations = pace.maxLoops;
     status.pacemaker = { maxLoops: pace.maxLoops, vitals: pace.vitals, interventions: pace.interventions.length };
@@ -166,7 +173,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     };
     answer = undefined;
     status.consultation = pending;
-    log.info(pacemakerLogLine('intervention', { taskId: task.id, kind: iv.kind, iteration: iv.iteration, maxLoops: iv.maxLoops }));
+    paceLog(pacemakerLogLine('intervention', { taskId: task.id, kind: iv.kind, iteration: iv.iteration, maxLoops: iv.maxLoops }));
     await tellRun(pending);
     const timeoutMs = pm.consultation_timeout_minutes * 60_000;
     const answered = timeoutMs > 0 ? await condition(() => answer !== undefined, timeoutMs) : false;
@@ -177,7 +184,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     pace = result.state;
     const outcome = result.outcome;
     if ('maxLoops' in outcome) limitFloor = Math.max(limitFloor, outcome.maxLoops);
-    log.info(
+    paceLog(
       pacemakerLogLine('intervention', {
         taskId: task.id,
         kind: iv.kind,
@@ -200,7 +207,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   let last: { judge?: Judgement; logPath?: string } = {};
   const finish = (state: TaskOutcome['state'], reason: string): TaskOutcome => {
     status.state = state === 'DONE' ? 'DONE' : state === 'BLOCKED' ? 'BLOCKED' : 'RUNNING';
-    log.info(
+    paceLog(
       pacemakerLogLine('end', {
         taskId: task.id,
         loopsUsed: pace.iteration,
@@ -263,7 +270,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       refreshStatus();
       // P8: the per-loop lines.
       if (!progressed) {
-        log.info(
+        paceLog(
           pacemakerLogLine('stall', {
             taskId: task.id,
             iteration: pace.iteration,
@@ -272,7 +279,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
           }),
         );
       }
-      log.info(pacemakerLogLine('vitals', { taskId: task.id, iteration: pace.iteration, before: vitalsBefore, after: pace.vitals }));
+      paceLog(pacemakerLogLine('vitals', { taskId: task.id, iteration: pace.iteration, before: vitalsBefore, after: pace.vitals }));
 
       const outcome = judgeOutcome(judge); // J2
       if (outcome !== 'NEEDS_CONTINUATION') return finish(outcome, judge.reason);

@@ -13,6 +13,7 @@ import {
   type TaskStatus,
 } from '../../src/workflows/messages';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { TaskWorkflow, type TaskOutcome } from '../../src/workflows/task';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { TRIGGER } from '../support/pacemaker-triggers';
@@ -202,5 +203,29 @@ describe('P7 answers are validated once, the same for the update and the signal'
     await handle.signal(answerConsultationSignal, { choice: 'requirements', guidance: TEXT });
     expect((await handle.result()).state).toBe('DONE');
     expect(h.fake.requestsFor('worker_step').some((r) => taskIdOf(r) === id && r.text.includes(`USER GUIDANCE:\n${TEXT}`))).toBe(true);
+  });
+});
+
+describe('P8 P4 the pacemaker lines in the task status', () => {
+  it('P8 per loop: "progress stall detected" and "vitals change" with before → after; the start line first', async () => {
+    const s = await consultAndAnswer('no_progress', 'stop');
+    const lines = s.after.pacemakerLog ?? [];
+    expect(lines[0]).toMatch(/^\[DUCK_PACEMAKER\] start .*profile=FILE_OPERATION limit=\d+/);
+    expect(lines.some((l) => /\[DUCK_PACEMAKER\] loop 2\/\d+ .*progress stall detected \(no progress for 1 loop\)/.test(l))).toBe(true);
+    expect(lines.some((l) => /\[DUCK_PACEMAKER\] .*vitals change.*mood \d\.\d+→\d\.\d+/.test(l))).toBe(true);
+    expect(lines.some((l) => /\[DUCK_PACEMAKER\] intervention .*no_progress/.test(l))).toBe(true);
+  });
+
+  it('P4 a profile the planner does not know becomes UNKNOWN and gets base 8 end to end (never another profile)', async () => {
+    const runId = uniqueId('p4');
+    scriptScenario(h.fake, { tasks: [{ id: 'odd', title: 'an odd task', profile: 'INTERPRETIVE_DANCE', files: { 'odd.txt': 'x' } }] });
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'do the odd task', workspace: h.workspace(), options: FAST }],
+    });
+    expect((await handle.result()).status).toBe('DONE');
+    const ts = await h.client.workflow.getHandle(`${runWorkflowId(runId)}.task-odd`).query(taskStatusQuery);
+    expect(ts.pacemakerLog?.[0]).toMatch(/profile=UNKNOWN limit=\d+ \(base 8\b/);
   });
 });
