@@ -2,16 +2,7 @@
 // SIGKILL it. TypeScript is transpiled on require (no type check: jest's tsc run does that).
 // Env: TEMPORAL_ADDRESS, REPLANNER_TASK_QUEUE, OPENAI_BASE_URL, OPENAI_API_KEY, REPLANNER_MODEL,
 // REPLANNER_WORKFLOW_BUNDLE (the bundle jest's global setup built).
-const fs = require('node:fs');
-const ts = require('typescript');
-
-require.extensions['.ts'] = (module, filename) => {
-  const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  module._compile(out.outputText, filename);
-};
+require('./ts-register');
 
 require('../../src/worker-main.ts')
   .runWorkerProcess(process.env)

@@ -2,26 +2,16 @@
 // clarification question. A new worker process takes over: the decision log, the counters and the
 // pending question are exactly as before, and the run completes once the question is answered,
 // without repeating any finished LLM call.
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { WorkerProcesses } from '../support/worker-processes';
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
-const ROOT = path.resolve(__dirname, '../..');
-const WORKER_SCRIPT = path.join(ROOT, 'test/support/worker-process.js');
-
-interface WorkerProc {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
 let h: Harness;
-const procs: WorkerProc[] = [];
+const workers = new WorkerProcesses();
 const taskQueue = uniqueId('worker-kill');
 
 beforeAll(async () => {
@@ -29,58 +19,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // Never leave a worker process behind, whatever happened in the test.
-  for (const p of procs) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
+  await workers.killAll();
   await h?.stop();
 });
 
 /** A Replanner worker in its own process on this test's task queue, talking to the harness's fake LLM. */
-async function startWorkerProcess(): Promise<WorkerProc> {
-  const bundle = process.env.REPLANNER_TEST_BUNDLE;
-  if (!bundle) throw new Error('REPLANNER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
-  const child = spawn(process.execPath, [WORKER_SCRIPT], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      REPLANNER_TASK_QUEUE: taskQueue,
-      OPENAI_BASE_URL: h.fake.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      REPLANNER_MODEL: 'fake-model',
-      REPLANNER_WORKFLOW_BUNDLE: bundle,
-      REPLANNER_LOG_LEVEL: 'WARN',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const p: WorkerProc = { child, output, exited };
-  procs.push(p);
-  let ready = false;
-  child.stdout.on('data', (d: Buffer) => {
-    output.push(d.toString());
-    if (/replanner worker: task queue/.test(output.join(''))) ready = true;
-  });
-  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
-  await until(
-    'the worker process to start',
-    async () => {
-      if (child.exitCode !== null) throw new Error('exited');
-      return ready ? true : undefined;
-    },
-    60_000,
-  ).catch((err) => {
-    throw new Error(`${(err as Error).message}; worker output:\n${output.join('')}`);
-  });
-  if (child.exitCode !== null) throw new Error(`worker process exited (${child.exitCode}):\n${output.join('')}`);
-  return p;
-}
+const startWorkerProcess = () => workers.start(taskQueue, h.fake.baseURL);
 
 describe('worker process killed during a clarification wait', () => {
   it('X9 X14 the worker SIGKILLed while the run waits for an answer: state intact, completes after the answer', async () => {

@@ -1,29 +1,21 @@
 // Issue 10: every worker LLM step is one activity, visible in the TaskWorkflow's history with the
 // tool calls it ran; a worker SIGKILLed mid-task resumes at the step in flight, never re-asking
 // the LLM for a finished step.
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import type { WorkerStepResult } from '../../src/activities/worker-step';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { WorkerProcesses } from '../support/worker-processes';
 import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
-
-const ROOT = path.resolve(__dirname, '../..');
-const WORKER_SCRIPT = path.join(ROOT, 'test/support/worker-process.js');
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(async () => {
-  for (const p of procs) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
+  await workers.killAll();
   await h?.stop();
 });
 beforeEach(() => h.fake.reset());
@@ -112,55 +104,9 @@ describe('worker steps as activities', () => {
 
 // --- a worker in its own process, so it can be SIGKILLed -------------------------------------
 
-interface WorkerProc {
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-const procs: WorkerProc[] = [];
+const workers = new WorkerProcesses();
 const killQueue = uniqueId('worker-steps-kill');
-
-async function startWorkerProcess(): Promise<WorkerProc> {
-  const bundle = process.env.REPLANNER_TEST_BUNDLE;
-  if (!bundle) throw new Error('REPLANNER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
-  const child = spawn(process.execPath, [WORKER_SCRIPT], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: temporalAddress(),
-      REPLANNER_TASK_QUEUE: killQueue,
-      OPENAI_BASE_URL: h.fake.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      REPLANNER_MODEL: 'fake-model',
-      REPLANNER_WORKFLOW_BUNDLE: bundle,
-      REPLANNER_LOG_LEVEL: 'WARN',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const p: WorkerProc = { child, output, exited };
-  procs.push(p);
-  let ready = false;
-  child.stdout.on('data', (d: Buffer) => {
-    output.push(d.toString());
-    if (/replanner worker: task queue/.test(output.join(''))) ready = true;
-  });
-  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
-  await until(
-    'the worker process to start',
-    async () => {
-      if (child.exitCode !== null) throw new Error('exited');
-      return ready ? true : undefined;
-    },
-    60_000,
-  ).catch((err) => {
-    throw new Error(`${(err as Error).message}; worker output:\n${output.join('')}`);
-  });
-  return p;
-}
+const startWorkerProcess = () => workers.start(killQueue, h.fake.baseURL);
 
 describe('worker SIGKILLed between steps', () => {
   it('B2 the worker SIGKILLed during step 4: a new worker retries step 4 only; steps 1-3 are requested exactly once', async () => {
