@@ -199,7 +199,7 @@ export interface PauseAck {
  * step or LLM call starts; calls in flight finish and are kept. Pausing a paused run is
  * acknowledged; a finished run is refused with its final status.
  */
-export const pauseUpdate = defineUpdate<PauseAck, [PauseInput?]>('pause');
+export const pauseUpdate = defineUpdate<PauseAck, [PauseInput]>('pause');
 /** O1: resume a paused run where it stopped; resuming a running run is acknowledged. */
 export const resumeUpdate = defineUpdate<PauseAck, []>('resume');
 /** O1: the fire-and-forget twins; an invalid payload or a finished run is logged and ignored. */
