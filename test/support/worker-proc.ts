@@ -39,11 +39,11 @@ export async function startWorkerProcess(p: { address: string; taskQueue: string
   const w: WorkerProc = { child, output, exited };
   started.push(w);
   let ready = false;
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     output.push(d.toString());
     if (/replanner worker: task queue/.test(output.join(''))) ready = true;
   });
-  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
   await until(
     'the worker process to start',
     async () => {
