@@ -71,7 +71,8 @@ describe('O1 pause and resume', () => {
       await sleep(4000);
       expect(fake.requests.length).toBe(seen);
       const stepsAtPause = fake.successfulFor('worker_step').length;
-      expect(stepsAtPause).toBeLessThan(10);
+      // At most the step each task had in flight when the pause reached it (step 3) was answered.
+      expect(stepsAtPause).toBeLessThanOrEqual(6);
 
       const paused = await handle.query(statusQuery);
       expect(paused.status).toBe('PAUSED');
