@@ -46,6 +46,23 @@ export interface WithUsage<T> {
   usage: TokenUsage;
 }
 
+/**
+ * O4: heartbeat on a timer while an LLM call runs, so a call lost with its worker is retried after
+ * the short heartbeat timeout (llmActivityOptions), not after its start-to-close timeout. The
+ * heartbeats also deliver a cancellation to the activity.
+ */
+async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const every = Math.max(500, Math.min(3000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3));
+  const beat = setInterval(() => ctx.heartbeat(), every);
+  try {
+    ctx.heartbeat();
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 export function createActivities(llm: LlmGateway) {
   const signal = () => Context.current().cancellationSignal;
   /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
@@ -55,10 +72,12 @@ export function createActivities(llm: LlmGateway) {
     schema: S,
     prompt: () => Prompt | Promise<Prompt>,
   ): Promise<WithUsage<z.output<S>>> =>
-    journaled(run.workspace, run.runId, async () => {
-      const r = await llm.structured({ purpose, schema, ...(await prompt()), signal: signal() });
-      return { value: r.value, usage: r.usage };
-    });
+    heartbeating(() =>
+      journaled(run.workspace, run.runId, async () => {
+        const r = await llm.structured({ purpose, schema, ...(await prompt()), signal: signal() });
+        return { value: r.value, usage: r.usage };
+      }),
+    );
 
   return {
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
@@ -101,19 +120,21 @@ export function createActivities(llm: LlmGateway) {
     async decideReplan(
       input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
     ): Promise<WithUsage<ReplanDecision> & { parseError?: string }> {
-      return journaled(input.workspace, input.runId, async () => {
-        const phase = input.context.phase;
-        const context =
-          input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
-            ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
-            : input.context;
-        const prompt = replanDecisionPrompt({ ...input, context, toolNames: TOOL_NAMES });
-        const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal() });
-        const parsed = parseDecision(phase, r.raw);
-        if (parsed.ok) return { value: parsed.decision, usage: r.usage };
-        Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
-        return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason };
-      });
+      return heartbeating(() =>
+        journaled(input.workspace, input.runId, async () => {
+          const phase = input.context.phase;
+          const context =
+            input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
+              ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
+              : input.context;
+          const prompt = replanDecisionPrompt({ ...input, context, toolNames: TOOL_NAMES });
+          const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal() });
+          const parsed = parseDecision(phase, r.raw);
+          if (parsed.ok) return { value: parsed.decision, usage: r.usage };
+          Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
+          return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason };
+        }),
+      );
     },
 
     /** J6: re-decompose a task the judge sent back; the prompt holds the instruction and Coverage (C2). */

@@ -20,11 +20,15 @@ import {
   listRuns,
   AlreadyEnded,
   NotFound,
+  pauseRun,
+  resumeRun,
+  RunEnded,
   runOptionsFromConfig,
   startRun,
   watchRun,
 } from './runs';
-import type { Question, RunStatus } from '../workflows/messages';
+import type { PauseAck, Question, RunStatus } from '../workflows/messages';
+import { MAX_PAUSE_REASON_CHARS } from '../domain/run/state';
 
 /**
  * Ctrl-C while watching stops the watching, not the run: say so, and how to reattach or cancel
@@ -58,6 +62,10 @@ Usage:
   replanner decisions <runId> [--json]                 the replan decision log, counters, questions
   replanner list [--json] [--limit N]                  recent runs
   replanner cancel <runId> [--json]                    cancel a run and its tasks
+  replanner pause <runId> ["reason"] [--json]          pause a run at its next safe point: no new
+                                                       phase, task, worker step or LLM call starts;
+                                                       calls in flight finish and are kept
+  replanner resume <runId> [--json]                    resume a paused run where it stopped
   replanner consult <runId> <taskId> <choice> ["text"] [--json]
                                                        answer a task's Duck Pacemaker consultation
   replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground
@@ -100,11 +108,20 @@ Environment:
 When nothing answers at TEMPORAL_ADDRESS, \`run\` starts the persisted local dev server
 (.replanner/temporal.db, Web UI on :8233) and a worker, and says so.
 
-Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED · 2 usage error, invalid config or
-rejected answer · 3 Temporal unreachable / run not found
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED (pause/resume: the run already
+ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable / run not found
 `;
 
 class UsageError extends Error {}
+
+/** O1: what `pause` / `resume` say. */
+export function pauseLine(runId: string, cmd: 'pause' | 'resume', ack: PauseAck): string {
+  if (cmd === 'resume') return ack.changed ? `Run ${runId} resumed.` : `Run ${runId} is not paused (${ack.status}); nothing to resume.`;
+  const why = ack.pause?.reason ? ` (${ack.pause.reason})` : '';
+  return ack.changed
+    ? `Run ${runId} paused${why}: calls in flight finish, nothing new starts. Resume: replanner resume ${runId}`
+    : `Run ${runId} was already paused since ${ack.pause?.since ?? '?'}${why}.`;
+}
 
 /** A validator's rejection of an answer is the user's input error (exit 2), with its reason. */
 async function rejectedIsUsage<T>(answering: Promise<T>): Promise<T> {
@@ -268,6 +285,26 @@ export async function main(
         if (o.json) json({ runId, cancelRequested: true });
         else print(`Cancellation requested for run ${runId}; its running tasks are being stopped.`);
         return EXIT.OK;
+      }
+      case 'pause':
+      case 'resume': {
+        const runId = needRunId(rest);
+        // Unquoted reason words are joined, so `pause r waiting for review` works too.
+        const reason = rest.slice(1).join(' ').trim();
+        if (cmd === 'resume' && reason) throw new UsageError('resume takes only a run id: replanner resume <runId>');
+        if (reason.length > MAX_PAUSE_REASON_CHARS) throw new UsageError(`the reason is longer than ${MAX_PAUSE_REASON_CHARS} characters`);
+        backend = await connect();
+        try {
+          const ack = cmd === 'pause' ? await pauseRun(backend.client, runId, reason || undefined) : await resumeRun(backend.client, runId);
+          if (o.json) json(ack);
+          else print(pauseLine(runId, cmd, ack));
+          return EXIT.OK;
+        } catch (e) {
+          if (!(e instanceof RunEnded)) throw e;
+          if (o.json) json({ runId, error: 'run already ended', status: e.status });
+          say(`replanner: ${e.message}; nothing to ${cmd}`);
+          return EXIT.RUN_NOT_DONE;
+        }
       }
       case 'consult': {
         const [runId, taskId, choice] = rest;

@@ -19,6 +19,7 @@ export function renderStatus(s: RunStatus): string {
     `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
+  if (s.pause) lines.push(pausedLine(s.runId, s.pause));
   if (s.goal) lines.push(`Goal: ${oneLine(s.goal.main_objective, 160)}`);
   for (const t of s.tasks) {
     const deps = t.dependencies.length ? ` (after ${t.dependencies.join(', ')})` : '';
@@ -174,7 +175,13 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
     else out.push(`  question ${id} is no longer waiting`);
   }
   if (prev && prev.status !== next.status) out.push(`status: ${next.status}`);
+  if (next.pause && (!prev?.pause || prev.pause.since !== next.pause.since)) out.push(`  ${pausedLine(next.runId, next.pause)}`);
   return out;
+}
+
+/** O1: why and since when the run is paused, and how to resume it. */
+export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): string {
+  return `PAUSED by ${p.by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 200)}` : ''} — resume: replanner resume ${runId}`;
 }
 
 export function oneLine(s: string, max: number): string {

@@ -16,7 +16,10 @@ import {
   answerClarificationUpdate,
   answerConsultationUpdate,
   decisionsQuery,
+  pauseUpdate,
+  resumeUpdate,
   statusQuery,
+  type PauseAck,
   type ClarificationAnswerAck,
   type ConsultationAnswerAck,
   type ConsultationAnswerInput,
@@ -227,6 +230,55 @@ export async function getDecisions(client: Client, runId: string): Promise<Decis
   } catch (err) {
     if (err instanceof QueryNotRegisteredError) {
       throw new Error(`run "${runId}" has no decision log (it was started by a Replanner version without the \`decisions\` query)`);
+    }
+    throw err;
+  }
+}
+
+/** O1: the run already ended; `status` is its final status. */
+export class RunEnded extends Error {
+  constructor(
+    message: string,
+    readonly status: string,
+  ) {
+    super(message);
+  }
+}
+
+/** O1: pause a run (Update `pause` on `run-<id>`); pausing a paused run is acknowledged (changed: false). */
+export async function pauseRun(client: Client, runId: string, reason?: string): Promise<PauseAck> {
+  return sendPause(client, runId, (h) => h.executeUpdate(pauseUpdate, { args: [reason ? { reason } : {}] }));
+}
+
+/** O1: resume a paused run (Update `resume`); resuming a running run is acknowledged (changed: false). */
+export async function resumeRun(client: Client, runId: string): Promise<PauseAck> {
+  return sendPause(client, runId, (h) => h.executeUpdate(resumeUpdate, { args: [] }));
+}
+
+async function sendPause(
+  client: Client,
+  runId: string,
+  update: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<PauseAck>,
+): Promise<PauseAck> {
+  const handle = client.workflow.getHandle(workflowIdOf(runId));
+  try {
+    return await update(handle);
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      // The validator refused: the run ended (its status is in the reason) or a bad payload.
+      const cause = (err as { cause?: unknown }).cause;
+      const message = cause instanceof Error ? cause.message : err.message;
+      const ended = /already ended: (\w+)/.exec(message);
+      throw ended ? new RunEnded(`run "${runId}" already ended: ${ended[1]}`, ended[1]!) : err;
+    }
+    // A closed workflow takes no update: say how it ended, or that there is no such run.
+    const d = await handle.describe().catch((e: unknown) => {
+      if (e instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}" (workflow ${workflowIdOf(runId)} not found)`);
+      throw err;
+    });
+    if (d.status.name !== 'RUNNING') {
+      const status = d.typedSearchAttributes.get(STATUS_KEY) ?? d.status.name;
+      throw new RunEnded(`run "${runId}" already ended: ${status}`, status);
     }
     throw err;
   }

@@ -25,6 +25,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
 import { taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
+import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
 /** What the run gives the phase for its replan-decision prompts (X6 loop warning, X9 history). */
@@ -88,11 +89,21 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
     tasks = tasks.map((t) => (t.id === id ? { ...t, ...patch } : t));
   };
+  // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's LLM calls and task starts.
+  // (a holder: a buffered pauseGate signal may arrive while the gate is being installed)
+  const relay: { current?: PauseRelay } = {};
+  const gate = installPauseGate((paused) => (paused ? undefined : relay.current?.retell()));
+  relay.current = startPauseRelay(
+    () => gate.paused,
+    () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
+  );
   const llm = (summary: string, timeout?: number) =>
-    proxyActivities<Activities>({
-      ...llmActivityOptions(input.options, summary),
-      ...(timeout ? { startToCloseTimeout: timeout } : {}),
-    });
+    gate.gated(
+      proxyActivities<Activities>({
+        ...llmActivityOptions(input.options, summary),
+        ...(timeout ? { startToCloseTimeout: timeout } : {}),
+      }),
+    );
   // X4: progress over the actions (tasks) of this plan.
   const active = () => tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
   let progress: ExecutionProgress = {
@@ -175,6 +186,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         : readyTasks(tasks)
             .filter((t) => !running.has(t.id))
             .slice(0, Math.max(0, free));
+      // O1: the safe point before starting tasks.
+      if (startable.length) await gate.ready();
       for (const t of startable) {
         setTask(t.id, { state: TaskState.RUNNING });
         running.set(

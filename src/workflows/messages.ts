@@ -6,12 +6,20 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CONSULTATION_EFFECTS, INTERVENTION_KINDS, type ConsultationEffect, type Vitals } from '../domain/pacemaker';
-import type { ConsultationMessage, DecisionsView, PendingConsultation, RunStatusView, TaskProgressMessage } from '../domain/run/state';
+import {
+  MAX_PAUSE_REASON_CHARS,
+  type ConsultationMessage,
+  type DecisionsView,
+  type PauseState,
+  type PendingConsultation,
+  type RunStatusView,
+  type TaskProgressMessage,
+} from '../domain/run/state';
 import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { TokenUsage } from '../llm/usage';
 
-export type { DecisionsView, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
+export type { DecisionsView, PauseState, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
 
 /** What `status` returns: a view computed from the run's state on each query. */
 export type RunStatus = RunStatusView;
@@ -165,3 +173,48 @@ export interface ConsultationAnswerAck {
 export const answerConsultationUpdate = defineUpdate<ConsultationAnswerAck, [ConsultationAnswerInput]>('answerConsultation');
 /** P7: the fire-and-forget twin of answerConsultation; an invalid answer is logged and ignored. */
 export const answerConsultationSignal = defineSignal<[ConsultationAnswerInput]>('answerConsultationSignal');
+
+// ---------------------------------------------------------------- O1 pause and resume
+
+export interface PauseInput {
+  /** Why (shown by `status`), at most MAX_PAUSE_REASON_CHARS. */
+  reason?: string;
+}
+/** No payload (the temporal CLI without --input), null, or an object with an optional reason. */
+export const PauseInputSchema: z.ZodType<PauseInput | undefined | null> = z
+  .strictObject({ reason: text(MAX_PAUSE_REASON_CHARS).optional() })
+  .nullable()
+  .optional();
+/** resume carries nothing: no payload, null or {}. */
+export const ResumeInputSchema: z.ZodType<Record<string, never> | undefined | null> = z.strictObject({}).nullable().optional();
+
+export interface PauseAck {
+  runId: string;
+  /** PAUSED after a pause, RUNNING after a resume. */
+  status: 'PAUSED' | 'RUNNING';
+  /** False: it was already so (acknowledged, nothing changed). */
+  changed: boolean;
+  pause?: PauseState;
+}
+/**
+ * O1: pause the run (RunWorkflow `run-<runId>`) at its next safe point: no new phase, task, worker
+ * step or LLM call starts; calls in flight finish and are kept. Pausing a paused run is
+ * acknowledged; a finished run is refused with its final status.
+ */
+export const pauseUpdate = defineUpdate<PauseAck, [PauseInput]>('pause');
+/** O1: resume a paused run where it stopped; resuming a running run is acknowledged. */
+export const resumeUpdate = defineUpdate<PauseAck, []>('resume');
+/** O1: the fire-and-forget twins; an invalid payload or a finished run is logged and ignored. */
+export const pauseSignal = defineSignal<[PauseInput?]>('pauseSignal');
+export const resumeSignal = defineSignal<[]>('resumeSignal');
+
+export interface PauseGateMessage {
+  paused: boolean;
+}
+export const PauseGateSchema: z.ZodType<PauseGateMessage> = z.strictObject({ paused: z.boolean() });
+/**
+ * O1, internal: a run tells its current phase child, and the execution phase its running tasks,
+ * whether they may start LLM calls. A forged one is at worst a pause: `resume` on the run tells
+ * every child again.
+ */
+export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');

@@ -52,6 +52,8 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
 export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
   return {
     startToCloseTimeout: o.llmCallTimeout,
+    // O4: the activity heartbeats every few seconds; a call lost with its worker is retried soon.
+    heartbeatTimeout: LLM_HEARTBEAT_TIMEOUT_MS,
     // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     retry: llmRetryPolicy(o),
@@ -71,6 +73,9 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
     summary,
   };
 }
+
+/** O4: LLM activities (not worker steps) heartbeat every ≤ 3 s; a lost one is retried after 10 s. */
+const LLM_HEARTBEAT_TIMEOUT_MS = 10_000;
 
 /** 1 s .. 10 min; anything else (absent, NaN, forged) is the 30 s default. */
 function heartbeatTimeoutMs(v: number | undefined): number {

@@ -25,6 +25,7 @@ import {
   addNotes,
   addPlanningUsage,
   allAnswered,
+  isPaused,
   askQuestions,
   completeReplan,
   countReplan,
@@ -44,6 +45,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
 import { llmActivityOptions, type RunOptions } from './options';
+import { gateOn } from './pause-gate';
 
 export type { Jump } from '../domain/run/state';
 
@@ -89,6 +91,8 @@ export function createReplanning(deps: ReplanningDeps) {
     };
   };
   const askLlm = async (phase: Phase, context: ReplanContext, escalation?: string) => {
+    // O1: no LLM call starts while the run is paused.
+    await gateOn(() => isPaused(s())).ready();
     const r = await proxyActivities<Activities>(
       llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`),
     ).decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });

@@ -31,14 +31,18 @@ import {
   cancelRun,
   completeRun,
   decisionsView,
+  displayStatus,
   inspectionMemo,
   enterPhase,
   failRun,
   finishExecution,
   initialRunState,
+  isPaused,
   nextPhase,
+  pauseRun,
   pendingQuestions,
   restorePrevious,
+  resumeRun,
   setDecomposition,
   setGoal,
   setReflection,
@@ -48,6 +52,7 @@ import {
   tasksToPlan,
   type Applied,
   type Jump,
+  type PauseApplied,
   type RunState,
 } from '../domain/run/state';
 import { TaskState, type Phase } from '../domain/types';
@@ -62,7 +67,14 @@ import {
   ClarificationAnswerSchema,
   decisionsQuery,
   parsePayload,
+  PauseInputSchema,
+  pauseSignal,
+  pauseUpdate,
+  ResumeInputSchema,
+  resumeSignal,
+  resumeUpdate,
   statusQuery,
+  type PauseAck,
   type Parsed,
   TaskConsultationSchema,
   taskConsultationSignal,
@@ -71,6 +83,7 @@ import {
   type RunStatus,
 } from './messages';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from './options';
+import { gateOn, startPauseRelay } from './pause-gate';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from './phases';
 import { createReplanning, type RunEntity } from './replanning';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
@@ -105,6 +118,13 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const wfId = workflowInfo().workflowId;
   const entity = runEntity(input.carry?.state ?? initialRunState(input));
   const now = () => new Date().toISOString();
+  // O1: the run's safe points wait on this gate; its phase child (current below) is kept told.
+  const gate = gateOn(() => isPaused(entity.state));
+  let currentChild: string | undefined;
+  const relay = startPauseRelay(
+    () => isPaused(entity.state),
+    () => (currentChild ? [currentChild] : []),
+  );
 
   // ------------------------------------------------------------ every message of the run (SPEC S2)
   // Payloads are parsed by their schema, then checked against the state; a refused update throws in
@@ -143,6 +163,40 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       if (r.ok) entity.apply(() => r.state);
       else log.warn(`ignored ${name}: ${r.reason}`);
     };
+  // O1: pause / resume. The validator refuses a bad payload or a finished run (with its status); a
+  // repeated pause or resume is acknowledged (changed: false).
+  const pauseCheck = (payload: unknown): PauseApplied => {
+    const p = parsePayload(PauseInputSchema, payload);
+    return p.ok ? pauseRun(entity.state, { ...(p.value?.reason ? { reason: p.value.reason } : {}), at: now() }) : p;
+  };
+  const resumeCheck = (payload: unknown): PauseApplied => {
+    const p = parsePayload(ResumeInputSchema, payload);
+    return p.ok ? resumeRun(entity.state) : p;
+  };
+  const pauseApply = (r: PauseApplied, resumed: boolean): PauseAck => {
+    if (!r.ok) throw new Error(r.reason);
+    if (r.changed) entity.apply(() => r.state);
+    // A resume tells every child again: undoes a pause forged on a child.
+    if (resumed) relay.retell();
+    const s = entity.state;
+    return { runId: s.runId, status: isPaused(s) ? 'PAUSED' : 'RUNNING', changed: r.changed, ...(s.pause ? { pause: s.pause } : {}) };
+  };
+  const throwIfRefused = (r: PauseApplied) => {
+    if (!r.ok) throw new Error(r.reason);
+  };
+  setHandler(pauseUpdate, (...a: unknown[]) => pauseApply(pauseCheck(a[0]), false), {
+    validator: (...a: unknown[]) => throwIfRefused(pauseCheck(a[0])),
+  });
+  setHandler(resumeUpdate, (...a: unknown[]) => pauseApply(resumeCheck(a[0]), true), {
+    validator: (...a: unknown[]) => throwIfRefused(resumeCheck(a[0])),
+  });
+  const pauseSignalled = (check: (p: unknown) => PauseApplied, resumed: boolean, name: string) => (payload?: unknown) => {
+    const r = check(payload);
+    if (r.ok) pauseApply(r, resumed);
+    else log.warn(`ignored ${name}: ${r.reason}`);
+  };
+  setHandler(pauseSignal, pauseSignalled(pauseCheck, false, 'pauseSignal'));
+  setHandler(resumeSignal, pauseSignalled(resumeCheck, true, 'resumeSignal'));
   setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
   setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
   // A signal of no known name is dropped (otherwise the SDK would buffer it for a handler that never comes).
@@ -173,9 +227,11 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       return r.state;
     });
     log.info(`phase ${phase} #${n}`);
-    return `${wfId}.${phase}-${n}`;
+    currentChild = `${wfId}.${phase}-${n}`;
+    return currentChild;
   };
   const usageOf = <T>(r: { value: T; usage: TokenUsage }): T => {
+    currentChild = undefined; // the phase child ended: nothing more to tell it
     entity.apply((s) => addPlanningUsage(s, r.usage));
     return r.value;
   };
@@ -270,6 +326,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         ],
         staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
       });
+      currentChild = undefined;
       entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
       rp.phaseFinished('execution');
       // One route for decisions: each one the phase asked after an action, replan or not, goes
@@ -312,6 +369,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     for (;;) {
       await maybeContinueAsNew();
       let to: Phase | 'done';
+      // O1: the safe point between phases: no phase starts while paused.
+      await gate.ready();
       try {
         to = await steps[phase]();
       } catch (err) {
@@ -321,6 +380,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         entity.apply(restorePrevious);
         to = failed.jump ? jump(failed.jump) : nextPhase(failed.resumeAfter);
       }
+      currentChild = undefined;
       phasesThisRun += 1;
       if (to === 'done') break;
       phase = to;
@@ -345,17 +405,18 @@ function runEntity(initial: RunState): RunEntity & { publish(): void } {
   let published = '';
   let memoized = '';
   const publish = () => {
-    const key = `${state.phase}|${state.status}|${state.counters.total}`;
+    const status = displayStatus(state);
+    const key = `${state.phase}|${status}|${state.counters.total}`;
     if (key !== published) {
       published = key;
       upsertSearchAttributes([
         { key: PHASE_KEY, value: state.phase },
-        { key: STATUS_KEY, value: state.status },
+        { key: STATUS_KEY, value: status },
         { key: REPLAN_COUNT_KEY, value: state.counters.total },
       ]);
     }
-    // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status, a
-    // decision, a question or a consultation changes, so a run can be inspected with no worker.
+    // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
+    // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
     const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}`;
     if (memoKey !== memoized) {
       memoized = memoKey;

@@ -38,6 +38,7 @@ import {
 } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { runWorkerIteration } from './worker-loop';
+import { installPauseGate } from './pause-gate';
 import { explainActivityFailure } from './failures';
 
 export interface TaskInput {
@@ -126,6 +127,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     return v.answer;
   };
 
+  // O1: told by the execution phase; every worker step and the judge wait here while paused.
+  const gate = installPauseGate();
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,
@@ -233,9 +236,10 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         feedback,
         guidance: g.guidance,
         options,
+        gate,
       });
       status.usage = addUsage(status.usage, worker.usage);
-      const judged = await proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`)).judgeTask({
+      const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({
         ...input.run,
         task,
         workerSummary: worker.summary,

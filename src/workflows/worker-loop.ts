@@ -16,6 +16,7 @@ import {
 } from '../domain/worker-steps';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { workerActivityOptions, type RunOptions } from './options';
+import type { PauseGate } from './pause-gate';
 
 export interface WorkerIterationInput {
   run: RunRef;
@@ -25,6 +26,8 @@ export interface WorkerIterationInput {
   feedback?: string;
   guidance?: string;
   options: RunOptions;
+  /** O1: no step starts while the run is paused. */
+  gate?: PauseGate;
 }
 
 export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
@@ -36,6 +39,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
+    await input.gate?.ready();
     const r = await proxyActivities<Activities>(
       workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`),
     ).workerStep({

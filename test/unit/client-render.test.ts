@@ -252,3 +252,25 @@ describe('consultations (P7)', () => {
     expect(describeChanges(consulting, consulting).filter((l) => l.includes('consultation'))).toEqual([]);
   });
 });
+
+describe('O1 PAUSED in status and watch', () => {
+  const paused: RunStatus = {
+    ...base,
+    status: 'PAUSED',
+    pause: { kind: 'user', by: 'user', reason: 'waiting for review', since: '2024-01-01T00:00:00.000Z' },
+  };
+  it('O1 status shows PAUSED with who, since when, the reason and how to resume', () => {
+    const text = renderStatus(paused);
+    expect(text).toContain('Run r1: PAUSED');
+    expect(text).toContain('PAUSED by user since 2024-01-01T00:00:00.000Z: waiting for review — resume: replanner resume r1');
+    expect(renderStatus(base)).not.toContain('PAUSED');
+  });
+  it('O1 watch says when the run pauses and resumes, once', () => {
+    expect(describeChanges(base, paused)).toEqual([
+      'status: PAUSED',
+      '  PAUSED by user since 2024-01-01T00:00:00.000Z: waiting for review — resume: replanner resume r1',
+    ]);
+    expect(describeChanges(paused, paused)).toEqual([]);
+    expect(describeChanges(paused, base)).toEqual(['status: RUNNING']);
+  });
+});

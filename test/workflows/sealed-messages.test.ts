@@ -135,6 +135,18 @@ const MALFORMED: Row[] = [
     input: JSON.stringify({ questionId: 'q1', answer: HUGE }),
     reason: 'invalid payload (answer',
   },
+  // O1 (issue 12): pause and resume with bad payloads pause nothing.
+  { what: 'pauseSignal a string', kind: 'signal', name: 'pauseSignal', input: '"stop"' },
+  { what: 'pauseSignal wrong types', kind: 'signal', name: 'pauseSignal', input: '{"reason":7}' },
+  { what: 'pauseSignal extra key', kind: 'signal', name: 'pauseSignal', input: '{"reason":"x","admin":true}' },
+  { what: 'pauseSignal huge reason', kind: 'signal', name: 'pauseSignal', input: JSON.stringify({ reason: HUGE }) },
+  { what: 'resumeSignal extra key', kind: 'signal', name: 'resumeSignal', input: '{"force":true}' },
+  { what: 'pause a string', kind: 'update', name: 'pause', input: '"now"', reason: 'invalid payload' },
+  { what: 'pause wrong types', kind: 'update', name: 'pause', input: '{"reason":[1]}', reason: 'invalid payload (reason' },
+  { what: 'pause extra key', kind: 'update', name: 'pause', input: '{"reason":"x","admin":true}', reason: 'invalid payload' },
+  { what: 'pause huge reason', kind: 'update', name: 'pause', input: JSON.stringify({ reason: HUGE }), reason: 'invalid payload (reason' },
+  { what: 'resume extra key', kind: 'update', name: 'resume', input: '{"force":true}', reason: 'invalid payload' },
+  { what: 'pauseGate (internal) to the run', kind: 'signal', name: 'pauseGate', input: '{"paused":true}' },
 ];
 
 describe('S2 sealed messages', () => {
@@ -303,6 +315,9 @@ describe('S2 sealed messages', () => {
         reason: 'consultation "s-c9" is not pending',
       },
       { what: 'answerConsultationSignal null', kind: 'signal', name: 'answerConsultationSignal', input: 'null' },
+      { what: 'pauseGate null', kind: 'signal', name: 'pauseGate', input: 'null' },
+      { what: 'pauseGate wrong types', kind: 'signal', name: 'pauseGate', input: '{"paused":"yes"}' },
+      { what: 'pauseGate extra key', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"admin":true}' },
       { what: 'answerConsultationSignal extra key', kind: 'signal', name: 'answerConsultationSignal', input: '{"choice":"stop","admin":true}' },
       {
         what: 'answerConsultationSignal another id',

@@ -4,14 +4,13 @@
 // without repeating any finished LLM call.
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { WorkerProcesses } from '../support/worker-processes';
+import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { killAllWorkers, startWorkerProcess as startWorker } from '../support/worker-proc';
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
 let h: Harness;
-const workers = new WorkerProcesses();
 const taskQueue = uniqueId('worker-kill');
 
 beforeAll(async () => {
@@ -19,12 +18,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // Never leave a worker process behind, whatever happened in the test.
-  await workers.killAll();
+  await killAllWorkers();
   await h?.stop();
 });
 
 /** A Replanner worker in its own process on this test's task queue, talking to the harness's fake LLM. */
-const startWorkerProcess = () => workers.start(taskQueue, h.fake.baseURL);
+const startWorkerProcess = () => startWorker({ address: temporalAddress(), taskQueue: taskQueue, llmBaseURL: h.fake.baseURL });
 
 describe('worker process killed during a clarification wait', () => {
   it('X9 X14 the worker SIGKILLed while the run waits for an answer: state intact, completes after the answer', async () => {

@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import type { WorkerStepResult } from '../../src/activities/worker-step';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { WorkerProcesses } from '../support/worker-processes';
+import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { killAllWorkers, startWorkerProcess as startWorker } from '../support/worker-proc';
 import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(async () => {
-  await workers.killAll();
+  await killAllWorkers();
   await h?.stop();
 });
 beforeEach(() => h.fake.reset());
@@ -104,9 +104,8 @@ describe('worker steps as activities', () => {
 
 // --- a worker in its own process, so it can be SIGKILLed -------------------------------------
 
-const workers = new WorkerProcesses();
 const killQueue = uniqueId('worker-steps-kill');
-const startWorkerProcess = () => workers.start(killQueue, h.fake.baseURL);
+const startWorkerProcess = () => startWorker({ address: temporalAddress(), taskQueue: killQueue, llmBaseURL: h.fake.baseURL });
 
 describe('worker SIGKILLed between steps', () => {
   it('B2 the worker SIGKILLed during step 4: a new worker retries step 4 only; steps 1-3 are requested exactly once', async () => {

@@ -27,7 +27,24 @@ import type { ReplanContext } from '../../llm/prompts/replan';
 import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 
-export type RunStatusValue = 'RUNNING' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
+/** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
+export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
+
+/** O1: why the run is paused. Only 'user' today; O2/O3 add 'llm_outage' and 'budget'. */
+export type PauseKind = 'user';
+
+/** O1: the run is paused: no new phase, task, worker step or LLM call starts until it resumes. */
+export interface PauseState {
+  kind: PauseKind;
+  /** Who or what paused it ('user': the pause update/signal). */
+  by: 'user';
+  /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS). */
+  reason?: string;
+  /** ISO time the pause began. */
+  since: string;
+}
+
+export const MAX_PAUSE_REASON_CHARS = 2000;
 
 /** R1: one judged plan of the refinement loop (compact: issues are clipped). */
 export interface PlanQualityAttempt {
@@ -134,6 +151,8 @@ export interface RunState {
   /** Why a replan sent the run back to a phase, for that phase's prompt (taken once). */
   feedback: Partial<Record<Phase, string>>;
   previous?: PreviousPlan;
+  /** O1: set while the run is paused. */
+  pause?: PauseState;
 }
 
 export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
@@ -291,6 +310,33 @@ export function cancelRun(s: RunState): RunState {
     status: 'CANCELLED',
     phase: 'finished',
   };
+}
+
+// ---------------------------------------------------------------- pause and resume (O1)
+
+export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && s.pause !== undefined;
+
+/** What `status` and the ReplannerStatus search attribute show. */
+export const displayStatus = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
+
+/** The outcome of a pause or resume: `changed` false when it was already so (acknowledged, not an error). */
+export type PauseApplied = { ok: true; state: RunState; changed: boolean } | { ok: false; reason: string };
+
+/** O1: pause a running run; pausing a paused run keeps the first pause (its reason and since). */
+export function pauseRun(s: RunState, p: { reason?: string; at: string }): PauseApplied {
+  if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
+  if (s.pause) return { ok: true, state: s, changed: false };
+  const reason = p.reason?.trim().slice(0, MAX_PAUSE_REASON_CHARS);
+  return { ok: true, state: { ...s, pause: { kind: 'user', by: 'user', ...(reason ? { reason } : {}), since: p.at } }, changed: true };
+}
+
+/** O1: resume a paused run; resuming a running one is acknowledged and changes nothing. */
+export function resumeRun(s: RunState): PauseApplied {
+  if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
+  if (!s.pause) return { ok: true, state: s, changed: false };
+  const next = { ...s };
+  delete next.pause;
+  return { ok: true, state: next, changed: true };
 }
 
 // ---------------------------------------------------------------- internal progress (SPEC S2)
@@ -484,6 +530,8 @@ export interface RunStatusView {
   recentDecisions?: DecisionRecord[];
   /** X7 / X8 / X14: questions waiting for `answerClarification`. */
   questions?: Question[];
+  /** O1: why and since when the run is paused (status PAUSED). */
+  pause?: PauseState;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -493,7 +541,7 @@ export function statusView(s: RunState): RunStatusView {
     instruction: s.instruction,
     workspace: s.workspace,
     phase: s.phase,
-    status: s.status,
+    status: displayStatus(s),
     tasks: s.tasks,
     phaseRuns: s.phaseRuns,
     usage: addUsage(s.planningUsage, s.executionUsage),
@@ -510,6 +558,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(last ? { lastDecision: last } : {}),
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
     questions: pendingQuestions(s),
+    ...(isPaused(s) ? { pause: s.pause } : {}),
   };
 }
 

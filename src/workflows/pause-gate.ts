@@ -1,0 +1,102 @@
+// O1 safe points inside one workflow: a gate that every LLM activity start and every phase or task
+// start waits on while the run is paused (calls in flight finish and are kept), and a relay that
+// keeps child workflows told. The run owns the truth (RunState.pause); its children learn it from
+// the internal `pauseGate` signal, which each workflow relays to its own children in order.
+import { condition, getExternalWorkflowHandle, log, setHandler, sleep } from '@temporalio/workflow';
+import { parsePayload, pauseGateSignal, PauseGateSchema } from './messages';
+
+export interface PauseGate {
+  readonly paused: boolean;
+  /** Resolves at once when not paused, else when resumed. */
+  ready(): Promise<void>;
+  /** Wraps activity stubs so that each call first waits for `ready()` (the safe point). */
+  gated<T extends object>(activities: T): T;
+}
+
+/** A gate whose state `isPaused` reads (the run: its RunState). */
+export function gateOn(isPaused: () => boolean): PauseGate {
+  const ready = () => (isPaused() ? condition(() => !isPaused()) : Promise.resolve());
+  return {
+    get paused() {
+      return isPaused();
+    },
+    ready,
+    gated<T extends object>(activities: T): T {
+      return new Proxy(activities, {
+        get(target, name, receiver) {
+          const f: unknown = Reflect.get(target, name, receiver);
+          if (typeof f !== 'function') return f;
+          return async (...args: unknown[]) => {
+            await ready();
+            return (f as (...a: unknown[]) => Promise<unknown>)(...args);
+          };
+        },
+      });
+    },
+  };
+}
+
+/**
+ * A child workflow's gate, set by its parent's `pauseGate` signal. `onResume` runs on every
+ * resume message (even a repeated one), so a parent can tell its own children again.
+ */
+export function installPauseGate(onChange?: (paused: boolean) => void): PauseGate {
+  let paused = false;
+  setHandler(pauseGateSignal, (payload: unknown) => {
+    const p = parsePayload(PauseGateSchema, payload);
+    if (!p.ok) {
+      log.warn(`ignored pauseGate: ${p.reason}`);
+      return;
+    }
+    paused = p.value.paused;
+    onChange?.(paused);
+  });
+  return gateOn(() => paused);
+}
+
+/**
+ * Keeps the children `targets()` names told whether they are paused: one signal per change per
+ * child, sent in order by one loop. A child not yet reachable (just starting) is retried.
+ */
+export interface PauseRelay {
+  /** Tell every current child again (after a resume: undoes a forged pause on a child). */
+  retell(): void;
+}
+
+const RELAY_ATTEMPTS = 5;
+
+export function startPauseRelay(isPaused: () => boolean, targets: () => string[]): PauseRelay {
+  // What each child was last told; absent = not paused (children start unpaused).
+  const told = new Map<string, boolean | 'unknown'>();
+  const stale = () => targets().filter((id) => (told.get(id) ?? false) !== isPaused());
+  const failures = new Map<string, number>();
+  const loop = async () => {
+    for (;;) {
+      await condition(() => stale().length > 0);
+      for (const id of stale()) {
+        const paused = isPaused();
+        try {
+          await getExternalWorkflowHandle(id).signal(pauseGateSignal, { paused });
+          told.set(id, paused);
+          failures.delete(id);
+        } catch (e) {
+          // A child just starting is not reachable yet: retry; one that already ended never will be.
+          const n = (failures.get(id) ?? 0) + 1;
+          failures.set(id, n);
+          log.warn(`could not tell ${id} paused=${paused} (attempt ${n}): ${(e as Error).message}`);
+          if (n >= RELAY_ATTEMPTS) {
+            told.set(id, paused);
+            failures.delete(id);
+          } else await sleep(1000);
+        }
+      }
+    }
+  };
+  // The loop lives as long as the workflow; a cancellation of the workflow ends it quietly.
+  loop().catch(() => undefined);
+  return {
+    retell() {
+      for (const id of targets()) told.set(id, 'unknown');
+    },
+  };
+}

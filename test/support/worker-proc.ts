@@ -1,0 +1,69 @@
+// A Replanner worker in its own process (test/support/worker-process.js) on a given server and task
+// queue, so a test can SIGKILL it. Every process started is stopped by `killAllWorkers`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { until } from './harness';
+
+const ROOT = path.resolve(__dirname, '../..');
+const WORKER_SCRIPT = path.join(ROOT, 'test/support/worker-process.js');
+
+export interface WorkerProc {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: WorkerProc[] = [];
+
+export async function startWorkerProcess(p: { address: string; taskQueue: string; llmBaseURL: string }): Promise<WorkerProc> {
+  const bundle = process.env.REPLANNER_TEST_BUNDLE;
+  if (!bundle) throw new Error('REPLANNER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
+  const child = spawn(process.execPath, [WORKER_SCRIPT], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: p.address,
+      REPLANNER_TASK_QUEUE: p.taskQueue,
+      OPENAI_BASE_URL: p.llmBaseURL,
+      OPENAI_API_KEY: 'test-key',
+      REPLANNER_MODEL: 'fake-model',
+      REPLANNER_WORKFLOW_BUNDLE: bundle,
+      REPLANNER_LOG_LEVEL: 'WARN',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const w: WorkerProc = { child, output, exited };
+  started.push(w);
+  let ready = false;
+  child.stdout.on('data', (d: Buffer) => {
+    output.push(d.toString());
+    if (/replanner worker: task queue/.test(output.join(''))) ready = true;
+  });
+  child.stderr.on('data', (d: Buffer) => output.push(d.toString()));
+  await until(
+    'the worker process to start',
+    async () => {
+      if (child.exitCode !== null) throw new Error('exited');
+      return ready ? true : undefined;
+    },
+    60_000,
+  ).catch((err) => {
+    throw new Error(`${(err as Error).message}; worker output:\n${output.join('')}`);
+  });
+  if (child.exitCode !== null) throw new Error(`worker process exited (${child.exitCode}):\n${output.join('')}`);
+  return w;
+}
+
+export async function killWorker(w: WorkerProc): Promise<void> {
+  if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+  await w.exited;
+}
+
+/** Never leave a worker process behind, whatever happened in the test. */
+export async function killAllWorkers(): Promise<void> {
+  for (const w of started.splice(0)) await killWorker(w);
+}
