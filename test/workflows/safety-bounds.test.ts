@@ -73,7 +73,7 @@ describe('S3 RunWorkflow checks its input (anyone who can reach Temporal can sta
 
   it('S3 an empty or blank instruction, a bad run id and a forged instruction file fail with InvalidInput', async () => {
     for (const bad of [{ instruction: '' }, { instruction: ' \n ' }, { runId: '../../etc' }, { instructionFile: '/etc/passwd' }]) {
-      const { handle } = await start(bad as Partial<RunInput>);
+      const { handle } = await start(bad);
       const f = await failureTypeOf(handle.result());
       expect([JSON.stringify(bad), f.type]).toEqual([JSON.stringify(bad), 'InvalidInput']);
     }
