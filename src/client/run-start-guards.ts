@@ -64,18 +64,22 @@ export function lockFile(workspace: string): string {
 export async function runningRunOn(client: Client, workspace: string): Promise<string | undefined> {
   const ws = path.resolve(workspace);
   const locked = (await fs.readFile(lockFile(ws), 'utf8').catch(() => '')).trim();
-  if (locked && !runIdProblem(locked)) {
-    try {
-      const d = await client.workflow.getHandle(runWorkflowId(locked)).describe();
-      if (d.status.name === 'RUNNING' && d.memo?.workspace === ws) return locked;
-    } catch (e) {
-      if (!(e instanceof WorkflowNotFoundError)) throw e;
-    }
-  }
+  if (locked && !runIdProblem(locked) && (await isRunning(client, runWorkflowId(locked), ws))) return locked;
   for await (const wf of client.workflow.list({ query: `WorkflowType = 'RunWorkflow' AND ExecutionStatus = 'Running'` })) {
-    if (wf.memo?.workspace === ws) return wf.workflowId.replace(/^run-/, '');
+    // Visibility may lag behind a run that just ended: describe says for sure.
+    if (wf.memo?.workspace === ws && (await isRunning(client, wf.workflowId))) return wf.workflowId.replace(/^run-/, '');
   }
   return undefined;
+}
+
+async function isRunning(client: Client, workflowId: string, workspace?: string): Promise<boolean> {
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    return d.status.name === 'RUNNING' && (workspace === undefined || d.memo?.workspace === workspace);
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return false;
+    throw e;
+  }
 }
 
 /** Marks the workspace as taken by this run (after it started). */
