@@ -212,7 +212,8 @@ export async function main(
           }
           throw e;
         });
-        await lockWorkspace(o.workspace, runId);
+        // Best effort: the run has started; without the file, visibility still finds it.
+        await lockWorkspace(o.workspace, runId).catch((e: unknown) => say(`replanner: could not write the workspace lock: ${(e as Error).message}`));
         const url = webUiUrl(backend.namespace, handle.workflowId);
         if (!o.wait) {
           if (o.json) json({ runId, workflowId: handle.workflowId, webUi: url });
