@@ -3,8 +3,8 @@
 
 /**
  * The instruction travels in the run's input and in every LLM activity's input, so it must stay far
- * below Temporal's 2 MB payload limit and keep history small. Longer material belongs in a file in
- * the workspace that the instruction names (the worker reads it with its tools).
+ * below Temporal's 2 MB payload limit and keep history small. Longer instructions come by file
+ * (`--instruction-file`: stored beside the run, the input carries its head and path; see below).
  */
 export const MAX_INSTRUCTION_CHARS = 64_000;
 
@@ -18,7 +18,7 @@ export function instructionProblem(instruction: unknown): string | undefined {
   if (instruction.length > MAX_INSTRUCTION_CHARS) {
     return (
       `the instruction has ${instruction.length} characters; the limit is ${MAX_INSTRUCTION_CHARS} ` +
-      '(it is carried into every LLM call). Put the details in a file in the workspace and name that file in a shorter instruction.'
+      '(it is carried into every LLM call). Give a longer one with `replanner run --instruction-file FILE` (or `-` for stdin), or put the details in a file in the workspace and name it in a shorter instruction.'
     );
   }
   return undefined;
