@@ -102,6 +102,10 @@ export function runWorkflowId(runId: string): string {
 }
 
 export async function RunWorkflow(input: RunInput): Promise<RunResult> {
+  // A start without an object (e.g. `temporal workflow start --input null`) would fail every workflow task.
+  if (typeof (input as unknown) !== 'object' || input === null) {
+    throw ApplicationFailure.nonRetryable('invalid input: the run input must be an object', 'InvalidInput');
+  }
   const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options };
   // S3: checked before anything is scheduled (a 1 MB instruction would otherwise fail every workflow task).
   const inputProblem = input.carry ? undefined : runInputProblem(input);

@@ -71,11 +71,17 @@ describe('S3 RunWorkflow checks its input (anyone who can reach Temporal can sta
     expect(h.fake.requests).toHaveLength(0);
   });
 
-  it('S3 an empty or blank instruction, a bad run id and a forged instruction file fail with InvalidInput', async () => {
+  it('S3 an empty or blank instruction, a bad run id, a forged instruction file and a non-object input fail with InvalidInput', async () => {
     for (const bad of [{ instruction: '' }, { instruction: ' \n ' }, { runId: '../../etc' }, { instructionFile: '/etc/passwd' }]) {
       const { handle } = await start(bad);
       const f = await failureTypeOf(handle.result());
       expect([JSON.stringify(bad), f.type]).toEqual([JSON.stringify(bad), 'InvalidInput']);
+    }
+    for (const junk of [null, 'a string', 42]) {
+      const runId = uniqueId('sb');
+      const handle = await h.client.workflow.start('RunWorkflow', { taskQueue: h.taskQueue, workflowId: runWorkflowId(runId), args: [junk] });
+      const f = await failureTypeOf(handle.result());
+      expect([junk, f.type]).toEqual([junk, 'InvalidInput']);
     }
     expect(h.fake.requests).toHaveLength(0);
   });
