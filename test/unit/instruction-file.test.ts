@@ -33,6 +33,28 @@ describe('S3 readInstruction', () => {
       ['a missing file', { instructionFile: file }],
     ];
     for (const [what, extra] of cases) {
+      const error = await readInstruction({ runId: 'r1', workspace: ws, instruction: 'h', ...extra }).then(
+        () => undefined,
+        (e: unknown) => e as { type?: string; nonRetryable?: boolean },
+      );
+      expect([what, error?.type, error?.nonRetryable]).toEqual([what, 'InvalidInput', true]);
+    }
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'FULL TEXT '.repeat(10_000));
+    expect(await readInstruction({ runId: 'r1', workspace: ws, instruction: 'head', instructionFile: file })).toBe('FULL TEXT '.repeat(10_000));
+    expect(await readInstruction({ runId: 'r1', workspace: ws, instruction: 'inline' })).toBe('inline');
+  });
+
+  it('S3 refuses another path, a symlink and a missing file, without retry (InvalidInput)', async () => {
+    const ws = workspace();
+    const secret = path.join(ws, 'secret.txt');
+    fs.writeFileSync(secret, 'SECRET');
+    const file = instructionFilePath(ws, 'r1');
+    const cases: [string, { instructionFile: string }][] = [
+      ['another path', { instructionFile: secret }],
+      ['a missing file', { instructionFile: file }],
+    ];
+    for (const [what, extra] of cases) {
       const r = readInstruction({ runId: 'r1', workspace: ws, instruction: 'h', ...extra });
       await expect(r.catch((e: unknown) => Promise.reject(Object.assign(e as object, { what })))).rejects.toMatchObject({
         type: 'InvalidInput',
