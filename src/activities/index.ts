@@ -34,11 +34,14 @@ import { Context } from '@temporalio/activity';
 import { journaled } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
+import { readInstruction } from './run-files';
 
 export interface RunRef {
   runId: string;
   workspace: string;
+  /** The whole instruction, or with `instructionFile` its head only (prompts read the file: readInstruction). */
   instruction: string;
+  instructionFile?: string;
 }
 
 export interface WithUsage<T> {
@@ -70,34 +73,34 @@ export function createActivities(llm: LlmGateway) {
     run: RunRef,
     purpose: Purpose,
     schema: S,
-    prompt: () => Prompt | Promise<Prompt>,
+    prompt: (instruction: string) => Prompt | Promise<Prompt>,
   ): Promise<WithUsage<z.output<S>>> =>
     heartbeating(() =>
       journaled(run.workspace, run.runId, async () => {
-        const r = await llm.structured({ purpose, schema, ...(await prompt()), signal: signal() });
+        const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal() });
         return { value: r.value, usage: r.usage };
       }),
     );
 
   return {
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
-      return ask(input, 'goal_understanding', GoalSchema, async () =>
-        goalUnderstandingPrompt({ ...input, workspaceListing: await workspaceListing(input.workspace) }),
+      return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>
+        goalUnderstandingPrompt({ ...input, instruction, workspaceListing: await workspaceListing(input.workspace) }),
       );
     },
 
     async decomposeTasks(input: RunRef & { goal: Goal; feedback?: string; previousTasks?: TaskSpec[] }): Promise<WithUsage<TaskSpec[]>> {
-      const r = await ask(input, 'task_decomposition', DecompositionSchema, () => decompositionPrompt(input));
+      const r = await ask(input, 'task_decomposition', DecompositionSchema, (instruction) => decompositionPrompt({ ...input, instruction }));
       return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
     },
 
     /** R1 / C1: the plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
     async judgePlanQuality(input: RunRef & { goal: Goal; tasks: TaskSpec[]; qualityThreshold: number }): Promise<WithUsage<QualityJudgeResult>> {
-      return ask(input, 'quality_judge', QualityJudgeResultSchema, () => qualityJudgePrompt(input));
+      return ask(input, 'quality_judge', QualityJudgeResultSchema, (instruction) => qualityJudgePrompt({ ...input, instruction }));
     },
 
     async planActions(input: RunRef & { goal: Goal; tasks: TaskSpec[]; feedback?: string }): Promise<WithUsage<ActionPlan>> {
-      const r = await ask(input, 'action_sequence', ActionSequenceSchema, () => actionSequencePrompt(input));
+      const r = await ask(input, 'action_sequence', ActionSequenceSchema, (instruction) => actionSequencePrompt({ ...input, instruction }));
       return { value: toActionPlan(r.value), usage: r.usage };
     },
 
@@ -107,8 +110,8 @@ export function createActivities(llm: LlmGateway) {
     },
 
     async judgeTask(input: RunRef & { task: TaskSpec; workerSummary: string; logPath: string }): Promise<WithUsage<Judgement>> {
-      return ask(input, 'judge', JudgeSchema, async () =>
-        judgePrompt({ ...input, evidence: await evidenceFromTranscript(input.workspace, input.logPath) }),
+      return ask(input, 'judge', JudgeSchema, async (instruction) =>
+        judgePrompt({ ...input, instruction, evidence: await evidenceFromTranscript(input.workspace, input.logPath) }),
       );
     },
 
@@ -127,7 +130,7 @@ export function createActivities(llm: LlmGateway) {
             input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
               ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
               : input.context;
-          const prompt = replanDecisionPrompt({ ...input, context, toolNames: TOOL_NAMES });
+          const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
           const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal() });
           const parsed = parseDecision(phase, r.raw);
           if (parsed.ok) return { value: parsed.decision, usage: r.usage };
@@ -148,9 +151,10 @@ export function createActivities(llm: LlmGateway) {
         feedback?: string;
       },
     ): Promise<WithUsage<TaskSpec[]>> {
-      const r = await ask(input, 'task_replan', DecompositionSchema, async () =>
+      const r = await ask(input, 'task_replan', DecompositionSchema, async (instruction) =>
         taskReplanPrompt({
           ...input,
+          instruction,
           runLog: input.logPath ? await evidenceFromTranscript(input.workspace, input.logPath, 6000) : '',
         }),
       );
@@ -158,7 +162,7 @@ export function createActivities(llm: LlmGateway) {
     },
 
     async reflect(input: RunRef & { goal: Goal; tasks: TaskRecord[] }): Promise<WithUsage<Reflection>> {
-      return ask(input, 'reflection', ReflectionSchema, () => reflectionPrompt(input));
+      return ask(input, 'reflection', ReflectionSchema, (instruction) => reflectionPrompt({ ...input, instruction }));
     },
   };
 }

@@ -2,6 +2,8 @@
 // Layout: <workspace>/.replanner/runs/<runId>/...
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { instructionFilePath } from '../domain/run-input';
 
 export function runDir(workspace: string, runId: string): string {
   return path.join(workspace, '.replanner', 'runs', safeName(runId));
@@ -32,4 +34,33 @@ export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const half = Math.floor((max - 40) / 2);
   return `${text.slice(0, half)}\n[… ${text.length - 2 * half} chars cut …]\n${text.slice(-half)}`;
+}
+
+/** A file-given instruction is read whole up to this size; prompts keep its head and tail (C5). */
+const MAX_INSTRUCTION_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * S3: the instruction a prompt is built from: the run input's text, or with `instructionFile` the
+ * whole file stored beside the run. Only the run's own file is read (the workflow checked it too):
+ * whatever is read goes to the LLM, so a forged path must not reach any other file.
+ */
+export async function readInstruction(run: { runId: string; workspace: string; instruction: string; instructionFile?: string }): Promise<string> {
+  if (run.instructionFile === undefined) return run.instruction;
+  const expected = instructionFilePath(run.workspace, run.runId);
+  if (run.instructionFile !== expected) {
+    throw ApplicationFailure.nonRetryable(`the instruction file must be ${expected}`, 'InvalidInput');
+  }
+  let st;
+  try {
+    st = await fs.lstat(expected);
+  } catch (err) {
+    throw ApplicationFailure.nonRetryable(`the instruction file ${expected} cannot be read: ${(err as Error).message}`, 'InvalidInput');
+  }
+  if (!st.isFile() || st.size > MAX_INSTRUCTION_FILE_BYTES) {
+    throw ApplicationFailure.nonRetryable(
+      `the instruction file ${expected} must be a regular file of at most ${MAX_INSTRUCTION_FILE_BYTES} bytes`,
+      'InvalidInput',
+    );
+  }
+  return fs.readFile(expected, 'utf8');
 }

@@ -24,12 +24,15 @@ import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt } from '../llm/prompts/task';
 import type { TokenUsage } from '../llm/usage';
 import { journaled } from './journal';
-import { clip, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { clip, readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
 import { runTool, TOOL_DEFINITIONS } from './tools';
 
 /** What the prompt needs: carried by step 1 only. */
 export interface WorkerPromptInput {
+  /** The instruction, or with `instructionFile` its head (step 1 reads the file: readInstruction). */
   instruction: string;
+  instructionFile?: string;
   task: TaskSpec;
   steps: string[];
   feedback?: string;
@@ -49,6 +52,8 @@ export interface WorkerStepInput {
   /** 1-based step within the iteration. */
   step: number;
   commandTimeoutMs?: number;
+  /** S1: the run's wish for network in commands (config `execution.network`); it only narrows the worker's setting. */
+  network?: boolean;
   /** Step 1 only. */
   prompt?: WorkerPromptInput;
 }
@@ -106,7 +111,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     if (input.step === 1) {
       if (!input.prompt) throw invalid('step 1 of a worker iteration needs the prompt input');
       // Same input, same content: rewriting it on a retry is harmless.
-      await writeJsonAtomic(promptFile(dir), workerPrompt({ ...input.prompt, iteration: input.iteration }));
+      const instruction = await readInstruction({ runId: input.runId, workspace: input.workspace, ...input.prompt });
+      await writeJsonAtomic(promptFile(dir), workerPrompt({ ...input.prompt, instruction, iteration: input.iteration }));
     }
     const file = stepFile(dir, input.step);
     let rec = await readJson<StepFile>(file);
@@ -134,6 +140,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
         i < MAX_TOOL_CALLS_PER_STEP
           ? await runTool(input.workspace, call.name, parseArgs(call.arguments), {
               commandTimeoutMs: input.commandTimeoutMs,
+              // The worker's switches (env / flags) bound whatever the run asked for.
+              sandbox: narrowSandbox(sandboxSettingsFromEnv(), { network: input.network }),
               signal: ctx.cancellationSignal,
             })
           : { ok: false, output: `not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls per step` };

@@ -8,6 +8,7 @@ import * as readline from 'node:readline';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { ConfigError, type ReplannerConfig } from '../domain/config';
 import { loadConfig } from './config-load';
+import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
@@ -54,6 +55,9 @@ const HELP = `replanner — a durable, self-replanning LLM agent orchestrator on
 Usage:
   replanner run "<instruction>" --workspace DIR [--config FILE] [--wait [--ask]] [--json]
                                                        start a run (prints its id)
+  replanner run --instruction-file FILE|- --workspace DIR ...
+                                                       the same with a long instruction from a file
+                                                       or stdin (stored beside the run)
   replanner status <runId> [--json]                    phase, tasks, replans, questions, usage
   replanner watch <runId> [--ask] [--json]             live progress until the run ends
   replanner answer <runId> <questionId> "<text>" [--json]
@@ -79,6 +83,9 @@ Options:
                        the default when stdin is a terminal and --json is not given
   --json               machine-readable output (every command)
   --id ID              the run id to use instead of a random one (run)
+  --instruction-file FILE
+                       read the instruction from FILE (\`-\`: stdin), for instructions over the inline
+                       limit; stored in <workspace>/.replanner/runs/<runId>/instruction.md (run)
   --limit N            how many runs to list (list, default 20)
   --no-sandbox         run the worker's commands unconfined, with no bubblewrap sandbox (worker;
                        logged loudly; REPLANNER_SANDBOX=off). A run cannot ask for this.
@@ -159,6 +166,7 @@ export async function main(
         json: { type: 'boolean' },
         limit: { type: 'string' },
         id: { type: 'string' },
+        'instruction-file': { type: 'string' },
         config: { type: 'string' },
         ask: { type: 'boolean' },
         'no-sandbox': { type: 'boolean' },
@@ -192,23 +200,45 @@ export async function main(
   try {
     switch (cmd) {
       case 'run': {
-        const instruction = rest[0];
-        if (instruction === undefined) throw new UsageError('run needs an instruction: replanner run "<instruction>" --workspace DIR');
-        const problem = instructionProblem(instruction) ?? (o.id !== undefined ? runIdProblem(o.id) : undefined);
+        // S3: a long instruction comes by file (`--instruction-file FILE`, or `-` / a bare `-` for stdin).
+        const fromFile = o['instruction-file'] ?? (rest[0] === '-' ? '-' : undefined);
+        if (fromFile !== undefined && o['instruction-file'] !== undefined && rest[0] !== undefined) {
+          throw new UsageError('give the instruction either as text or with --instruction-file, not both');
+        }
+        const inline = fromFile === undefined ? rest[0] : undefined;
+        if (fromFile === undefined && inline === undefined) {
+          throw new UsageError('run needs an instruction: replanner run "<instruction>" --workspace DIR (or --instruction-file FILE|-)');
+        }
+        const problem = (inline !== undefined ? instructionProblem(inline) : undefined) ?? (o.id !== undefined ? runIdProblem(o.id) : undefined);
         if (problem) throw new UsageError(problem);
         if (!o.workspace) throw new UsageError('run needs --workspace DIR (the directory the worker may change)');
         if (!fs.existsSync(o.workspace) || !fs.statSync(o.workspace).isDirectory()) {
           throw new UsageError(`--workspace ${o.workspace} is not a directory`);
         }
+        let text = inline;
+        if (fromFile !== undefined) {
+          const r = await readInstructionSource(fromFile, input);
+          if (r.text === undefined) throw new UsageError(r.problem ?? 'no instruction');
+          text = r.text;
+        }
         // X12: the config is read and checked before anything starts (server, worker, run).
         const config = loadRunConfig(o.config);
         const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
         backend = await ensureBackend(say);
-        const { runId, handle } = await startRun(backend.client, {
-          instruction,
+        // S3: one running run per workspace (two would edit the same files).
+        const other = await runningRunOn(backend.client, o.workspace);
+        if (other !== undefined) {
+          throw new UsageError(
+            `the workspace ${o.workspace} already has a running run: ${other} (watch it: replanner watch ${other}; or cancel it: replanner cancel ${other})`,
+          );
+        }
+        const runId = o.id ?? newRunId();
+        const given = fromFile !== undefined ? await storeInstruction(o.workspace, runId, text ?? '') : { instruction: text ?? '' };
+        const { handle } = await startRun(backend.client, {
+          ...given,
           workspace: o.workspace,
           taskQueue: backend.taskQueue,
-          runId: o.id,
+          runId,
           config,
           options,
         }).catch((e: unknown) => {
@@ -217,6 +247,8 @@ export async function main(
           }
           throw e;
         });
+        // Best effort: the run has started; without the file, visibility still finds it.
+        await lockWorkspace(o.workspace, runId).catch((e: unknown) => say(`replanner: could not write the workspace lock: ${(e as Error).message}`));
         const url = webUiUrl(backend.namespace, handle.workflowId);
         if (!o.wait) {
           if (o.json) json({ runId, workflowId: handle.workflowId, webUi: url });
@@ -225,7 +257,8 @@ export async function main(
         }
         if (!o.json) print(`Started run ${runId} — Web UI: ${url}`);
         const show = progressPrinter(o.json ? undefined : print);
-        if (asking) startAsker(backend.client, runId);
+        // stdin gave the instruction: it has no answers to give.
+        if (asking && fromFile !== '-') startAsker(backend.client, runId);
         const final = await whileWatching(runId, say, () =>
           watchRun(backend!.client, runId, (s) => {
             show(s);

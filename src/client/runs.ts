@@ -31,7 +31,10 @@ import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 
 export interface StartParams {
+  /** The instruction, or with `instructionFile` its head. */
   instruction: string;
+  /** S3: the instruction stored beside the run (run-start-guards storeInstruction). */
+  instructionFile?: string;
   workspace: string;
   taskQueue: string;
   runId?: string;
@@ -44,6 +47,7 @@ export async function startRun(client: Client, p: StartParams) {
   const runId = p.runId ?? randomUUID().slice(0, 8);
   const input: RunInput = { runId, instruction: p.instruction, workspace: path.resolve(p.workspace), options: p.options };
   if (p.config !== undefined) input.config = p.config;
+  if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
   const handle = await client.workflow.start(RunWorkflow, {
     taskQueue: p.taskQueue,
     workflowId: runWorkflowId(runId),

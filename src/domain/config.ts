@@ -93,10 +93,20 @@ export const TaskReplanningConfigSchema = section({
   timeoutSeconds: positive(300, BOUNDS.machineTimeoutSeconds),
 });
 
+export const NO_SANDBOX_REFUSED = "a run cannot turn the sandbox off: the sandbox is the worker's setting; start the worker with --no-sandbox";
+
 export const ExecutionConfigSchema = section({
   maxParallelTasks: count(3, 1, BOUNDS.parallelTasks),
   maxTaskIterations: count(5, 1, BOUNDS.taskIterations),
   commandTimeoutSeconds: positive(120, BOUNDS.machineTimeoutSeconds),
+  // S1: a run may only narrow the worker's sandbox (anyone who can reach Temporal can start a run).
+  /** Network for commands: absent = the worker's setting; true is granted only where the worker allows network. */
+  network: z.boolean({ error: 'must be true or false' }).optional(),
+  /** Only `true` (the default): whether commands are sandboxed is the worker's setting. */
+  sandbox: z
+    .boolean({ error: 'must be true or false' })
+    .refine((v) => v, { error: NO_SANDBOX_REFUSED })
+    .optional(),
 });
 
 /** S3: plan size. A decomposition or re-decomposition over maxTasks goes back to the planner once, then fails. */

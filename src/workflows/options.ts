@@ -13,6 +13,8 @@ export interface RunOptions {
   /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 30 s, SPEC O4). */
   workerHeartbeatTimeoutMs?: number;
   commandTimeoutMs: number;
+  /** S1: the run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
+  commandNetwork?: boolean;
   /** Retry policy of LLM activities. */
   llmMaxAttempts: number;
   llmRetryInitialMs: number;

@@ -21,6 +21,7 @@ import {
 import type { z } from 'zod';
 import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 import { answerProblem, type QuestionAnswer } from '../domain/replan';
+import { instructionForStatus, runInputProblem } from '../domain/run-input';
 import {
   addActions,
   addPlanningUsage,
@@ -90,10 +91,13 @@ import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
 
 export interface RunInput {
   runId: string;
+  /** The whole instruction, or with `instructionFile` only its head (for display). */
   instruction: string;
+  /** S3: a long instruction stored beside the run (`instructionFilePath`); activities read prompts' text from it. */
+  instructionFile?: string;
   workspace: string;
-  /** refinement / pacemaker come from `config` only. */
-  options?: Partial<Omit<RunOptions, 'refinement' | 'pacemaker'>>;
+  /** refinement / pacemaker / commandNetwork come from `config` only. */
+  options?: Partial<Omit<RunOptions, 'refinement' | 'pacemaker' | 'commandNetwork'>>;
   /** X12: the replanning config (YAML + env, loaded by the client); validated again at start. Absent: defaults. */
   config?: unknown;
   /** Set by continue-as-new: where the previous run of this workflow left off. */
@@ -113,10 +117,23 @@ export function runWorkflowId(runId: string): string {
 }
 
 export async function RunWorkflow(input: RunInput): Promise<RunResult> {
+  // A start without an object (e.g. `temporal workflow start --input null`) would fail every workflow task.
+  if (typeof (input as unknown) !== 'object' || input === null) {
+    throw ApplicationFailure.nonRetryable('invalid input: the run input must be an object', 'InvalidInput');
+  }
   const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options };
-  const run: RunRef = { runId: input.runId, workspace: input.workspace, instruction: input.instruction };
+  // S3: checked before anything is scheduled (a 1 MB instruction would otherwise fail every workflow task).
+  const inputProblem = input.carry ? undefined : runInputProblem(input);
+  const run: RunRef = {
+    runId: input.runId,
+    workspace: input.workspace,
+    instruction: input.instruction,
+    ...(input.instructionFile !== undefined ? { instructionFile: input.instructionFile } : {}),
+  };
   const wfId = workflowInfo().workflowId;
-  const entity = runEntity(input.carry?.state ?? initialRunState(input));
+  const entity = runEntity(
+    input.carry?.state ?? initialRunState(inputProblem ? { ...input, instruction: instructionForStatus(input.instruction) } : input),
+  );
   const now = () => new Date().toISOString();
   // O1: the run's safe points wait on this gate; its phase child (current below) is kept told.
   const gate = gateOn(() => isPaused(entity.state));
@@ -203,6 +220,10 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setDefaultSignalHandler((name) => log.warn(`ignored unknown signal "${name}"`));
 
   // ------------------------------------------------------------ the phases
+  if (inputProblem) {
+    entity.apply((s) => failRun(s, `invalid input: ${inputProblem}`));
+    throw ApplicationFailure.nonRetryable(`invalid input: ${inputProblem}`, 'InvalidInput');
+  }
   // X12: an invalid config fails the run at once, naming the key.
   let config: ReplannerConfig;
   try {
@@ -216,6 +237,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // The parsed config is the source of truth for the phases and tasks (never options from the caller).
   options.refinement = config.refinement;
   options.pacemaker = config.pacemaker;
+  options.commandNetwork = config.execution.network;
   const rp = createReplanning({ run, options, config, entity });
 
   /** A phase starts: its child workflow id. */

@@ -50,9 +50,19 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
       iterationKey,
       step,
       commandTimeoutMs: options.commandTimeoutMs,
+      ...(options.commandNetwork !== undefined ? { network: options.commandNetwork } : {}),
       // Only step 1 writes the prompt; later steps rebuild the conversation from the transcript.
       ...(step === 1
-        ? { prompt: { instruction: run.instruction, task, steps: input.steps, feedback: input.feedback, guidance: input.guidance } }
+        ? {
+            prompt: {
+              instruction: run.instruction,
+              instructionFile: run.instructionFile,
+              task,
+              steps: input.steps,
+              feedback: input.feedback,
+              guidance: input.guidance,
+            },
+          }
         : {}),
     });
     usage = addUsage(usage, r.usage);

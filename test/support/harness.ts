@@ -41,7 +41,7 @@ export function temporalAddress(): string {
   return a;
 }
 
-export async function startHarness(opts: { llmTimeoutMs?: number } = {}): Promise<Harness> {
+export async function startHarness(opts: { llmTimeoutMs?: number; apiKey?: string } = {}): Promise<Harness> {
   quietRuntime();
   const fake = await FakeOpenAI.start();
   const address = temporalAddress();
@@ -53,7 +53,7 @@ export async function startHarness(opts: { llmTimeoutMs?: number } = {}): Promis
   const worker = await createWorker({
     connection: nativeConnection,
     taskQueue,
-    llm: { apiKey: 'test-key', baseURL: fake.baseURL, model: 'fake-model', timeoutMs: opts.llmTimeoutMs ?? 10_000 },
+    llm: { apiKey: opts.apiKey ?? 'test-key', baseURL: fake.baseURL, model: 'fake-model', timeoutMs: opts.llmTimeoutMs ?? 10_000 },
     workflowBundle: bundle ? { codePath: bundle } : undefined,
   });
   const running = worker.run();

@@ -308,3 +308,25 @@ describe('workspace confinement', () => {
     expect((await runTool(linkToWs, 'read_file', { path: '../ws/f.txt' })).ok).toBe(false);
   });
 });
+
+describe('S1 the run state under .replanner/ is not writable by tools', () => {
+  it('S1 write_file and edit_file into .replanner/ (directly or through a symlink) are refused; reading is not', async () => {
+    put('.replanner/runs/r1/journal/x.json', '{"value":1}');
+    fs.symlinkSync('.replanner', path.join(ws, 'state'));
+    for (const [tool, args] of [
+      ['write_file', { path: '.replanner/runs/r1/journal/x.json', content: '{"value":"forged"}' }],
+      ['write_file', { path: '.replanner/new.json', content: 'x' }],
+      ['write_file', { path: 'state/runs/r1/journal/x.json', content: '{"value":"forged"}' }],
+      ['edit_file', { path: '.replanner/runs/r1/journal/x.json', old_string: '1', new_string: '2' }],
+      ['edit_file', { path: './state/runs/r1/journal/x.json', old_string: '1', new_string: '2' }],
+    ] as const) {
+      const r = await runTool(ws, tool, args);
+      expect([tool, args.path, r.ok, r.output]).toEqual([tool, args.path, false, expect.stringContaining('.replanner/')]);
+    }
+    expect(get('.replanner/runs/r1/journal/x.json')).toBe('{"value":1}');
+    expect(fs.existsSync(path.join(ws, '.replanner/new.json'))).toBe(false);
+    expect((await runTool(ws, 'read_file', { path: '.replanner/runs/r1/journal/x.json' })).ok).toBe(true);
+    // A name that merely starts with .replanner is an ordinary file.
+    expect((await runTool(ws, 'write_file', { path: '.replanner-notes.md', content: 'ok' })).ok).toBe(true);
+  });
+});

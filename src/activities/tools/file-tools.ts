@@ -40,7 +40,7 @@ export async function writeFile(root: string, raw: unknown): Promise<ToolResult>
   const args = parseArgs(tool, raw);
   const p = requiredString(tool, args, 'path');
   const content = requiredString(tool, args, 'content', { allowEmpty: true });
-  const { abs, rel } = await resolveInWorkspace(root, 'path', p);
+  const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
   try {
     await fsp.mkdir(path.dirname(abs), { recursive: true });
     await fsp.writeFile(abs, content, 'utf8');
@@ -57,7 +57,7 @@ export async function editFile(root: string, raw: unknown): Promise<ToolResult> 
   const p = requiredString(tool, args, 'path');
   const oldString = requiredString(tool, args, 'old_string');
   const newString = requiredString(tool, args, 'new_string', { allowEmpty: true });
-  const { abs, rel } = await resolveInWorkspace(root, 'path', p);
+  const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
   let text: string;
   try {
     const buf = await fsp.readFile(abs);

@@ -5,6 +5,9 @@ import * as path from 'node:path';
 import { ToolError } from './types';
 
 const MAX_SYMLINK_HOPS = 40;
+/** The run's own state under the workspace (journal, transcripts): never written by a tool. */
+const RUN_STATE_DIR = '.replanner';
+const isRunState = (rel: string): boolean => rel === RUN_STATE_DIR || rel.startsWith(`${RUN_STATE_DIR}/`);
 
 export interface ResolvedPath {
   /** Absolute path under the (real) workspace root, symlinks not followed. */
@@ -41,7 +44,7 @@ export function toRel(root: string, abs: string): string {
  * paths that leave the root via '..', and paths whose symlinks (including dangling ones and
  * those in not-yet-existing parents) lead outside.
  */
-export async function resolveInWorkspace(root: string, field: string, input: string): Promise<ResolvedPath> {
+export async function resolveInWorkspace(root: string, field: string, input: string, opts: { write?: boolean } = {}): Promise<ResolvedPath> {
   const outside = () =>
     new ToolError(`'${field}' is outside the workspace: ${input} (paths must be relative to the workspace root and stay inside it)`);
   if (input.includes('\0')) throw new ToolError(`'${field}' contains a NUL character`);
@@ -50,6 +53,11 @@ export async function resolveInWorkspace(root: string, field: string, input: str
   if (!isInside(root, abs)) throw outside();
   const real = await realpathLoose(abs, 0);
   if (real === null || !isInside(root, real)) throw outside();
+  // S1: the run's own state (journal, transcripts, instruction) is not the worker's to write: a forged
+  // journal entry would be replayed as an LLM answer. Checked on the path and on where it really leads.
+  if (opts.write && (isRunState(toRel(root, abs)) || isRunState(toRel(root, real)))) {
+    throw new ToolError(`'${field}' is inside .replanner/, which holds the run's journal and transcripts; tools may not write there: ${input}`);
+  }
   return { abs, rel: toRel(root, abs) };
 }
 

@@ -1,0 +1,90 @@
+// S3: what the CLI checks and prepares before it starts a run: an instruction given by file or
+// stdin (stored beside the run and passed by path), and one running run per workspace.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { instructionFilePath, instructionHead, runIdProblem } from '../domain/run-input';
+import { runWorkflowId } from '../workflows/run';
+
+export const newRunId = (): string => randomUUID().slice(0, 8);
+
+/** A file-given instruction may be long (prompts keep its head and tail), but not unbounded. */
+export const MAX_INSTRUCTION_FILE_BYTES = 16 * 1024 * 1024;
+
+/** Reads `--instruction-file FILE` (or `-`: the given stream, normally stdin); undefined text means a problem. */
+export async function readInstructionSource(file: string, stdin: NodeJS.ReadableStream): Promise<{ text?: string; problem?: string }> {
+  let buf: Buffer;
+  try {
+    if (file === '-') {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of stdin) {
+        const b = Buffer.isBuffer(c) ? c : Buffer.from(String(c));
+        size += b.length;
+        if (size > MAX_INSTRUCTION_FILE_BYTES) return { problem: `the instruction on stdin exceeds ${MAX_INSTRUCTION_FILE_BYTES} bytes` };
+        chunks.push(b);
+      }
+      buf = Buffer.concat(chunks);
+    } else {
+      const st = await fs.stat(file);
+      if (!st.isFile()) return { problem: `--instruction-file ${file} is not a file` };
+      if (st.size > MAX_INSTRUCTION_FILE_BYTES)
+        return { problem: `--instruction-file ${file} has ${st.size} bytes; the limit is ${MAX_INSTRUCTION_FILE_BYTES}` };
+      buf = await fs.readFile(file);
+    }
+  } catch (e) {
+    return { problem: `cannot read the instruction from ${file === '-' ? 'stdin' : file}: ${(e as Error).message}` };
+  }
+  const text = buf.toString('utf8');
+  if (!text.trim()) return { problem: `the instruction ${file === '-' ? 'on stdin' : `in ${file}`} is empty: say what the run should achieve` };
+  return { text };
+}
+
+/** Stores the instruction beside the run; the run input carries its head and this path. */
+export async function storeInstruction(workspace: string, runId: string, text: string): Promise<{ instruction: string; instructionFile: string }> {
+  const file = instructionFilePath(path.resolve(workspace), runId);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, text);
+  await fs.rename(tmp, file);
+  return { instruction: instructionHead(text), instructionFile: file };
+}
+
+/** `<workspace>/.replanner/active-run`: the id of the last run the CLI started there. */
+export function lockFile(workspace: string): string {
+  return path.join(path.resolve(workspace), '.replanner', 'active-run');
+}
+
+/**
+ * The id of a run still running on this workspace, if any. The lock file is checked against
+ * Temporal (describe is consistent; a stale file of a finished run does not count); visibility
+ * (eventually consistent) also finds runs started elsewhere, e.g. `temporal workflow start`.
+ */
+export async function runningRunOn(client: Client, workspace: string): Promise<string | undefined> {
+  const ws = path.resolve(workspace);
+  const locked = (await fs.readFile(lockFile(ws), 'utf8').catch(() => '')).trim();
+  if (locked && !runIdProblem(locked) && (await isRunning(client, runWorkflowId(locked), ws))) return locked;
+  for await (const wf of client.workflow.list({ query: `WorkflowType = 'RunWorkflow' AND ExecutionStatus = 'Running'` })) {
+    // Visibility may lag behind a run that just ended: describe says for sure.
+    if (wf.memo?.workspace === ws && (await isRunning(client, wf.workflowId))) return wf.workflowId.replace(/^run-/, '');
+  }
+  return undefined;
+}
+
+async function isRunning(client: Client, workflowId: string, workspace?: string): Promise<boolean> {
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    return d.status.name === 'RUNNING' && (workspace === undefined || d.memo?.workspace === workspace);
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return false;
+    throw e;
+  }
+}
+
+/** Marks the workspace as taken by this run (after it started). */
+export async function lockWorkspace(workspace: string, runId: string): Promise<void> {
+  const file = lockFile(workspace);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, `${runId}\n`);
+}
