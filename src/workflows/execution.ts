@@ -94,27 +94,33 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const beside = new Map<number, Promise<SchedulerEvent>>();
   let jobs = 0;
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
-  // Progress to the run (status stays live): fired, never awaited on the critical path; one per
-  // scheduler turn, only when a task changed. The run drops a report older than one it has (seq).
+  // Progress to the run (status stays live): fired, never awaited on the critical path; at most one
+  // in flight, and what changed meanwhile goes in the next one (coalesced, in order); nothing is
+  // sent when no task changed. Each report carries the whole plan (the run checks it, S2).
   let reported = tasks;
-  const inFlight = new Set<Promise<void>>();
+  let inFlight: Promise<void> | undefined;
+  /** Set when the phase ends: its result carries the final states, no further report is sent. */
+  let closing = false;
   const report = () => {
-    if (!tasksChanged(reported, tasks)) return;
+    if (inFlight || closing || !tasksChanged(reported, tasks)) return;
     reported = tasks;
     // Reporting must not be interrupted by a cancellation, or the run would show stale states.
-    const sent: Promise<void> = CancellationScope.nonCancellable(() =>
-      parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage }),
-    ).then(
-      () => void inFlight.delete(sent),
+    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage })).then(
+      () => {
+        inFlight = undefined;
+        report();
+      },
       (e: unknown) => {
-        inFlight.delete(sent);
+        inFlight = undefined;
         log.warn(`could not report progress to the run: ${rootMessage(e)}`);
       },
     );
-    inFlight.add(sent);
   };
   /** Before the phase returns: no report may land after the run has moved on. */
-  const reportsDelivered = () => CancellationScope.nonCancellable(() => Promise.all([...inFlight]));
+  const reportsDelivered = async () => {
+    closing = true;
+    while (inFlight) await CancellationScope.nonCancellable(() => inFlight!);
+  };
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
     tasks = tasks.map((t) => (t.id === id ? { ...t, ...patch } : t));
   };
@@ -280,6 +286,9 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       }
       // Wait for the children and the jobs beside them to finish cancelling (their activities stop first).
       await CancellationScope.nonCancellable(() => Promise.all([...running.values(), ...beside.values()]));
+      // The cancelled states reach the run only by a report (a cancelled phase has no result).
+      await reportsDelivered();
+      closing = false;
       report();
       await reportsDelivered();
     }
