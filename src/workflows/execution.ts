@@ -19,6 +19,7 @@ import {
   type ExecutionProgress,
   type ReplanDecision,
 } from '../domain/replan';
+import { decisionsForRun } from '../domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
@@ -65,7 +66,7 @@ export interface ExecutionDecision {
 export interface ExecutionResult {
   tasks: TaskRecord[];
   usage: TokenUsage;
-  /** Every decision asked, in order; when the last wants a replan, the phase ended early. */
+  /** Every decision asked: those wanting no replan first, then those wanting one (the phase then ended early), each in answer order. */
   decisions: ExecutionDecision[];
 }
 
@@ -278,7 +279,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     }
     // The result carries the final states; earlier reports must not arrive after it.
     await reportsDelivered();
-    return { tasks, usage, decisions };
+    return { tasks, usage, decisions: decisionsForRun(decisions) };
   } catch (err) {
     if (isCancellation(err)) {
       for (const t of tasks) {

@@ -1,10 +1,22 @@
 // Issue 11: the scheduler's pure rules — which tasks start now, and whether progress is worth a report.
 import { tasksChanged, tasksToStart } from '../../../src/domain/graph';
+import type { ReplanDecision } from '../../../src/domain/replan';
+import { decisionsForRun } from '../../../src/domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
 
 function rec(id: string, dependencies: string[] = [], state: TaskState = TaskState.READY): TaskRecord {
   return { id, title: `t ${id}`, description: id, acceptanceCriteria: [], dependencies, scopePaths: [], profile: 'FILE_OPERATION', state };
 }
+const NO_REPLAN: ReplanDecision = {
+  replan_needed: false,
+  confidence: 0.9,
+  reasoning: 'fine',
+  replan_type: null,
+  issues_found: [],
+  recommended_actions: [],
+  clarification_needed: false,
+  clarification_questions: [],
+};
 const ids = (ts: TaskRecord[]) => ts.map((t) => t.id);
 
 describe('B1 tasksToStart', () => {
@@ -48,5 +60,18 @@ describe('B1 tasksChanged (a progress report only when it tells the run somethin
     expect(tasksChanged(base, [base[0]!, { ...base[1]!, summary: 'blocked by a' }])).toBe(true);
     expect(tasksChanged(base, [...base, rec('c')])).toBe(true);
     expect(tasksChanged(base, [base[0]!, { ...base[1]!, dependencies: ['a', 'c'] }])).toBe(true);
+  });
+});
+
+describe('X1 decisionsForRun (decisions answered beside the scheduler, handed to the run)', () => {
+  const no = (taskId: string) => ({ taskId, decision: { ...NO_REPLAN } });
+  const yes = (taskId: string) => ({ taskId, decision: { ...NO_REPLAN, replan_needed: true, replan_type: 'retry' as const } });
+
+  it('X1 "no replan" decisions first, then those wanting a replan, each in answer order', () => {
+    expect(decisionsForRun([no('a'), yes('b'), no('c'), yes('d'), no('e')]).map((d) => d.taskId)).toEqual(['a', 'c', 'e', 'b', 'd']);
+  });
+
+  it('X13 an unparseable decision counts as "no replan"', () => {
+    expect(decisionsForRun([{ ...yes('a'), parseError: 'not JSON' }, no('b')]).map((d) => d.taskId)).toEqual(['a', 'b']);
   });
 });
