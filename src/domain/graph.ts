@@ -87,6 +87,15 @@ export function tasksToStart(tasks: TaskRecord[], running: ReadonlySet<string>, 
 }
 
 /**
+ * S3/B1: the execution phase hands over to a fresh round (the run starts the next execution phase
+ * for the tasks still READY) once its history reaches the run's continue-as-new threshold or the
+ * server suggests it: its history then stays bounded whatever the plan's size.
+ */
+export function executionHistoryFull(historyLength: number, suggested: boolean, limit: number): boolean {
+  return suggested || historyLength >= limit;
+}
+
+/**
  * Whether a progress report would tell the run anything new: a task added, removed, or changed
  * (state, summary, dependencies rewired by a re-decomposition). Usage alone does not count: it rides along with the next
  * change and the phase's result.

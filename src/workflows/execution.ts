@@ -6,10 +6,10 @@
 // decision, replan or not, goes to the run in this phase's result (one route, unforgeable): the
 // run owns the policy, counters, log and questions. Progress reports to the run keep `status`
 // live without being awaited: one per scheduler turn, only when a task changed.
-import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
-import { blockedByDependency, tasksChanged, tasksToStart } from '../domain/graph';
+import { blockedByDependency, executionHistoryFull, tasksChanged, tasksToStart } from '../domain/graph';
 import {
   applyRedecomposition,
   canRedecompose,
@@ -88,6 +88,9 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const decisions: ExecutionDecision[] = [];
   /** A decision wants a replan: no task starts any more. */
   let stop = false;
+  /** The history is full (executionHistoryFull): no task starts; the run's next round takes the READY rest. */
+  let handedOver = false;
+  let started = 0;
   let seq = 0;
   /** Task children by task id. */
   const running = new Map<string, Promise<SchedulerEvent>>();
@@ -228,8 +231,16 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
 
   try {
     for (;;) {
-      for (const t of tasksToStart(tasks, new Set(running.keys()), input.options.maxParallelTasks, stop)) {
+      const info = workflowInfo();
+      const full = executionHistoryFull(info.historyLength, info.continueAsNewSuggested, input.options.continueAsNewAfterEvents);
+      // Only after this round started a task: every round makes progress.
+      if (full && !handedOver && started > 0) {
+        handedOver = true;
+        log.info(`execution history at ${info.historyLength} events: no new task starts, the next round takes the rest`);
+      }
+      for (const t of tasksToStart(tasks, new Set(running.keys()), input.options.maxParallelTasks, stop || handedOver)) {
         setTask(t.id, { state: TaskState.RUNNING });
+        started += 1;
         running.set(
           t.id,
           executeChild(TaskWorkflow, {
@@ -272,7 +283,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         if (ev.kind === 'redecomposed') finished(ev.id);
       }
     }
-    if (!stop) {
+    if (!stop && !handedOver) {
       // Tasks that can never start: a dependency is BLOCKED.
       const stuck = blockedByDependency(tasks);
       for (const x of stuck) setTask(x.taskId, { state: TaskState.BLOCKED, summary: `blocked by ${x.blockedBy}` });

@@ -4,6 +4,7 @@
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
+import type { RunOptions } from '../../src/workflows/options';
 import type { RecordedRequest } from '../support/fake-openai';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
 import { decision, decisionPhaseOf } from '../support/decisions';
@@ -23,12 +24,12 @@ const decidedTask = (r: RecordedRequest) => /\*\*Executed Action:\*\*\ntask (\S+
 const firstWorker = (id: string) => h.fake.requestsFor('worker_step').find((r) => r.text.includes(`TASK ${id}:`));
 const decisionAfter = (id: string) => h.fake.requestsFor('replan_decision').find((r) => decisionPhaseOf(r) === 'execution' && decidedTask(r) === id);
 
-function startRun(maxParallelTasks: number) {
+function startRun(maxParallelTasks: number, extra: Partial<RunOptions> = {}) {
   const runId = uniqueId('sched');
   return h.client.workflow.start(RunWorkflow, {
     taskQueue: h.taskQueue,
     workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction: 'write the files', workspace: h.workspace(), options: { ...FAST, maxParallelTasks } }],
+    args: [{ runId, instruction: 'write the files', workspace: h.workspace(), options: { ...FAST, maxParallelTasks, ...extra } }],
   });
 }
 
@@ -113,5 +114,25 @@ describe('X1 B1 replan decisions run beside the scheduler', () => {
     expect(await started(taskWorkflowId(handle.workflowId, 'c', 2))).toBe(true);
     // No decision was asked after b: a replan was already wanted when b ended.
     expect(decisionAfter('b')).toBeUndefined();
+  });
+});
+
+describe('S3 B1 the execution history stays bounded whatever the plan size', () => {
+  it('S3 B1 a full execution history hands the READY rest to a new round: every task DONE, each round small', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    scriptScenario(h.fake, { tasks: ids.map(task) });
+    // A tiny threshold (the run's continue-as-new threshold, 5000 by default) forces hand-overs.
+    const handle = await startRun(1, { continueAsNewAfterEvents: 40 });
+    const result = await handle.result();
+
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => t.state)).toEqual(ids.map(() => 'DONE'));
+    const rounds = (await handle.query(statusQuery)).phaseRuns.execution ?? 0;
+    expect(rounds).toBeGreaterThan(1);
+    for (let n = 1; n <= rounds; n++) {
+      const d = await h.client.workflow.getHandle(`${handle.workflowId}.execution-${n}`).describe();
+      // One task started past the threshold finishes in its round (about 20 events with its decision).
+      expect(d.historyLength).toBeLessThan(40 + 30);
+    }
   });
 });

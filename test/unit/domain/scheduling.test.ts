@@ -1,5 +1,5 @@
 // Issue 11: the scheduler's pure rules — which tasks start now, and whether progress is worth a report.
-import { tasksChanged, tasksToStart } from '../../../src/domain/graph';
+import { executionHistoryFull, tasksChanged, tasksToStart } from '../../../src/domain/graph';
 import type { ReplanDecision } from '../../../src/domain/replan';
 import { decisionsForRun } from '../../../src/domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
@@ -73,5 +73,13 @@ describe('X1 decisionsForRun (decisions answered beside the scheduler, handed to
 
   it('X13 an unparseable decision counts as "no replan"', () => {
     expect(decisionsForRun([{ ...yes('a'), parseError: 'not JSON' }, no('b')]).map((d) => d.taskId)).toEqual(['a', 'b']);
+  });
+});
+
+describe('S3 executionHistoryFull (the execution phase hands over to a new round)', () => {
+  it('S3 full at the threshold or when the server suggests continue-as-new; not below', () => {
+    expect(executionHistoryFull(4999, false, 5000)).toBe(false);
+    expect(executionHistoryFull(5000, false, 5000)).toBe(true);
+    expect(executionHistoryFull(10, true, 5000)).toBe(true);
   });
 });
