@@ -5,7 +5,9 @@
 // decisions finish first). A task the judge sends back is re-decomposed beside it too (J6). Every
 // decision, replan or not, goes to the run in this phase's result (one route, unforgeable): the
 // run owns the policy, counters, log and questions. Progress reports to the run keep `status`
-// live without being awaited: one per scheduler turn, only when a task changed.
+// live without being awaited: one per scheduler turn, only when a task changed. The history is
+// about a dozen events per task; past the run's continue-as-new threshold no task starts and the
+// run's next execution round takes the READY rest, so no plan size makes it grow without bound.
 import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
