@@ -75,6 +75,39 @@ export function readyTasks(tasks: TaskRecord[]): TaskRecord[] {
 }
 
 /**
+ * X1/B1: the tasks the scheduler starts now: ready, not already running, at most the free slots
+ * (maxParallelTasks − running); none once a decision wants a replan (`stopped`).
+ */
+export function tasksToStart(tasks: TaskRecord[], running: ReadonlySet<string>, maxParallel: number, stopped: boolean): TaskRecord[] {
+  if (stopped) return [];
+  const free = Math.max(0, maxParallel - running.size);
+  return readyTasks(tasks)
+    .filter((t) => !running.has(t.id))
+    .slice(0, free);
+}
+
+/**
+ * S3/B1: the execution phase hands over to a fresh round (the run starts the next execution phase
+ * for the tasks still READY) once its history reaches the run's continue-as-new threshold or the
+ * server suggests it: its history then stays bounded whatever the plan's size.
+ */
+export function executionHistoryFull(historyLength: number, suggested: boolean, limit: number): boolean {
+  return suggested || historyLength >= limit;
+}
+
+/**
+ * Whether a progress report would tell the run anything new: a task added, removed, or changed
+ * (state, summary, dependencies rewired by a re-decomposition). Usage alone does not count: it rides along with the next
+ * change and the phase's result.
+ */
+export function tasksChanged(before: readonly TaskRecord[], after: readonly TaskRecord[]): boolean {
+  if (before === after) return false;
+  if (before.length !== after.length) return true;
+  // Records are replaced, never mutated: an unchanged one is usually the same object.
+  return before.some((b, i) => after[i] !== b && JSON.stringify(after[i]) !== JSON.stringify(b));
+}
+
+/**
  * Tasks that can never start because a dependency (transitively) is BLOCKED or CANCELLED,
  * with the id of the task that blocks them.
  */

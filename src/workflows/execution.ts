@@ -1,13 +1,17 @@
 // ExecutionWorkflow (phase 4): runs the task graph as TaskWorkflow children in DAG order, at most
-// maxParallelTasks at once, and reports every state change to its run so `status` stays live.
-// A task the judge sends back is re-decomposed here (J6). After each finished action it asks the
-// replan-decision LLM (X1, X4); a decision that wants a replan ends the phase (running tasks
-// finish first, none start). Every decision, replan or not, goes to the run in this phase's
-// result (one route, unforgeable): the run owns the policy, counters, log and questions.
-import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+// maxParallelTasks at once; a freed slot or a newly ready task starts at once (B1). After each
+// finished action it asks the replan-decision LLM (X1, X4) BESIDE the scheduler, never in front of
+// it; a decision that wants a replan stops further starts from then on (running tasks and pending
+// decisions finish first). A task the judge sends back is re-decomposed beside it too (J6). Every
+// decision, replan or not, goes to the run in this phase's result (one route, unforgeable): the
+// run owns the policy, counters, log and questions. Progress reports to the run keep `status`
+// live without being awaited: one per scheduler turn, only when a task changed. The history is
+// about a dozen events per task; past the run's continue-as-new threshold no task starts and the
+// run's next execution round takes the READY rest, so no plan size makes it grow without bound.
+import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
-import { blockedByDependency, readyTasks } from '../domain/graph';
+import { blockedByDependency, executionHistoryFull, tasksChanged, tasksToStart } from '../domain/graph';
 import {
   applyRedecomposition,
   canRedecompose,
@@ -17,6 +21,7 @@ import {
   type ExecutionProgress,
   type ReplanDecision,
 } from '../domain/replan';
+import { decisionsForRun } from '../domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
@@ -64,7 +69,7 @@ export interface ExecutionDecision {
 export interface ExecutionResult {
   tasks: TaskRecord[];
   usage: TokenUsage;
-  /** Every decision asked, in order; when the last wants a replan, the phase ended early. */
+  /** Every decision asked: those wanting no replan first, then those wanting one (the phase then ended early), each in answer order. */
   decisions: ExecutionDecision[];
 }
 
@@ -74,18 +79,55 @@ export function taskWorkflowId(runWorkflowId: string, taskId: string, round = 1)
 
 const OPEN: TaskState[] = [TaskState.READY, TaskState.RUNNING, TaskState.NEEDS_CONTINUATION];
 
+/** What the scheduler waits for: a task child ends, or a job run beside it after a task ends. */
+type SchedulerEvent =
+  | { kind: 'task'; id: string; outcome?: TaskOutcome; error?: unknown }
+  | { kind: 'redecomposed'; id: string; job: number; error?: unknown }
+  | { kind: 'decided'; job: number; error?: unknown };
+
 export async function ExecutionWorkflow(input: ExecutionInput): Promise<ExecutionResult> {
   let tasks = input.tasks.map((t) => ({ ...t }));
   let usage = ZERO_USAGE;
   const decisions: ExecutionDecision[] = [];
   /** A decision wants a replan: no task starts any more. */
   let stop = false;
+  /** The history is full (executionHistoryFull): no task starts; the run's next round takes the READY rest. */
+  let handedOver = false;
+  let started = 0;
   let seq = 0;
-  const running = new Map<string, Promise<{ id: string; outcome?: TaskOutcome; error?: unknown }>>();
+  /** Task children by task id. */
+  const running = new Map<string, Promise<SchedulerEvent>>();
+  /** Re-decompositions and replan decisions, run beside the scheduler (never in front of it). */
+  const beside = new Map<number, Promise<SchedulerEvent>>();
+  let jobs = 0;
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
-  const report = () =>
+  // Progress to the run (status stays live): fired, never awaited on the critical path; at most one
+  // in flight, and what changed meanwhile goes in the next one (coalesced, in order); nothing is
+  // sent when no task changed. Each report carries the whole plan (the run checks it, S2).
+  let reported = tasks;
+  let inFlight: Promise<void> | undefined;
+  /** Set when the phase ends: its result carries the final states, no further report is sent. */
+  let closing = false;
+  const report = () => {
+    if (inFlight || closing || !tasksChanged(reported, tasks)) return;
+    reported = tasks;
     // Reporting must not be interrupted by a cancellation, or the run would show stale states.
-    CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage }));
+    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage })).then(
+      () => {
+        inFlight = undefined;
+        report();
+      },
+      (e: unknown) => {
+        inFlight = undefined;
+        log.warn(`could not report progress to the run: ${rootMessage(e)}`);
+      },
+    );
+  };
+  /** Before the phase returns: no report may land after the run has moved on. */
+  const reportsDelivered = async () => {
+    closing = true;
+    while (inFlight) await CancellationScope.nonCancellable(() => inFlight!);
+  };
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
     tasks = tasks.map((t) => (t.id === id ? { ...t, ...patch } : t));
   };
@@ -178,18 +220,43 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     if (!r.parseError && wantsReplan(r.value)) stop = true;
   };
 
+  /** Runs `job` beside the scheduler; its event says when it ended (it never rejects). */
+  const besides = (job: Promise<void>, event: (n: number) => SchedulerEvent) => {
+    const n = ++jobs;
+    beside.set(
+      n,
+      job.then(
+        () => event(n),
+        (error: unknown) => ({ ...event(n), error }),
+      ),
+    );
+  };
+  /** A task reached its end state: ask "replan?" beside the scheduler (X1), unless a replan is already wanted. */
+  const finished = (id: string) => {
+    const task = tasks.find((t) => t.id === id)!;
+    if (!input.replan || stop || task.state === TaskState.REPLACED_BY_REPLAN) return;
+    besides(decideAfter(task, task.state === TaskState.DONE, input.replan), (job) => ({ kind: 'decided', job }));
+  };
+  const rethrowCancellation = (error: unknown) => {
+    // isCancellation holds only for Temporal's cancellation failures, which are Errors.
+    if (error !== undefined && isCancellation(error)) throw error as Error;
+  };
+
   try {
     for (;;) {
-      const free = input.options.maxParallelTasks - running.size;
-      const startable = stop
-        ? []
-        : readyTasks(tasks)
-            .filter((t) => !running.has(t.id))
-            .slice(0, Math.max(0, free));
+      const info = workflowInfo();
+      const full = executionHistoryFull(info.historyLength, info.continueAsNewSuggested, input.options.continueAsNewAfterEvents);
+      // Only after this round started a task: every round makes progress.
+      if (full && !handedOver && started > 0) {
+        handedOver = true;
+        log.info(`execution history at ${info.historyLength} events: no new task starts, the next round takes the rest`);
+      }
+      const startable = tasksToStart(tasks, new Set(running.keys()), input.options.maxParallelTasks, stop || handedOver);
       // O1: the safe point before starting tasks.
       if (startable.length) await gate.ready();
       for (const t of startable) {
         setTask(t.id, { state: TaskState.RUNNING });
+        started += 1;
         running.set(
           t.id,
           executeChild(TaskWorkflow, {
@@ -197,56 +264,61 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
             args: [{ run: input.run, task: t, steps: input.actions[t.id] ?? [], options: input.options, runWorkflowId: input.runWorkflowId }],
             staticSummary: `task ${t.id}: ${t.title}`,
           }).then(
-            (outcome) => ({ id: t.id, outcome }),
-            (error: unknown) => ({ id: t.id, error }),
+            (outcome): SchedulerEvent => ({ kind: 'task', id: t.id, outcome }),
+            (error: unknown): SchedulerEvent => ({ kind: 'task', id: t.id, error }),
           ),
         );
       }
-      if (startable.length) await report();
-      if (running.size === 0) break;
+      report();
+      if (running.size === 0 && beside.size === 0) break;
 
-      const done = await Promise.race([...running.values()]);
-      running.delete(done.id);
-      if (done.error !== undefined) {
-        // isCancellation holds only for Temporal's cancellation failures, which are Errors.
-        if (isCancellation(done.error)) throw done.error as Error;
-        setTask(done.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(done.error)}` });
-      } else if (done.outcome) {
-        const o = done.outcome;
-        usage = addUsage(usage, o.usage);
-        if (o.state === 'REPLAN') {
-          await redecompose(
-            tasks.find((t) => t.id === done.id)!,
-            o,
-            input.taskReplanning,
-          );
-        } else {
-          setTask(done.id, {
-            state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED,
-            summary: o.reason,
-          });
+      const ev = await Promise.race([...running.values(), ...beside.values()]);
+      if (ev.kind === 'task') {
+        running.delete(ev.id);
+        rethrowCancellation(ev.error);
+        if (ev.error !== undefined) {
+          setTask(ev.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(ev.error)}` });
+          finished(ev.id);
+        } else if (ev.outcome) {
+          const o = ev.outcome;
+          usage = addUsage(usage, o.usage);
+          if (o.state === 'REPLAN') {
+            // J6: the task stays RUNNING (its dependents wait) while the planner answers.
+            const task = tasks.find((t) => t.id === ev.id)!;
+            besides(redecompose(task, o, input.taskReplanning), (job) => ({ kind: 'redecomposed', id: ev.id, job }));
+          } else {
+            setTask(ev.id, { state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED, summary: o.reason });
+            finished(ev.id);
+          }
         }
-      }
-      await report();
-      const finished = tasks.find((t) => t.id === done.id)!;
-      if (input.replan && !stop && finished.state !== TaskState.REPLACED_BY_REPLAN) {
-        await decideAfter(finished, finished.state === TaskState.DONE, input.replan);
+      } else {
+        beside.delete(ev.job);
+        rethrowCancellation(ev.error);
+        // A failing decision fails the phase, as it did when it was awaited in line.
+        if (ev.error !== undefined) throw ev.error instanceof Error ? ev.error : new Error(rootMessage(ev.error));
+        if (ev.kind === 'redecomposed') finished(ev.id);
       }
     }
-    if (stop) return { tasks, usage, decisions };
-    // Tasks that can never start: a dependency is BLOCKED.
-    const stuck = blockedByDependency(tasks);
-    for (const s of stuck) setTask(s.taskId, { state: TaskState.BLOCKED, summary: `blocked by ${s.blockedBy}` });
-    if (stuck.length) await report();
-    return { tasks, usage, decisions };
+    if (!stop && !handedOver) {
+      // Tasks that can never start: a dependency is BLOCKED.
+      const stuck = blockedByDependency(tasks);
+      for (const x of stuck) setTask(x.taskId, { state: TaskState.BLOCKED, summary: `blocked by ${x.blockedBy}` });
+    }
+    // The result carries the final states; earlier reports must not arrive after it.
+    await reportsDelivered();
+    return { tasks, usage, decisions: decisionsForRun(decisions) };
   } catch (err) {
     if (isCancellation(err)) {
       for (const t of tasks) {
         if (OPEN.includes(t.state)) setTask(t.id, { state: TaskState.CANCELLED });
       }
-      // Wait for the children to finish cancelling (their activities stop first).
-      await CancellationScope.nonCancellable(() => Promise.all(running.values()));
-      await report();
+      // Wait for the children and the jobs beside them to finish cancelling (their activities stop first).
+      await CancellationScope.nonCancellable(() => Promise.all([...running.values(), ...beside.values()]));
+      // The cancelled states reach the run only by a report (a cancelled phase has no result).
+      await reportsDelivered();
+      closing = false;
+      report();
+      await reportsDelivered();
     }
     throw err;
   }
