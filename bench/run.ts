@@ -401,10 +401,12 @@ const SETTINGS: Record<string, Partial<WorkerOptions>> = {
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
   },
-  'workflow pollers=1, activity pollers=1': {
+  'workflow pollers=2, activity pollers=1': {
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 1 },
   },
+  'maxEagerActivityReservationsPerWorkflowTask=0 (no eager activities)': { maxEagerActivityReservationsPerWorkflowTask: 0 },
+  'maxEagerActivityReservationsPerWorkflowTask=20': { maxEagerActivityReservationsPerWorkflowTask: 20 },
   'stickyQueueScheduleToStartTimeout=1s': { stickyQueueScheduleToStartTimeout: '1s' },
   'nonStickyToStickyPollRatio=0.01': { nonStickyToStickyPollRatio: 0.01 },
   'workflowThreadPoolSize=1': { workflowThreadPoolSize: 1 },
