@@ -29,6 +29,10 @@ export interface BenchOptions {
   /** An existing dev server (jest); otherwise the bench starts its own. */
   address?: string;
   log?: (line: string) => void;
+  /** Dev server dynamic config (`KEY=VALUE`), for a server the bench starts itself. */
+  dynamicConfig?: string[];
+  /** (e): the worker settings to measure (names of SETTINGS); default all. */
+  settings?: string[];
 }
 
 export const median = (xs: number[]): number => {
@@ -428,7 +432,11 @@ export async function runBench(opts: BenchOptions) {
   if (!address) {
     const cli = execFileSync('bash', [path.join(root, 'scripts/ensure-temporal')], { encoding: 'utf8' }).trim();
     env = await TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: cli }, searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: ['--log-level', 'error'] },
+      server: {
+        executable: { type: 'existing-path', path: cli },
+        searchAttributes: SEARCH_ATTRIBUTE_KEYS,
+        extraArgs: ['--log-level', 'error', ...(opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv])],
+      },
     });
     address = env.address;
   }
@@ -530,7 +538,9 @@ export async function runBench(opts: BenchOptions) {
       log?.('(e) worker settings');
       const plan = chainGraph(4, 2);
       const settings: Record<string, { replanner0msPar4Ms: number; floor0msPar4Ms: number; perActivityMs: number }> = {};
-      const names = s ? ['default', 'maxCachedWorkflows=0 (no sticky cache)'] : Object.keys(SETTINGS);
+      const names = opts.settings ?? (s ? ['default', 'maxCachedWorkflows=0 (no sticky cache)'] : Object.keys(SETTINGS));
+      const unknown = names.filter((n) => !(n in SETTINGS));
+      if (unknown.length) throw new Error(`unknown setting(s) ${unknown.join(', ')}; known: ${Object.keys(SETTINGS).join(' | ')}`);
       let shape: FloorShape | undefined;
       for (const name of names) {
         await worker.stop();
@@ -604,13 +614,22 @@ async function main() {
       smoke: { type: 'boolean', default: false },
       only: { type: 'string', default: 'a,b,c,d' },
       settings: { type: 'boolean', default: false },
+      setting: { type: 'string', multiple: true },
+      dc: { type: 'string', multiple: true },
     },
   });
   const only = values.only.split(',').map((x) => x.trim());
   if (values.settings) only.push('e');
   const reps = Number(values.reps ?? (values.smoke ? 1 : 3));
   if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
-  const doc = await runBench({ reps, smoke: values.smoke, only, log: values.json ? undefined : (l) => console.error(l) });
+  const doc = await runBench({
+    reps,
+    smoke: values.smoke,
+    only,
+    ...(values.setting ? { settings: values.setting } : {}),
+    ...(values.dc ? { dynamicConfig: values.dc } : {}),
+    log: values.json ? undefined : (l) => console.error(l),
+  });
   console.log(values.json ? JSON.stringify(doc, null, 2) : table(doc));
 }
 
