@@ -308,10 +308,16 @@ async function startInProcessWorker(
     extraActivities: floorActivities,
     ...(overrides ? { overrides } : {}),
   });
-  const running = worker.run();
+  let failed: unknown;
+  const running = worker.run().catch((err: unknown) => {
+    failed = err;
+  });
+  // A setting the SDK refuses stops the worker at once; never start runs that would wait forever.
+  await new Promise((r) => setTimeout(r, 1000));
+  if (failed !== undefined || worker.getState() !== 'RUNNING') throw new Error(`worker did not start: ${String(failed)}`);
   return {
     async stop() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     },
   };
@@ -398,7 +404,7 @@ async function concurrentRuns(ctx: Ctx, address: string, bundleFile: string, roo
 const SETTINGS: Record<string, Partial<WorkerOptions>> = {
   default: {},
   'maxCachedWorkflows=0 (no sticky cache)': { maxCachedWorkflows: 0 },
-  'maxConcurrentWorkflowTaskExecutions=1': { maxConcurrentWorkflowTaskExecutions: 1 },
+  'maxConcurrentWorkflowTaskExecutions=2': { maxConcurrentWorkflowTaskExecutions: 2 },
   'maxConcurrentWorkflowTaskExecutions=20': { maxConcurrentWorkflowTaskExecutions: 20 },
   'maxConcurrentActivityTaskExecutions=100': { maxConcurrentActivityTaskExecutions: 100 },
   'workflow+activity pollers=10': {
@@ -537,7 +543,7 @@ export async function runBench(opts: BenchOptions) {
     if (only.has('e')) {
       log?.('(e) worker settings');
       const plan = chainGraph(4, 2);
-      const settings: Record<string, { replanner0msPar4Ms: number; floor0msPar4Ms: number; perActivityMs: number }> = {};
+      const settings: Record<string, { replanner0msPar4Ms: number; floor0msPar4Ms: number; perActivityMs: number } | { error: string }> = {};
       const names = opts.settings ?? (s ? ['default', 'maxCachedWorkflows=0 (no sticky cache)'] : Object.keys(SETTINGS));
       const unknown = names.filter((n) => !(n in SETTINGS));
       if (unknown.length) throw new Error(`unknown setting(s) ${unknown.join(', ')}; known: ${Object.keys(SETTINGS).join(' | ')}`);
@@ -545,7 +551,14 @@ export async function runBench(opts: BenchOptions) {
       for (const name of names) {
         await worker.stop();
         ctx.taskQueue = `bench-${process.pid}-${++ctx.seq}`;
-        worker = await startInProcessWorker(connection, ctx.taskQueue, fake, bundle, SETTINGS[name]);
+        try {
+          worker = await startInProcessWorker(connection, ctx.taskQueue, fake, bundle, SETTINGS[name]);
+        } catch (err) {
+          settings[name] = { error: (err as Error).message };
+          log?.(`  ${name}: ${(err as Error).message}`);
+          worker = await startInProcessWorker(connection, ctx.taskQueue, fake, bundle);
+          continue;
+        }
         const r = await replanner(ctx, plan, 0, 4, reps);
         shape ??= r.shape;
         const f = await floor(ctx, withParallel(shape, 4), reps);
