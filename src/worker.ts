@@ -1,5 +1,5 @@
 // Builds the Worker: the workflow bundle, the activities wired to an LLM gateway, one task queue.
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { LlmGateway, type LlmSettings } from './llm/gateway';
 
@@ -22,6 +22,10 @@ export interface WorkerParams {
   llm: LlmSettings;
   workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
   maxConcurrentActivityTaskExecutions?: number;
+  /** Bench only: activities registered beside Replanner's (the floor's no-op) on the same worker. */
+  extraActivities?: Record<string, (...args: never[]) => unknown>;
+  /** Bench only: worker settings to measure (bench/README.md "What the engine allows"); applied last. */
+  overrides?: Partial<WorkerOptions>;
 }
 
 export async function createWorker(p: WorkerParams): Promise<Worker> {
@@ -29,13 +33,14 @@ export async function createWorker(p: WorkerParams): Promise<Worker> {
     connection: p.connection,
     namespace: p.namespace ?? 'default',
     taskQueue: p.taskQueue ?? DEFAULT_TASK_QUEUE,
-    activities: createActivities(new LlmGateway(p.llm)),
+    activities: { ...p.extraActivities, ...createActivities(new LlmGateway(p.llm)) },
     ...(p.workflowBundle ? { workflowBundle: p.workflowBundle } : { workflowsPath: workflowsPath() }),
     maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? 20,
     // Cancellation reaches an activity only through a heartbeat: keep them frequent so a cancelled
     // run stops its workers within seconds.
     maxHeartbeatThrottleInterval: '2 seconds',
     defaultHeartbeatThrottleInterval: '1 second',
+    ...p.overrides,
   });
 }
 

@@ -54,6 +54,8 @@ export interface FakeOpenAIOptions {
    * and the log line is the quickest way to see which purpose was not scripted.
    */
   logUnscripted?: boolean;
+  /** A fixed latency before every chat-completions answer, whatever the purpose (benchmarks). Default 0. */
+  latencyMs?: number;
 }
 
 /** Per-request bookkeeping so waits end as soon as the client (or the server) goes away. */
@@ -79,6 +81,11 @@ export class FakeOpenAI {
   private completionSeq = 0;
   private toolCallSeq = 0;
   private stopping: Promise<void> | undefined;
+  /**
+   * Fixed latency added before every chat-completions answer of any purpose (on top of a scripted
+   * delay), so a benchmark sees the same LLM time on every call. Settable between runs.
+   */
+  latencyMs = 0;
 
   private constructor(
     private readonly server: http.Server,
@@ -104,6 +111,7 @@ export class FakeOpenAI {
     });
     const { port } = server.address() as AddressInfo;
     const fake = new FakeOpenAI(server, host, port, opts.logUnscripted ?? true);
+    fake.latencyMs = opts.latencyMs ?? 0;
     // Attached after construction; no request can be dispatched before this
     // synchronous continuation finishes, so none is missed.
     server.on('request', (req, res) => {
@@ -295,6 +303,7 @@ export class FakeOpenAI {
 
   private async deliver(rec: RecordedRequest, res: http.ServerResponse, ctx: RequestCtx, first: Reply): Promise<void> {
     let reply: Reply = first;
+    if (this.latencyMs > 0 && !(await this.sleep(this.latencyMs, ctx))) return;
     // Unwrap (possibly nested) waits; give up silently if the client or server went away.
     for (;;) {
       if ('hangMs' in reply) {

@@ -19,6 +19,8 @@ export interface Scenario {
   tasks: ScenarioTask[];
   /** Delay of each worker reply, to make parallel tasks overlap visibly. */
   workerDelayMs?: number;
+  /** A fixed latency on every LLM reply of every purpose (sets the fake's latencyMs; benchmarks). */
+  latencyMs?: number;
   /** The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it is null (P2). */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
   reflection?: Record<string, unknown>;
@@ -88,6 +90,7 @@ export function plannedTask(t: ScenarioTask) {
 export function scriptScenario(fake: FakeOpenAI, s: Scenario): void {
   const byId = new Map([...s.tasks, ...Object.values(s.replacements ?? {}).flat()].map((t) => [t.id, t]));
   const judgeCalls = new Map<string, number>();
+  if (s.latencyMs !== undefined) fake.latencyMs = s.latencyMs;
   fake.always('goal_understanding', { json: s.goal ?? DEFAULT_GOAL });
   fake.always('task_decomposition', { json: { tasks: s.tasks.map(plannedTask) } });
   fake.always('task_replan', (req) => {
