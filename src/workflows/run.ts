@@ -408,7 +408,6 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       phase = to;
     }
     entity.apply(completeRun);
-    return result(statusView(entity.state));
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
@@ -417,8 +416,19 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     }
     const error = rootMessage(err);
     entity.apply((s) => failRun(s, error));
-    throw ApplicationFailure.nonRetryable(error, 'RunFailed');
+    throw ApplicationFailure.create({ message: error, type: 'RunFailed', nonRetryable: true, details: [result(statusView(entity.state))] });
   }
+  const final = result(statusView(entity.state));
+  if (final.status === 'DONE') return final;
+  // A run that did not reach its goal is not a green "Completed" in the Web UI or `temporal workflow
+  // list`: it fails, typed, with the final result in the failure's details (V1, issue 12).
+  const why = final.blocked.map((b) => `${b.taskId}: ${b.reason}`).join('; ');
+  throw ApplicationFailure.create({
+    message: `run ${final.runId} ended ${final.status}${why ? ` (${why.slice(0, 1000)})` : ''}`,
+    type: 'RunBlocked',
+    nonRetryable: true,
+    details: [final],
+  });
 }
 
 /** The run's one state; every change goes through `apply`, which keeps the search attributes current. */

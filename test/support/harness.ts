@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, Client, Connection, WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
+import type { RunResult } from '../../src/workflows/run';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { hasWorker } from '../../src/client/backend';
 import { createWorker } from '../../src/worker';
@@ -84,6 +85,22 @@ export async function startHarness(opts: { llmTimeoutMs?: number; apiKey?: strin
       for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The run's final result, also for a run that ended BLOCKED or FAILED: those end as failed
+ * workflows (RunBlocked / RunFailed) with the result in the failure's details.
+ */
+export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
+  try {
+    return (await handle.result()) as RunResult;
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    if (err instanceof WorkflowFailedError && cause instanceof ApplicationFailure && cause.details?.[0]) {
+      return cause.details[0] as RunResult;
+    }
+    throw err;
+  }
 }
 
 /** The failure message at the bottom of a workflow failure chain. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, runOutcome, type Harness } from '../support/harness';
 import { decision, scriptDecisions } from '../support/decisions';
 import { plannedTask, scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
 
@@ -54,7 +54,7 @@ describe('S3 plan size (planning.maxTasks)', () => {
     scriptScenario(h.fake, { tasks: many(2) });
     h.fake.script('task_decomposition', { json: { tasks: many(5).map(plannedTask) } });
     const { handle } = await startRun({ planning: { maxTasks: 4 } });
-    const result = await handle.result();
+    const result = await runOutcome(handle);
     expect(result.status).toBe('DONE');
     expect(result.tasks.map((t) => t.id)).toEqual(['t1', 't2']);
     expect(h.fake.requestsFor('task_decomposition')[1]!.text).toContain('the plan has 5 tasks; planning.maxTasks is 4');
@@ -74,7 +74,7 @@ describe('S3 plan size (planning.maxTasks)', () => {
     );
     h.fake.script('quality_judge', { json: poor }, { json: better });
     const { handle } = await startRun();
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('DONE');
     expect(result.tasks.map((t) => t.id)).toEqual(['parser', 'tests']);
@@ -105,7 +105,7 @@ describe('S3 plan size (planning.maxTasks)', () => {
       },
     });
     const { handle } = await startRun({ planning: { maxTasks: 3 } });
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('BLOCKED');
     // b plus a's three replacements = 4 tasks > 3: nothing replaced, a is BLOCKED and says why.
@@ -146,7 +146,7 @@ describe('X3 / X9 a reflection plan revision', () => {
       ],
     });
     const { handle, workspace } = await startRun();
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('DONE');
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
@@ -191,7 +191,7 @@ describe('X3 X11 which tasks a jump reopens (applyJump)', () => {
     });
     scriptDecisions(h.fake, { reflection: [decision({ confidence: 0.9, type: 'retry', issue: 'task b failed' })] });
     const { handle } = await startRun();
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('DONE');
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([

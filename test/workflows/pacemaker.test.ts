@@ -6,7 +6,7 @@ import { renderStatus } from '../../src/client/render';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { answerConsultationSignal, answerConsultationUpdate, statusQuery, taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, until, runOutcome, type Harness } from '../support/harness';
 import { nth } from '../support/lists';
 import { TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
@@ -97,7 +97,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(r).toMatchObject({ code: 0, err: '' });
     expect(r.out).toContain('Answered consultation s-c1 of task s: guidance (guidance)');
 
-    const result = await handle.result();
+    const result = await runOutcome(handle);
     expect(result.status).toBe('DONE');
     const next = h.fake.requestsFor('worker_step').slice(asked);
     expect(next.length).toBeGreaterThan(0);
@@ -131,7 +131,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect((await task.query(taskStatusQuery)).consultation?.id).toBe('s-c1');
 
     await task.signal(answerConsultationSignal, { choice: 'stop' });
-    const result = await handle.result();
+    const result = await runOutcome(handle);
     expect(result.status).toBe('BLOCKED');
     expect(result.blocked).toEqual([{ taskId: 's', reason: expect.stringContaining('stopped by the user') }]);
 
@@ -148,7 +148,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     const { runId, handle } = await startStalling(kind);
     const r = await cli('consult', runId, 's', choice, 'lexer first');
     expect(r).toMatchObject({ code: 0, err: '' });
-    const result = await handle.result();
+    const result = await runOutcome(handle);
     expect(result.status).toBe('DONE');
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
       ['s', 'REPLACED_BY_REPLAN'],

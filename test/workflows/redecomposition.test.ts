@@ -4,7 +4,7 @@
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import type { TaskRecord } from '../../src/domain/types';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, runOutcome, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
 import { nth } from '../support/lists';
 
@@ -65,7 +65,7 @@ describe('task re-decomposition (J6, J7)', () => {
       },
     });
     const handle = await startRun();
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('DONE');
     expect(states(result.tasks)).toEqual({ a: 'REPLACED_BY_REPLAN', a1: 'DONE', a2: 'DONE', a3: 'DONE', b: 'DONE', c: 'DONE' });
@@ -118,7 +118,7 @@ describe('task re-decomposition (J6, J7)', () => {
         ],
       },
     });
-    const result = await (await startRun({ config: { task_replanning: { maxIterations: 1 } } })).result();
+    const result = await runOutcome(await startRun({ config: { task_replanning: { maxIterations: 1 } } }));
 
     expect(result.status).toBe('BLOCKED');
     expect(states(result.tasks)).toEqual({
@@ -157,7 +157,7 @@ describe('task re-decomposition (J6, J7)', () => {
     });
     h.fake.always('task_replan', reply);
     const handle = await startRun();
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('BLOCKED');
     expect(states(result.tasks)).toEqual({ a: 'BLOCKED', b: 'BLOCKED', c: 'DONE' });

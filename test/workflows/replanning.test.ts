@@ -5,7 +5,7 @@ import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/clie
 import type { DecisionRecord } from '../../src/domain/replan';
 import { answerClarificationSignal, answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, startHarness, temporalAddress, uniqueId, until, runOutcome, type Harness } from '../support/harness';
 import { decision, decisionPhaseOf, isAlternativesRequest, scriptDecisions } from '../support/decisions';
 import { saveHistories } from '../support/histories';
 import { plannedTask, scriptScenario, type Scenario } from '../support/scenario';
@@ -235,7 +235,7 @@ describe('X6 overrides and limits', () => {
     scriptScenario(h.fake, scenario);
     scriptDecisions(h.fake, { [phase]: [(_req: unknown, n: number) => decision({ confidence: 0.9, type, issue: `issue ${'#'.repeat(n)}` })] });
     const handle = await start();
-    await handle.result();
+    await runOutcome(handle);
     const view = await decisionsOf(handle);
     expect(view.counters.byType[type]).toBe(limit);
     expect(view.counters.total).toBe(limit);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, failureOf, runOutcome, startHarness, uniqueId, type Harness } from '../support/harness';
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { saveHistories } from '../support/histories';
@@ -39,7 +39,7 @@ describe('RunWorkflow', () => {
     });
     const ws = h.workspace();
     const handle = await startRun(ws);
-    const result = await handle.result();
+    const result = await runOutcome(handle);
 
     expect(result.status).toBe('DONE');
     expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
@@ -98,8 +98,12 @@ describe('RunWorkflow', () => {
             }
           : { success: true, reason: 'ok', missingRequirements: [] },
     });
-    const result = await (await startRun(h.workspace())).result();
+    const handle = await startRun(h.workspace());
+    const result = await runOutcome(handle);
     expect(result.status).toBe('BLOCKED');
+    // Not a green "Completed" in the Web UI list: a failed workflow of type RunBlocked.
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    expect(await failureOf(handle)).toMatch(/ended BLOCKED/);
     expect(Object.fromEntries(result.tasks.map((t) => [t.id, t.state]))).toEqual({ a: 'BLOCKED', b: 'BLOCKED', c: 'DONE' });
     expect(result.blocked).toEqual(
       expect.arrayContaining([
