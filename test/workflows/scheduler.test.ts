@@ -33,15 +33,19 @@ function startRun(maxParallelTasks: number, extra: Partial<RunOptions> = {}) {
   });
 }
 
+/** Every execution decision says "no replan"; the one after task a answers after `ms`. */
+function slowDecisionAfterA(ms: number): void {
+  h.fake.always('replan_decision', (req) =>
+    decisionPhaseOf(req) === 'execution' && decidedTask(req) === 'a'
+      ? { delayMs: ms, then: { json: NO_REPLAN_DECISION } }
+      : { json: NO_REPLAN_DECISION },
+  );
+}
+
 describe('X1 B1 replan decisions run beside the scheduler', () => {
   it('X1 B1 a slow decision after task a does not hold back task b (one slot): b starts its worker before that decision answers', async () => {
     scriptScenario(h.fake, { tasks: [task('a'), task('b')] });
-    // Every execution decision says "no replan"; the one after a takes 2 s to answer.
-    h.fake.always('replan_decision', (req) =>
-      decisionPhaseOf(req) === 'execution' && decidedTask(req) === 'a'
-        ? { delayMs: 2000, then: { json: NO_REPLAN_DECISION } }
-        : { json: NO_REPLAN_DECISION },
-    );
+    slowDecisionAfterA(2000);
     const handle = await startRun(1);
     const result = await handle.result();
 
@@ -63,11 +67,7 @@ describe('X1 B1 replan decisions run beside the scheduler', () => {
 
   it('X1 B1 a dependent of a starts before the slow decision after a answers', async () => {
     scriptScenario(h.fake, { tasks: [task('a'), { ...task('b'), dependencies: ['a'] }] });
-    h.fake.always('replan_decision', (req) =>
-      decisionPhaseOf(req) === 'execution' && decidedTask(req) === 'a'
-        ? { delayMs: 2000, then: { json: NO_REPLAN_DECISION } }
-        : { json: NO_REPLAN_DECISION },
-    );
+    slowDecisionAfterA(2000);
     const handle = await startRun(3);
     expect((await handle.result()).status).toBe('DONE');
     expect(firstWorker('b')!.startedAt).toBeLessThan(decisionAfter('a')!.finishedAt!);
