@@ -19,7 +19,7 @@ export function renderStatus(s: RunStatus): string {
     `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
-  if (s.pause) lines.push(pausedLine(s.runId, s.pause));
+  for (const p of pausesOf(s)) lines.push(pausedLine(s.runId, p));
   if (s.goal) lines.push(`Goal: ${oneLine(s.goal.main_objective, 160)}`);
   for (const t of s.tasks) {
     const deps = t.dependencies.length ? ` (after ${t.dependencies.join(', ')})` : '';
@@ -175,13 +175,26 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
     else out.push(`  question ${id} is no longer waiting`);
   }
   if (prev && prev.status !== next.status) out.push(`status: ${next.status}`);
-  if (next.pause && (!prev?.pause || prev.pause.since !== next.pause.since)) out.push(`  ${pausedLine(next.runId, next.pause)}`);
+  const shownPauses = new Set(pausesOf(prev ?? {}).map((p) => `${p.kind}@${p.since}`));
+  for (const p of pausesOf(next)) if (!shownPauses.has(`${p.kind}@${p.since}`)) out.push(`  ${pausedLine(next.runId, p)}`);
   return out;
 }
 
-/** O1: why and since when the run is paused, and how to resume it. */
+/** O1/O2: every pause that holds (older runs only carry `pause`). */
+function pausesOf(s: Partial<Pick<RunStatus, 'pause' | 'pauses'>>): NonNullable<RunStatus['pause']>[] {
+  return s.pauses ?? (s.pause ? [s.pause] : []);
+}
+
+/** O1/O2: why and since when the run is paused, and what ends the pause. */
 export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): string {
-  return `PAUSED by ${p.by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 200)}` : ''} — resume: replanner resume ${runId}`;
+  const next =
+    p.kind === 'llm_outage'
+      ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
+      : p.kind === 'llm_rejected'
+        ? `fix it, then: replanner resume ${runId}`
+        : `resume: replanner resume ${runId}`;
+  const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
+  return `PAUSED ${by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 400)}` : ''} — ${next}`;
 }
 
 export function oneLine(s: string, max: number): string {

@@ -136,7 +136,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const relay: { current?: PauseRelay } = {};
   const gate = installPauseGate((paused) => (paused ? undefined : relay.current?.retell()));
   relay.current = startPauseRelay(
-    () => gate.paused,
+    () => gate.kinds(),
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
   );
   const llm = (summary: string, timeout?: number) =>

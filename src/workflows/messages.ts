@@ -6,9 +6,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CONSULTATION_EFFECTS, INTERVENTION_KINDS, type ConsultationEffect, type Vitals } from '../domain/pacemaker';
+import { PAUSE_KINDS, type PauseKind } from '../domain/run/llm-outage';
 import {
   MAX_PAUSE_REASON_CHARS,
   type ConsultationMessage,
+  type LlmTroubleMessage,
   type DecisionsView,
   type PauseState,
   type PendingConsultation,
@@ -195,6 +197,8 @@ export interface PauseAck {
   /** False: it was already so (acknowledged, nothing changed). */
   changed: boolean;
   pause?: PauseState;
+  /** Every pause that still holds (a resume ends them all; a pause during an LLM outage shows both). */
+  pauses?: PauseState[];
 }
 /**
  * O1: pause the run (RunWorkflow `run-<runId>`) at its next safe point: no new phase, task, worker
@@ -210,11 +214,31 @@ export const resumeSignal = defineSignal<[]>('resumeSignal');
 
 export interface PauseGateMessage {
   paused: boolean;
+  /** O2: why (absent in older messages: the user's pause); a prober of an outage goes on while only 'llm_outage' holds. */
+  kinds?: PauseKind[];
 }
-export const PauseGateSchema: z.ZodType<PauseGateMessage> = z.strictObject({ paused: z.boolean() });
+export const PauseGateSchema: z.ZodType<PauseGateMessage> = z.strictObject({
+  paused: z.boolean(),
+  kinds: z.array(z.enum(PAUSE_KINDS)).max(PAUSE_KINDS.length).optional(),
+});
 /**
  * O1, internal: a run tells its current phase child, and the execution phase its running tasks,
  * whether they may start LLM calls. A forged one is at worst a pause: `resume` on the run tells
  * every child again.
  */
 export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
+
+// ---------------------------------------------------------------- O2 LLM outage / rejected access
+
+export type { LlmTroubleMessage } from '../domain/run/state';
+export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = z.strictObject({
+  trouble: z.enum(['unavailable', 'rejected', 'recovered']),
+  error: text(4000).optional(),
+});
+/**
+ * O2, internal: an LLM call of the run (in any of its workflows) failed past its quick retries
+ * because the LLM is unavailable or rejected access — the run pauses — or, after that, succeeded
+ * again — the run ends the outage pause (never the user's). Sent only on trouble, never per call.
+ * A forged one is at worst a pause: `resume` ends it.
+ */
+export const llmTroubleSignal = defineSignal<[LlmTroubleMessage]>('llmTrouble');

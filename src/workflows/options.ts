@@ -40,14 +40,17 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   continueAsNewAfterEvents: 5000,
 };
 
-/** LLM calls (and the worker, which makes them) retry alike; a rejected request never does. */
+/**
+ * LLM calls (and the worker, which makes them) retry alike, a few quick times (a blip); past those
+ * an outage pauses the run (SPEC O2, src/workflows/llm-trouble.ts). A rejected request never retries here.
+ */
 function llmRetryPolicy(o: RunOptions): RetryPolicy {
   return {
     initialInterval: o.llmRetryInitialMs,
     backoffCoefficient: 2,
     maximumInterval: '60 seconds',
     maximumAttempts: o.llmMaxAttempts,
-    nonRetryableErrorTypes: ['LlmRequestRejected'],
+    nonRetryableErrorTypes: ['LlmRequestRejected', 'LlmAccessRejected'],
   };
 }
 

@@ -2,24 +2,32 @@
 // start waits on while the run is paused (calls in flight finish and are kept), and a relay that
 // keeps child workflows told. The run owns the truth (RunState.pause); its children learn it from
 // the internal `pauseGate` signal, which each workflow relays to its own children in order.
-import { condition, getExternalWorkflowHandle, log, setHandler, sleep } from '@temporalio/workflow';
-import { parsePayload, pauseGateSignal, PauseGateSchema } from './messages';
+import { condition, getExternalWorkflowHandle, log, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { gateKinds, type PauseKind } from '../domain/run/llm-outage';
+import { callThroughLlmTrouble, type LlmTroubleHook } from './llm-trouble';
+import { llmTroubleSignal, parsePayload, pauseGateSignal, PauseGateSchema } from './messages';
 
 export interface PauseGate {
   readonly paused: boolean;
+  /** Why (O2): a prober of an LLM outage goes on while only 'llm_outage' holds. */
+  kinds(): readonly PauseKind[];
   /** Resolves at once when not paused, else when resumed. */
   ready(): Promise<void>;
   /** Wraps activity stubs so that each call first waits for `ready()` (the safe point). */
   gated<T extends object>(activities: T): T;
 }
 
-/** A gate whose state `isPaused` reads (the run: its RunState). */
-export function gateOn(isPaused: () => boolean): PauseGate {
+/**
+ * A gate whose state `isPaused` reads (the run: its RunState). With `llm` (O2), each gated call
+ * that meets an LLM outage or rejection pauses the run instead of failing (llm-trouble.ts).
+ */
+export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook): PauseGate {
   const ready = () => (isPaused() ? condition(() => !isPaused()) : Promise.resolve());
   return {
     get paused() {
       return isPaused();
     },
+    kinds: () => llm?.kinds() ?? (isPaused() ? ['user'] : []),
     ready,
     gated<T extends object>(activities: T): T {
       return new Proxy(activities, {
@@ -28,7 +36,7 @@ export function gateOn(isPaused: () => boolean): PauseGate {
           if (typeof f !== 'function') return f;
           return async (...args: unknown[]) => {
             await ready();
-            return (f as (...a: unknown[]) => Promise<unknown>)(...args);
+            return callThroughLlmTrouble(llm, () => (f as (...a: unknown[]) => Promise<unknown>)(...args));
           };
         },
       });
@@ -38,20 +46,34 @@ export function gateOn(isPaused: () => boolean): PauseGate {
 
 /**
  * A child workflow's gate, set by its parent's `pauseGate` signal. `onResume` runs on every
- * resume message (even a repeated one), so a parent can tell its own children again.
+ * resume message (even a repeated one), so a parent can tell its own children again. LLM trouble
+ * (O2) is reported to the run: the root of the child's workflow chain (none when started on its own).
  */
 export function installPauseGate(onChange?: (paused: boolean) => void): PauseGate {
-  let paused = false;
+  let kinds: PauseKind[] = [];
   setHandler(pauseGateSignal, (payload: unknown) => {
     const p = parsePayload(PauseGateSchema, payload);
     if (!p.ok) {
       log.warn(`ignored pauseGate: ${p.reason}`);
       return;
     }
-    paused = p.value.paused;
-    onChange?.(paused);
+    kinds = gateKinds(p.value);
+    onChange?.(kinds.length > 0);
   });
-  return gateOn(() => paused);
+  const run = workflowInfo().root?.workflowId;
+  const llm: LlmTroubleHook | undefined = run
+    ? {
+        kinds: () => kinds,
+        report: async (m) => {
+          try {
+            await getExternalWorkflowHandle(run).signal(llmTroubleSignal, m);
+          } catch (e) {
+            log.warn(`could not tell the run ${run} about LLM trouble (${m.trouble}): ${(e as Error).message}`);
+          }
+        },
+      }
+    : undefined;
+  return gateOn(() => kinds.length > 0, llm);
 }
 
 /**
@@ -65,19 +87,22 @@ export interface PauseRelay {
 
 const RELAY_ATTEMPTS = 5;
 
-export function startPauseRelay(isPaused: () => boolean, targets: () => string[]): PauseRelay {
-  // What each child was last told; absent = not paused (children start unpaused).
-  const told = new Map<string, boolean | 'unknown'>();
-  const stale = () => targets().filter((id) => (told.get(id) ?? false) !== isPaused());
+export function startPauseRelay(pauseKinds: () => readonly PauseKind[], targets: () => string[]): PauseRelay {
+  // What each child was last told (its kinds, sorted and joined); absent = '' (children start unpaused).
+  const told = new Map<string, string>();
+  const current = () => [...pauseKinds()].sort().join(',');
+  const stale = () => targets().filter((id) => (told.get(id) ?? '') !== current());
   const failures = new Map<string, number>();
   const loop = async () => {
     for (;;) {
       await condition(() => stale().length > 0);
       for (const id of stale()) {
-        const paused = isPaused();
+        const key = current();
+        const kinds = key ? (key.split(',') as PauseKind[]) : [];
+        const paused = kinds.length > 0;
         try {
-          await getExternalWorkflowHandle(id).signal(pauseGateSignal, { paused });
-          told.set(id, paused);
+          await getExternalWorkflowHandle(id).signal(pauseGateSignal, { paused, kinds });
+          told.set(id, key);
           failures.delete(id);
         } catch (e) {
           // A child just starting is not reachable yet: retry; one that already ended never will be.
@@ -85,7 +110,7 @@ export function startPauseRelay(isPaused: () => boolean, targets: () => string[]
           failures.set(id, n);
           log.warn(`could not tell ${id} paused=${paused} (attempt ${n}): ${(e as Error).message}`);
           if (n >= RELAY_ATTEMPTS) {
-            told.set(id, paused);
+            told.set(id, key);
             failures.delete(id);
           } else await sleep(1000);
         }

@@ -45,7 +45,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
 import { llmActivityOptions, type RunOptions } from './options';
-import { gateOn } from './pause-gate';
+import { gateOn, type PauseGate } from './pause-gate';
 
 export type { Jump } from '../domain/run/state';
 
@@ -63,6 +63,8 @@ export interface ReplanningDeps {
   options: RunOptions;
   config: ReplannerConfig;
   entity: RunEntity;
+  /** O1/O2: the run's gate: no call starts while paused, and LLM trouble pauses the run instead of failing. */
+  gate?: PauseGate;
 }
 
 /**
@@ -91,11 +93,11 @@ export function createReplanning(deps: ReplanningDeps) {
     };
   };
   const askLlm = async (phase: Phase, context: ReplanContext, escalation?: string) => {
-    // O1: no LLM call starts while the run is paused.
-    await gateOn(() => isPaused(s())).ready();
-    const r = await proxyActivities<Activities>(
-      llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`),
-    ).decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });
+    // O1: no LLM call starts while the run is paused; O2: an LLM outage pauses the run.
+    const gate = deps.gate ?? gateOn(() => isPaused(s()));
+    const r = await gate
+      .gated(proxyActivities<Activities>(llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`)))
+      .decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });
     entity.apply((st) => addPlanningUsage(st, r.usage));
     return r;
   };

@@ -24,8 +24,10 @@ import { answerProblem, type QuestionAnswer } from '../domain/replan';
 import { instructionForStatus, runInputProblem } from '../domain/run-input';
 import {
   addActions,
+  activePauses,
   addPlanningUsage,
   answerQuestion,
+  applyLlmTrouble,
   applyConsultation,
   applyJump,
   applyTaskProgress,
@@ -40,6 +42,7 @@ import {
   initialRunState,
   isPaused,
   nextPhase,
+  pauseKinds,
   pauseRun,
   pendingQuestions,
   restorePrevious,
@@ -67,6 +70,8 @@ import {
   answerClarificationUpdate,
   ClarificationAnswerSchema,
   decisionsQuery,
+  LlmTroubleSchema,
+  llmTroubleSignal,
   parsePayload,
   PauseInputSchema,
   pauseSignal,
@@ -135,11 +140,15 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     input.carry?.state ?? initialRunState(inputProblem ? { ...input, instruction: instructionForStatus(input.instruction) } : input),
   );
   const now = () => new Date().toISOString();
-  // O1: the run's safe points wait on this gate; its phase child (current below) is kept told.
-  const gate = gateOn(() => isPaused(entity.state));
+  // O1: the run's safe points wait on this gate; its phase child (current below) is kept told. O2:
+  // the run's own LLM calls (replan decisions) report LLM trouble straight into its state.
+  const gate = gateOn(() => isPaused(entity.state), {
+    kinds: () => pauseKinds(entity.state),
+    report: async (m) => llmTrouble(m),
+  });
   let currentChild: string | undefined;
   const relay = startPauseRelay(
-    () => isPaused(entity.state),
+    () => pauseKinds(entity.state),
     () => (currentChild ? [currentChild] : []),
   );
 
@@ -196,7 +205,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     // A resume tells every child again: undoes a pause forged on a child.
     if (resumed) relay.retell();
     const s = entity.state;
-    return { runId: s.runId, status: isPaused(s) ? 'PAUSED' : 'RUNNING', changed: r.changed, ...(s.pause ? { pause: s.pause } : {}) };
+    const pauses = activePauses(s);
+    return { runId: s.runId, status: isPaused(s) ? 'PAUSED' : 'RUNNING', changed: r.changed, ...(pauses[0] ? { pause: pauses[0], pauses } : {}) };
   };
   const throwIfRefused = (r: PauseApplied) => {
     if (!r.ok) throw new Error(r.reason);
@@ -214,6 +224,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   setHandler(pauseSignal, pauseSignalled(pauseCheck, false, 'pauseSignal'));
   setHandler(resumeSignal, pauseSignalled(resumeCheck, true, 'resumeSignal'));
+  // O2: LLM trouble from any workflow of the run pauses it (outage / rejected access) or ends the outage pause.
+  const llmTrouble = internal('llmTrouble', LlmTroubleSchema, (s, m) => applyLlmTrouble(s, m, now()));
+  setHandler(llmTroubleSignal, llmTrouble);
   setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
   setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
   // A signal of no known name is dropped (otherwise the SDK would buffer it for a handler that never comes).
@@ -238,7 +251,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   options.refinement = config.refinement;
   options.pacemaker = config.pacemaker;
   options.commandNetwork = config.execution.network;
-  const rp = createReplanning({ run, options, config, entity });
+  const rp = createReplanning({ run, options, config, entity, gate });
 
   /** A phase starts: its child workflow id. */
   const enter = (phase: Phase): string => {

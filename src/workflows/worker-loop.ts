@@ -39,10 +39,9 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
-    await input.gate?.ready();
-    const r = await proxyActivities<Activities>(
-      workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`),
-    ).workerStep({
+    // O1: no step starts while paused; O2: an LLM outage in a step pauses the run and the step is retried.
+    const stepper = proxyActivities<Activities>(workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`));
+    const r = await (input.gate ? input.gate.gated(stepper) : stepper).workerStep({
       runId: run.runId,
       workspace: run.workspace,
       taskId: task.id,

@@ -26,19 +26,20 @@ import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '.
 import type { ReplanContext } from '../../llm/prompts/replan';
 import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
+import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
 
-/** O1: why the run is paused. Only 'user' today; O2/O3 add 'llm_outage' and 'budget'. */
-export type PauseKind = 'user';
+/** O1/O2: why the run is paused (src/domain/run/llm-outage: PAUSE_KINDS). */
+export type { PauseKind } from './llm-outage';
 
 /** O1: the run is paused: no new phase, task, worker step or LLM call starts until it resumes. */
 export interface PauseState {
   kind: PauseKind;
-  /** Who or what paused it ('user': the pause update/signal). */
-  by: 'user';
-  /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS). */
+  /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries, O2). */
+  by: 'user' | 'llm';
+  /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS); for 'llm', what failed and what to do. */
   reason?: string;
   /** ISO time the pause began. */
   since: string;
@@ -151,8 +152,10 @@ export interface RunState {
   /** Why a replan sent the run back to a phase, for that phase's prompt (taken once). */
   feedback: Partial<Record<Phase, string>>;
   previous?: PreviousPlan;
-  /** O1: set while the run is paused. */
+  /** O1: set while the user paused the run. */
   pause?: PauseState;
+  /** O2: set while the LLM is unavailable ('llm_outage') or rejected access ('llm_rejected'); apart from the user's pause. */
+  llmPause?: PauseState;
 }
 
 export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
@@ -314,7 +317,14 @@ export function cancelRun(s: RunState): RunState {
 
 // ---------------------------------------------------------------- pause and resume (O1)
 
-export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && s.pause !== undefined;
+/** The one predicate: no new phase, task, worker step or LLM call starts while it holds (O1, O2). */
+export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && (s.pause !== undefined || s.llmPause !== undefined);
+
+/** Every pause that holds, the user's first. */
+export const activePauses = (s: RunState): PauseState[] => (s.status === 'RUNNING' ? [s.pause, s.llmPause].filter((p) => p !== undefined) : []);
+
+/** Why the run is paused, for the gate and its children (pauseGate). */
+export const pauseKinds = (s: RunState): PauseKind[] => activePauses(s).map((p) => p.kind);
 
 /** What `status` and the ReplannerStatus search attribute show. */
 export const displayStatus = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
@@ -330,13 +340,50 @@ export function pauseRun(s: RunState, p: { reason?: string; at: string }): Pause
   return { ok: true, state: { ...s, pause: { kind: 'user', by: 'user', ...(reason ? { reason } : {}), since: p.at } }, changed: true };
 }
 
-/** O1: resume a paused run; resuming a running one is acknowledged and changes nothing. */
+/**
+ * O1: resume a paused run; resuming a running one is acknowledged and changes nothing. It ends the
+ * user's pause and an LLM pause too (O2: after a rejected key, `resume` retries at once; during an
+ * outage, every call tries again and the first that still fails pauses the run again).
+ */
 export function resumeRun(s: RunState): PauseApplied {
   if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
-  if (!s.pause) return { ok: true, state: s, changed: false };
+  if (!s.pause && !s.llmPause) return { ok: true, state: s, changed: false };
   const next = { ...s };
   delete next.pause;
+  delete next.llmPause;
   return { ok: true, state: next, changed: true };
+}
+
+/** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
+export interface LlmTroubleMessage {
+  trouble: LlmTrouble | 'recovered';
+  /** The failure's message (for 'rejected' it names the fix); clipped for the reason. */
+  error?: string;
+}
+
+/**
+ * O2: an outage pauses the run ('llm_outage', since the first report; a rejection stays a
+ * rejection); a rejected access pauses it with the fix named ('llm_rejected', replacing an
+ * outage); 'recovered' ends only an outage pause — never the user's, never a rejection (only
+ * `resume` ends those). Changes nothing on a finished run.
+ */
+export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): Applied {
+  if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
+  const error = shortError(m.error ?? 'no detail');
+  if (m.trouble === 'recovered') {
+    if (s.llmPause?.kind !== 'llm_outage') return { ok: true, state: s };
+    const next = { ...s };
+    delete next.llmPause;
+    return { ok: true, state: next };
+  }
+  if (m.trouble === 'unavailable') {
+    if (s.llmPause) return { ok: true, state: s };
+    const reason = `LLM unavailable since ${at}: ${error}; retrying by itself with backoff (${PROBE_INITIAL_MS / 1000} s doubling, at most every ${PROBE_MAX_MS / 1000} s)`;
+    return { ok: true, state: { ...s, llmPause: { kind: 'llm_outage', by: 'llm', reason, since: at } } };
+  }
+  if (s.llmPause?.kind === 'llm_rejected') return { ok: true, state: s };
+  const reason = `LLM access rejected: ${shortError(m.error ?? 'no detail', 600).replace(/<runId>/g, s.runId)}`;
+  return { ok: true, state: { ...s, llmPause: { kind: 'llm_rejected', by: 'llm', reason, since: at } } };
 }
 
 // ---------------------------------------------------------------- internal progress (SPEC S2)
@@ -530,8 +577,10 @@ export interface RunStatusView {
   recentDecisions?: DecisionRecord[];
   /** X7 / X8 / X14: questions waiting for `answerClarification`. */
   questions?: Question[];
-  /** O1: why and since when the run is paused (status PAUSED). */
+  /** O1: why and since when the run is paused (status PAUSED): the user's pause, else the LLM's (O2). */
   pause?: PauseState;
+  /** O1/O2: every pause that holds (the user's and the LLM's can coexist), the user's first. */
+  pauses?: PauseState[];
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -558,7 +607,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(last ? { lastDecision: last } : {}),
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
     questions: pendingQuestions(s),
-    ...(isPaused(s) ? { pause: s.pause } : {}),
+    ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
   };
 }
 

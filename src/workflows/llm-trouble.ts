@@ -1,0 +1,59 @@
+// SPEC O2 at every LLM call site: `gated` (pause-gate.ts) runs each call through here. An LLM that
+// is unavailable or rejects access past the call's quick retries never fails the call: the run is
+// told (llmTrouble signal, or directly for the run itself) and pauses; then
+// - unavailable: this caller is the prober: it waits a capped backoff (probeDelayMs) and calls again,
+//   through the outage pause but never through the user's (or any other) pause; the first call that
+//   succeeds tells the run, which ends the outage pause only;
+// - rejected: this caller waits until the user resumes the run, then calls again at once; a second
+//   rejection pauses again.
+// Nothing is sent while calls succeed: history grows only when there is trouble.
+import { ActivityFailure, ApplicationFailure, condition, log, sleep } from '@temporalio/workflow';
+import { llmTroubleOf, mayProbe, probeDelayMs, type LlmTrouble, type PauseKind } from '../domain/run/llm-outage';
+import type { LlmTroubleMessage } from './messages';
+
+export interface LlmTroubleHook {
+  /** Why the run is paused, as this workflow knows it (the run: its state; a child: the last pauseGate). */
+  kinds(): readonly PauseKind[];
+  /** Tells the run; never throws. */
+  report(m: LlmTroubleMessage): Promise<void>;
+}
+
+/** A rejection not yet relayed back by the run is waited for this long before the caller looks again. */
+const REJECTION_SEEN_TIMEOUT_MS = 60_000;
+
+function troubleOf(err: unknown): { trouble: LlmTrouble; message: string } | undefined {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const trouble = llmTroubleOf(err.cause.type ?? undefined);
+  return trouble ? { trouble, message: err.cause.message } : undefined;
+}
+
+/** Runs `call`; without a hook (a workflow started on its own, no run above it) failures propagate as they are. */
+export async function callThroughLlmTrouble<R>(hook: LlmTroubleHook | undefined, call: () => Promise<R>): Promise<R> {
+  if (!hook) return call();
+  let probes = 0;
+  let troubled = false;
+  for (;;) {
+    try {
+      const r = await call();
+      if (troubled) await hook.report({ trouble: 'recovered' });
+      return r;
+    } catch (err) {
+      const t = troubleOf(err);
+      if (!t) throw err;
+      troubled = true;
+      await hook.report({ trouble: t.trouble, error: t.message });
+      if (t.trouble === 'unavailable') {
+        probes += 1;
+        const wait = probeDelayMs(probes);
+        log.warn(`LLM unavailable; the run is paused, probing again in ${wait / 1000} s: ${t.message}`);
+        await sleep(wait);
+      } else {
+        probes = 0;
+        log.warn(`LLM access rejected; the run is paused until resumed: ${t.message}`);
+        // The run's pause reaches a child through the relay: wait to see it, then for the user's resume.
+        await condition(() => hook.kinds().includes('llm_rejected'), REJECTION_SEEN_TIMEOUT_MS);
+      }
+      await condition(() => mayProbe(hook.kinds()));
+    }
+  }
+}
