@@ -87,9 +87,14 @@ export class FakeOpenAI {
    */
   latencyMs = 0;
 
+  /** When set, a chat request whose `Authorization` is not `Bearer <apiKey>` is answered 401 (a wrong OPENAI_API_KEY). */
+  apiKey: string | undefined;
+  /** Set while the listener is closed (refuseConnections): clients see ECONNREFUSED. */
+  private refusing: { reopen?: ReturnType<typeof setTimeout> } | undefined;
+
   private constructor(
     private readonly server: http.Server,
-    host: string,
+    private readonly host: string,
     port: number,
     private readonly logUnscripted: boolean,
   ) {
@@ -200,6 +205,7 @@ export class FakeOpenAI {
   /** Close the server and every socket, releasing hanging requests. Idempotent. */
   stop(): Promise<void> {
     if (!this.stopping) {
+      if (this.refusing?.reopen) clearTimeout(this.refusing.reopen);
       this.stopping = new Promise<void>((resolve) => {
         for (const cancel of [...this.cancellers]) cancel();
         // Requests left unanswered end now; their sockets' 'close' events may only
@@ -212,6 +218,54 @@ export class FakeOpenAI {
       });
     }
     return this.stopping;
+  }
+
+  // ---------------------------------------------------------------- outages
+
+  /**
+   * The endpoint goes away: the listener closes and every open connection is dropped, so clients
+   * see ECONNREFUSED (requests in flight fail) until acceptConnections() listens on the same port.
+   */
+  async refuseConnections(): Promise<void> {
+    if (this.refusing || this.stopping) return;
+    this.refusing = {};
+    for (const cancel of [...this.cancellers]) cancel();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** The endpoint is back on the same port (and base URL). */
+  async acceptConnections(): Promise<void> {
+    if (!this.refusing || this.stopping) return;
+    if (this.refusing.reopen) clearTimeout(this.refusing.reopen);
+    this.refusing = undefined;
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, this.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** Refuses connections now, and accepts them again after `ms`; resolves once refusing. `back` resolves when listening again. */
+  async refuseConnectionsFor(ms: number): Promise<{ back: Promise<void> }> {
+    await this.refuseConnections();
+    const back = new Promise<void>((resolve, reject) => {
+      if (!this.refusing) return resolve();
+      this.refusing.reopen = setTimeout(() => {
+        if (this.refusing) this.refusing.reopen = undefined;
+        this.acceptConnections().then(resolve, reject);
+      }, ms);
+    });
+    return { back };
+  }
+
+  /** True while connections are refused. */
+  get refusingConnections(): boolean {
+    return this.refusing !== undefined;
   }
 
   // ---------------------------------------------------------------- HTTP
@@ -274,6 +328,9 @@ export class FakeOpenAI {
     if (!purpose) return fail(400, `missing ${PURPOSE_HEADER} header`);
     if (body?.stream) return fail(400, 'fake-openai: streaming is not supported');
     if (!Array.isArray(body?.messages)) return fail(400, 'fake-openai: body.messages must be an array');
+    if (this.apiKey !== undefined && req.headers.authorization !== `Bearer ${this.apiKey}`) {
+      return fail(401, 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.');
+    }
 
     let reply: Reply | undefined;
     try {

@@ -15,7 +15,8 @@ export interface WorkerProc {
 
 const started: WorkerProc[] = [];
 
-export async function startWorkerProcess(p: { address: string; taskQueue: string; llmBaseURL: string }): Promise<WorkerProc> {
+/** `apiKey`: the worker's OPENAI_API_KEY (default 'test-key'). */
+export async function startWorkerProcess(p: { address: string; taskQueue: string; llmBaseURL: string; apiKey?: string }): Promise<WorkerProc> {
   const bundle = process.env.REPLANNER_TEST_BUNDLE;
   if (!bundle) throw new Error('REPLANNER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
   const child = spawn(process.execPath, [WORKER_SCRIPT], {
@@ -25,7 +26,7 @@ export async function startWorkerProcess(p: { address: string; taskQueue: string
       TEMPORAL_ADDRESS: p.address,
       REPLANNER_TASK_QUEUE: p.taskQueue,
       OPENAI_BASE_URL: p.llmBaseURL,
-      OPENAI_API_KEY: 'test-key',
+      OPENAI_API_KEY: p.apiKey ?? 'test-key',
       REPLANNER_MODEL: 'fake-model',
       REPLANNER_WORKFLOW_BUNDLE: bundle,
       REPLANNER_LOG_LEVEL: 'WARN',

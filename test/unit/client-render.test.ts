@@ -274,3 +274,39 @@ describe('O1 PAUSED in status and watch', () => {
     expect(describeChanges(paused, base)).toEqual(['status: RUNNING']);
   });
 });
+
+describe('O2 LLM pauses in status and watch', () => {
+  const user = { kind: 'user' as const, by: 'user' as const, since: '2024-01-01T00:01:00.000Z' };
+  const outage = {
+    kind: 'llm_outage' as const,
+    by: 'llm' as const,
+    reason: 'LLM unavailable since 2024-01-01T00:00:00.000Z: connect ECONNREFUSED',
+    since: '2024-01-01T00:00:00.000Z',
+  };
+  const rejected = {
+    kind: 'llm_rejected' as const,
+    by: 'llm' as const,
+    reason: 'LLM access rejected: set the right key',
+    since: '2024-01-01T00:02:00.000Z',
+  };
+  const withPauses = (...pauses: NonNullable<RunStatus['pauses']>): RunStatus => ({ ...base, status: 'PAUSED', pause: pauses[0], pauses });
+
+  it('O2 status shows each pause: the outage resumes by itself, a rejection names the fix then resume', () => {
+    expect(renderStatus(withPauses(outage))).toContain(
+      'PAUSED (llm_outage) since 2024-01-01T00:00:00.000Z: LLM unavailable since 2024-01-01T00:00:00.000Z: connect ECONNREFUSED — resumes by itself when the LLM answers',
+    );
+    expect(renderStatus(withPauses(rejected))).toContain(
+      'PAUSED (llm_rejected) since 2024-01-01T00:02:00.000Z: LLM access rejected: set the right key — fix it, then: replanner resume r1',
+    );
+    const both = renderStatus(withPauses(user, outage));
+    expect(both).toContain('PAUSED by user since 2024-01-01T00:01:00.000Z — resume: replanner resume r1');
+    expect(both).toContain('PAUSED (llm_outage)');
+  });
+
+  it('O2 watch names a pause added during another, once, and says nothing when the outage ends but the user pause stays', () => {
+    expect(describeChanges(withPauses(outage), withPauses(user, outage))).toEqual([
+      '  PAUSED by user since 2024-01-01T00:01:00.000Z — resume: replanner resume r1',
+    ]);
+    expect(describeChanges(withPauses(user, outage), withPauses(user))).toEqual([]);
+  });
+});

@@ -290,6 +290,44 @@ describe('FakeOpenAI', () => {
       spy.mockRestore();
     }
   });
+
+  test('O2 refuseConnections: the client sees a connection error (a request in flight too); acceptConnections serves again on the same port', async () => {
+    fake.always('judge', { json: { ok: true } });
+    fake.script('slow', { hangMs: 10_000, then: { json: { late: true } } });
+    const inFlight = rejection(ask(client(fake, 'slow')));
+    await waitFor(() => fake.requestsFor('slow').length === 1);
+    await fake.refuseConnections();
+    expect(fake.refusingConnections).toBe(true);
+    expect(await inFlight).toBeInstanceOf(APIConnectionError);
+    expect(await rejection(ask(client(fake)))).toBeInstanceOf(APIConnectionError);
+    await fake.acceptConnections();
+    expect(fake.refusingConnections).toBe(false);
+    expect(fake.baseURL).toBe(`http://127.0.0.1:${fake.port}/v1`);
+    const r = await ask(client(fake));
+    expect(r.choices[0]?.message.content).toBe('{"ok":true}');
+  });
+
+  test('O2 refuseConnectionsFor(ms) refuses for that long, then listens again by itself', async () => {
+    fake.always('judge', { json: { ok: true } });
+    const t0 = Date.now();
+    const { back } = await fake.refuseConnectionsFor(400);
+    expect(await rejection(ask(client(fake)))).toBeInstanceOf(APIConnectionError);
+    await back;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(390);
+    expect((await ask(client(fake))).choices).toHaveLength(1);
+  });
+
+  test('O2 apiKey: a request with another Bearer key is answered 401 invalid_api_key (recorded); the right key is served', async () => {
+    fake.always('judge', { json: { ok: true } });
+    fake.apiKey = 'good-key';
+    const err = await rejection(ask(client(fake)));
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(401);
+    expect((err as APIError).code).toBe('invalid_api_key');
+    expect(fake.requestsFor('judge').map((r) => r.status)).toEqual([401]);
+    const good = new OpenAI({ apiKey: 'good-key', baseURL: fake.baseURL, maxRetries: 0, defaultHeaders: { 'x-replanner-purpose': 'judge' } });
+    expect((await ask(good)).choices).toHaveLength(1);
+  });
 });
 
 async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {

@@ -110,6 +110,13 @@ const MALFORMED: Row[] = [
     name: 'answerClarificationSignal',
     input: '{"questionId":"q1","answer":"CSV","admin":true}',
   },
+  // O2 (issue 12): LLM trouble reports with bad payloads pause nothing; a forged recovery ends no pause.
+  { what: 'llmTrouble null', kind: 'signal', name: 'llmTrouble', input: 'null' },
+  { what: 'llmTrouble wrong types', kind: 'signal', name: 'llmTrouble', input: '{"trouble":1,"error":[]}' },
+  { what: 'llmTrouble unknown trouble', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"budget","error":"x"}' },
+  { what: 'llmTrouble extra key', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","admin":true}' },
+  { what: 'llmTrouble huge error', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ trouble: 'rejected', error: HUGE }) },
+  { what: 'llmTrouble recovered with no outage', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"recovered"}' },
   { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
   { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
   { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
@@ -318,6 +325,8 @@ describe('S2 sealed messages', () => {
       { what: 'pauseGate null', kind: 'signal', name: 'pauseGate', input: 'null' },
       { what: 'pauseGate wrong types', kind: 'signal', name: 'pauseGate', input: '{"paused":"yes"}' },
       { what: 'pauseGate extra key', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"admin":true}' },
+      { what: 'pauseGate unknown kind', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":["admin"]}' },
+      { what: 'pauseGate kinds not a list', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":"user"}' },
       { what: 'answerConsultationSignal extra key', kind: 'signal', name: 'answerConsultationSignal', input: '{"choice":"stop","admin":true}' },
       {
         what: 'answerConsultationSignal another id',
