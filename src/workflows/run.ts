@@ -35,6 +35,7 @@ import {
   completeRun,
   decisionsView,
   displayStatus,
+  endUnprobedOutage,
   inspectionMemo,
   enterPhase,
   failRun,
@@ -404,7 +405,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     for (;;) {
       await maybeContinueAsNew();
       let to: Phase | 'done';
-      // O1: the safe point between phases: no phase starts while paused.
+      // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
+      entity.apply(endUnprobedOutage);
       await gate.ready();
       try {
         to = await steps[phase]();

@@ -354,6 +354,18 @@ export function resumeRun(s: RunState): PauseApplied {
   return { ok: true, state: next, changed: true };
 }
 
+/**
+ * O2: between phases no LLM call is in flight, so nothing probes an outage any more (its prober's
+ * workflow ended): the outage pause ends and the next phase's first call is the probe (a failing
+ * one pauses again). The user's pause and a rejection stay.
+ */
+export function endUnprobedOutage(s: RunState): RunState {
+  if (s.llmPause?.kind !== 'llm_outage') return s;
+  const next = { ...s };
+  delete next.llmPause;
+  return next;
+}
+
 /** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
 export interface LlmTroubleMessage {
   trouble: LlmTrouble | 'recovered';

@@ -17,6 +17,7 @@ import {
   applyLlmTrouble,
   cancelRun,
   displayStatus,
+  endUnprobedOutage,
   inspectionMemo,
   isPaused,
   MEMO_STATUS,
@@ -204,6 +205,14 @@ describe("O2 the run's LLM pauses", () => {
     const r = resumeRun(outage(run()));
     expect(r.ok && r.changed).toBe(true);
     expect(isPaused(ok(r))).toBe(false);
+  });
+
+  it("O2 between phases an outage nobody probes any more ends; the user's pause and a rejection stay", () => {
+    const both = ok(pauseRun(outage(run()), { at: T2 }));
+    expect(pauseKinds(endUnprobedOutage(both))).toEqual(['user']);
+    const rejected = ok(applyLlmTrouble(run(), { trouble: 'rejected', error: 'HTTP 401' }, T1));
+    expect(endUnprobedOutage(rejected)).toBe(rejected);
+    expect(endUnprobedOutage(run())).toEqual(run());
   });
 
   it('O2 a finished run refuses LLM trouble; a finished run never shows PAUSED', () => {
