@@ -69,7 +69,8 @@ Usage:
   replanner pause <runId> ["reason"] [--json]          pause a run at its next safe point: no new
                                                        phase, task, worker step or LLM call starts;
                                                        calls in flight finish and are kept
-  replanner resume <runId> [--json]                    resume a paused run where it stopped
+  replanner resume <runId> [--json]                    resume a paused run where it stopped (also
+                                                       after an LLM pause: retries the LLM at once)
   replanner consult <runId> <taskId> <choice> ["text"] [--json]
                                                        answer a task's Duck Pacemaker consultation
   replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground

@@ -1,13 +1,14 @@
 // SPEC O2 at every LLM call site: `gated` (pause-gate.ts) runs each call through here. An LLM that
 // is unavailable or rejects access past the call's quick retries never fails the call: the run is
 // told (llmTrouble signal, or directly for the run itself) and pauses; then
-// - unavailable: this caller is the prober: it waits a capped backoff (probeDelayMs) and calls again,
-//   through the outage pause but never through the user's (or any other) pause; the first call that
-//   succeeds tells the run, which ends the outage pause only;
+// - unavailable: this caller is a prober: it waits a capped backoff (probeDelayMs; less when the
+//   outage pause ends meanwhile) and calls again, through the outage pause but never through the
+//   user's (or any other) pause; the first call that succeeds tells the run, which ends the outage
+//   pause only;
 // - rejected: this caller waits until the user resumes the run, then calls again at once; a second
 //   rejection pauses again.
 // Nothing is sent while calls succeed: history grows only when there is trouble.
-import { ActivityFailure, ApplicationFailure, condition, log, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
 import { llmTroubleOf, mayProbe, probeDelayMs, type LlmTrouble, type PauseKind } from '../domain/run/llm-outage';
 import type { LlmTroubleMessage } from './messages';
 
@@ -46,7 +47,11 @@ export async function callThroughLlmTrouble<R>(hook: LlmTroubleHook | undefined,
         probes += 1;
         const wait = probeDelayMs(probes);
         log.warn(`LLM unavailable; the run is paused, probing again in ${wait / 1000} s: ${t.message}`);
-        await sleep(wait);
+        // Sooner when the outage pause ends meanwhile (another prober got through, or the user resumed).
+        const end = Date.now() + wait;
+        const outage = () => hook.kinds().includes('llm_outage');
+        await condition(outage, wait);
+        if (end > Date.now()) await condition(() => !outage(), end - Date.now());
       } else {
         probes = 0;
         log.warn(`LLM access rejected; the run is paused until resumed: ${t.message}`);
