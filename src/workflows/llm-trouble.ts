@@ -36,13 +36,15 @@ export async function callThroughLlmTrouble<R>(hook: LlmTroubleHook | undefined,
   for (;;) {
     try {
       const r = await call();
-      if (troubled) await hook.report({ trouble: 'recovered' });
+      if (troubled && hook.kinds().includes('llm_outage')) await hook.report({ trouble: 'recovered' });
       return r;
     } catch (err) {
       const t = troubleOf(err);
       if (!t) throw err;
       troubled = true;
-      await hook.report({ trouble: t.trouble, error: t.message });
+      // Told once per pause, not per probe: a long outage must not grow the run's history.
+      if (!hook.kinds().includes(t.trouble === 'unavailable' ? 'llm_outage' : 'llm_rejected'))
+        await hook.report({ trouble: t.trouble, error: t.message });
       if (t.trouble === 'unavailable') {
         probes += 1;
         const wait = probeDelayMs(probes);

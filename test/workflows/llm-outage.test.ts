@@ -101,6 +101,10 @@ describe('O2 an LLM outage pauses the run instead of failing it', () => {
     expect(await searchStatus(handle)).toBe('DONE');
     // Every file was written once the LLM was back.
     expect(h.fake.successfulFor('judge').length).toBe(2);
+    // The run is told once per pause (and once it ends), not per probe: its history stays small.
+    const told = ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'llmTrouble');
+    expect(told.length).toBeGreaterThanOrEqual(2);
+    expect(told.length).toBeLessThanOrEqual(6);
   });
 
   it('O2 a user pause during an outage stays after the LLM is back, until resume; then DONE', async () => {
