@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai';
@@ -102,14 +103,15 @@ export function criticalPathCalls(requests: RecordedRequest[], plan: ScenarioTas
 
 // ------------------------------------------------------------------ histories → figures and the floor's shape
 
-/** Every run of a continued-as-new chain, oldest first (followed back by continuedExecutionRunId). */
-async function historyRuns(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+/** Every run of a continued-as-new chain, oldest first (followed back by continuedExecutionRunId); each run's encoded size into `bytes`. */
+async function historyRuns(client: Client, workflowId: string, bytes: number[]): Promise<HistoryEvent[][]> {
   const out: HistoryEvent[][] = [];
   let runId: string | undefined;
   for (;;) {
     const h = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = h.events ?? [];
     out.unshift(events);
+    bytes.push(temporal.api.history.v1.History.encode(h).finish().length);
     const prev = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!prev) return out;
     runId = prev;
@@ -119,12 +121,14 @@ async function historyRuns(client: Client, workflowId: string): Promise<HistoryE
 interface RunHistories {
   /** Events of every workflow execution of the run (the run, phases, execution, tasks; each continued-as-new run apart). */
   events: number[];
+  /** The same executions' histories in bytes (protobuf-encoded, as the server sends them). */
+  bytes: number[];
   shape: FloorShape;
 }
 
 /** The events of the chain (oldest first), and each run's size into `counts` (the largest history is per run). */
-async function historyEvents(client: Client, workflowId: string, counts: number[]): Promise<HistoryEvent[]> {
-  const runs = await historyRuns(client, workflowId);
+async function historyEvents(client: Client, workflowId: string, counts: number[], bytes: number[]): Promise<HistoryEvent[]> {
+  const runs = await historyRuns(client, workflowId, bytes);
   counts.push(...runs.map((r) => r.length));
   return runs.flat();
 }
@@ -139,7 +143,8 @@ const children = (events: HistoryEvent[]) =>
 /** Walks the run's workflows: event counts, and the shape the floor replays (children and activity counts in order). */
 export async function runHistories(client: Client, runWfId: string, plan: ScenarioTask[], maxParallelTasks: number): Promise<RunHistories> {
   const counts: number[] = [];
-  const runEvents = await historyEvents(client, runWfId, counts);
+  const bytes: number[] = [];
+  const runEvents = await historyEvents(client, runWfId, counts, bytes);
   const steps: FloorStep[] = [];
   for (const e of runEvents) {
     if (e.activityTaskScheduledEventAttributes) {
@@ -150,14 +155,14 @@ export async function runHistories(client: Client, runWfId: string, plan: Scenar
     }
     const child = e.startChildWorkflowExecutionInitiatedEventAttributes;
     if (!child?.workflowId) continue;
-    const events = await historyEvents(client, child.workflowId, counts);
+    const events = await historyEvents(client, child.workflowId, counts, bytes);
     if (child.workflowType?.name !== 'ExecutionWorkflow') {
       steps.push({ phase: countActivities(events) });
       continue;
     }
     const tasks: FloorTask[] = [];
     for (const c of children(events).filter((x) => x.type === 'TaskWorkflow')) {
-      const taskEvents = await historyEvents(client, c.id, counts);
+      const taskEvents = await historyEvents(client, c.id, counts, bytes);
       const id = c.id.split('.task-')[1]?.split('.')[0] ?? c.id;
       tasks.push({ id, deps: plan.find((t) => t.id === id)?.dependencies ?? [], activities: countActivities(taskEvents) });
     }
@@ -165,7 +170,7 @@ export async function runHistories(client: Client, runWfId: string, plan: Scenar
     const perTask = tasks.length ? Math.floor(own / tasks.length) : 0;
     steps.push({ execution: { tasks, maxParallelTasks, activitiesPerTask: perTask, activitiesAfter: own - perTask * tasks.length } });
   }
-  return { events: counts, shape: { steps } };
+  return { events: counts, bytes, shape: { steps } };
 }
 
 // ------------------------------------------------------------------ the bench
@@ -192,6 +197,8 @@ export interface ReplannerFigures {
   overheadPerCriticalCallMs: number;
   historyEventsPerLlmCall: number;
   largestHistory: number;
+  /** The largest history of any workflow execution of the run, in bytes. */
+  largestHistoryBytes: number;
   workflows: number;
 }
 
@@ -230,6 +237,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
       overhead: (run.makespanMs - latencyMs * cp.calls) / cp.calls,
       eventsPerCall: events / calls,
       largest: Math.max(...run.hist.events),
+      largestBytes: Math.max(...run.hist.bytes),
       workflows: run.hist.events.length,
     };
   });
@@ -251,6 +259,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
     overheadPerCriticalCallMs: r1(median(perRun.map((p) => p.overhead))),
     historyEventsPerLlmCall: r1(median(perRun.map((p) => p.eventsPerCall))),
     largestHistory: Math.max(...perRun.map((p) => p.largest)),
+    largestHistoryBytes: Math.max(...perRun.map((p) => p.largestBytes)),
     workflows: median(perRun.map((p) => p.workflows)),
   };
   ctx.opts.log?.(
@@ -592,10 +601,10 @@ function table(doc: Record<string, any>): string {
   const lines: string[] = [`Replanner bench (${doc.reps} reps, medians${doc.smoke ? ', smoke' : ''})`];
   lines.push(`floor: ${JSON.stringify(doc.floorUnits)}`);
   const rows = (title: string, rs: ReplannerFigures[]) => {
-    lines.push('', title, 'tasks latency par | makespan bound  mk/bound | calls crit | ovh/crit-call | ev/call largest');
+    lines.push('', title, 'tasks latency par | makespan bound  mk/bound | calls crit | ovh/crit-call | ev/call largest bytes');
     for (const r of rs) {
       lines.push(
-        `${String(r.tasks).padStart(5)} ${String(r.latencyMs).padStart(7)} ${String(r.maxParallelTasks).padStart(3)} | ${String(r.makespanMs).padStart(8)} ${String(r.boundMs).padStart(5)} ${String(r.makespanOverBound ?? '-').padStart(9)} | ${String(r.llmCalls).padStart(5)} ${String(r.criticalPathCalls).padStart(4)} | ${String(r.overheadPerCriticalCallMs).padStart(13)} | ${String(r.historyEventsPerLlmCall).padStart(6)} ${String(r.largestHistory).padStart(7)}`,
+        `${String(r.tasks).padStart(5)} ${String(r.latencyMs).padStart(7)} ${String(r.maxParallelTasks).padStart(3)} | ${String(r.makespanMs).padStart(8)} ${String(r.boundMs).padStart(5)} ${String(r.makespanOverBound ?? '-').padStart(9)} | ${String(r.llmCalls).padStart(5)} ${String(r.criticalPathCalls).padStart(4)} | ${String(r.overheadPerCriticalCallMs).padStart(13)} | ${String(r.historyEventsPerLlmCall).padStart(6)} ${String(r.largestHistory).padStart(7)} ${String(r.largestHistoryBytes).padStart(9)}`,
       );
     }
   };
