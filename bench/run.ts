@@ -103,15 +103,25 @@ export function criticalPathCalls(requests: RecordedRequest[], plan: ScenarioTas
 
 // ------------------------------------------------------------------ histories → figures and the floor's shape
 
-/** Every run of a continued-as-new chain, oldest first (followed back by continuedExecutionRunId); each run's encoded size into `bytes`. */
-async function historyRuns(client: Client, workflowId: string, bytes: number[]): Promise<HistoryEvent[][]> {
+/** Sizes gathered while reading histories: each execution's encoded bytes, and events by type over all. */
+interface HistorySink {
+  bytes: number[];
+  types: Record<string, number>;
+}
+
+/** Every run of a continued-as-new chain, oldest first (followed back by continuedExecutionRunId); sizes into `sink`. */
+async function historyRuns(client: Client, workflowId: string, sink: HistorySink): Promise<HistoryEvent[][]> {
   const out: HistoryEvent[][] = [];
   let runId: string | undefined;
   for (;;) {
     const h = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = h.events ?? [];
     out.unshift(events);
-    bytes.push(temporal.api.history.v1.History.encode(h).finish().length);
+    sink.bytes.push(temporal.api.history.v1.History.encode(h).finish().length);
+    for (const e of events) {
+      const type = (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
+      sink.types[type] = (sink.types[type] ?? 0) + 1;
+    }
     const prev = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!prev) return out;
     runId = prev;
@@ -123,12 +133,14 @@ interface RunHistories {
   events: number[];
   /** The same executions' histories in bytes (protobuf-encoded, as the server sends them). */
   bytes: number[];
+  /** Events of all those executions by type. */
+  types: Record<string, number>;
   shape: FloorShape;
 }
 
 /** The events of the chain (oldest first), and each run's size into `counts` (the largest history is per run). */
-async function historyEvents(client: Client, workflowId: string, counts: number[], bytes: number[]): Promise<HistoryEvent[]> {
-  const runs = await historyRuns(client, workflowId, bytes);
+async function historyEvents(client: Client, workflowId: string, counts: number[], sink: HistorySink): Promise<HistoryEvent[]> {
+  const runs = await historyRuns(client, workflowId, sink);
   counts.push(...runs.map((r) => r.length));
   return runs.flat();
 }
@@ -143,8 +155,8 @@ const children = (events: HistoryEvent[]) =>
 /** Walks the run's workflows: event counts, and the shape the floor replays (children and activity counts in order). */
 export async function runHistories(client: Client, runWfId: string, plan: ScenarioTask[], maxParallelTasks: number): Promise<RunHistories> {
   const counts: number[] = [];
-  const bytes: number[] = [];
-  const runEvents = await historyEvents(client, runWfId, counts, bytes);
+  const sink: HistorySink = { bytes: [], types: {} };
+  const runEvents = await historyEvents(client, runWfId, counts, sink);
   const steps: FloorStep[] = [];
   for (const e of runEvents) {
     if (e.activityTaskScheduledEventAttributes) {
@@ -155,14 +167,14 @@ export async function runHistories(client: Client, runWfId: string, plan: Scenar
     }
     const child = e.startChildWorkflowExecutionInitiatedEventAttributes;
     if (!child?.workflowId) continue;
-    const events = await historyEvents(client, child.workflowId, counts, bytes);
+    const events = await historyEvents(client, child.workflowId, counts, sink);
     if (child.workflowType?.name !== 'ExecutionWorkflow') {
       steps.push({ phase: countActivities(events) });
       continue;
     }
     const tasks: FloorTask[] = [];
     for (const c of children(events).filter((x) => x.type === 'TaskWorkflow')) {
-      const taskEvents = await historyEvents(client, c.id, counts, bytes);
+      const taskEvents = await historyEvents(client, c.id, counts, sink);
       const id = c.id.split('.task-')[1]?.split('.')[0] ?? c.id;
       tasks.push({ id, deps: plan.find((t) => t.id === id)?.dependencies ?? [], activities: countActivities(taskEvents) });
     }
@@ -170,7 +182,7 @@ export async function runHistories(client: Client, runWfId: string, plan: Scenar
     const perTask = tasks.length ? Math.floor(own / tasks.length) : 0;
     steps.push({ execution: { tasks, maxParallelTasks, activitiesPerTask: perTask, activitiesAfter: own - perTask * tasks.length } });
   }
-  return { events: counts, bytes, shape: { steps } };
+  return { events: counts, bytes: sink.bytes, types: sink.types, shape: { steps } };
 }
 
 // ------------------------------------------------------------------ the bench
@@ -199,6 +211,8 @@ export interface ReplannerFigures {
   largestHistory: number;
   /** The largest history of any workflow execution of the run, in bytes. */
   largestHistoryBytes: number;
+  /** History events per LLM call by event type (the last rep), to see where the events go. */
+  eventsPerLlmCallByType: Record<string, number>;
   workflows: number;
 }
 
@@ -221,6 +235,16 @@ async function oneRun(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxPara
   const hist = await runHistories(client, handle.workflowId, plan, maxParallelTasks);
   fs.rmSync(ws, { recursive: true, force: true });
   return { makespanMs, requests, hist };
+}
+
+/** Events by type / LLM calls of one run, largest first. */
+function perCall(run: { requests: RecordedRequest[]; hist: RunHistories }): Record<string, number> {
+  const n = run.requests.length;
+  return Object.fromEntries(
+    Object.entries(run.hist.types)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, Math.round((v / n) * 100) / 100]),
+  );
 }
 
 async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, reps: number, config?: unknown) {
@@ -260,6 +284,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
     historyEventsPerLlmCall: r1(median(perRun.map((p) => p.eventsPerCall))),
     largestHistory: Math.max(...perRun.map((p) => p.largest)),
     largestHistoryBytes: Math.max(...perRun.map((p) => p.largestBytes)),
+    eventsPerLlmCallByType: perCall(runs[runs.length - 1]!),
     workflows: median(perRun.map((p) => p.workflows)),
   };
   ctx.opts.log?.(

@@ -96,15 +96,19 @@ export function executionHistoryFull(historyLength: number, suggested: boolean, 
 }
 
 /**
- * Whether a progress report would tell the run anything new: a task added, removed, or changed
- * (state, summary, dependencies rewired by a re-decomposition). Usage alone does not count: it rides along with the next
- * change and the phase's result.
+ * What a progress report tells the run: the records of `after` that are new or changed since
+ * `before` (state, summary, dependencies rewired by a re-decomposition), in `after`'s order; empty:
+ * nothing to report. A report carries only these, so its size does not grow with the plan. Usage
+ * alone does not count: it rides along with the next change and the phase's result.
  */
-export function tasksChanged(before: readonly TaskRecord[], after: readonly TaskRecord[]): boolean {
-  if (before === after) return false;
-  if (before.length !== after.length) return true;
+export function changedTasks(before: readonly TaskRecord[], after: readonly TaskRecord[]): TaskRecord[] {
+  if (before === after) return [];
+  const was = new Map(before.map((t) => [t.id, t]));
   // Records are replaced, never mutated: an unchanged one is usually the same object.
-  return before.some((b, i) => after[i] !== b && JSON.stringify(after[i]) !== JSON.stringify(b));
+  return after.filter((t) => {
+    const b = was.get(t.id);
+    return b !== t && (b === undefined || JSON.stringify(b) !== JSON.stringify(t));
+  });
 }
 
 /**

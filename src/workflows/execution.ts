@@ -11,7 +11,7 @@
 import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
-import { blockedByDependency, executionHistoryFull, tasksChanged, tasksToStart } from '../domain/graph';
+import { blockedByDependency, changedTasks, executionHistoryFull, tasksToStart } from '../domain/graph';
 import {
   applyRedecomposition,
   canRedecompose,
@@ -103,17 +103,26 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
   // Progress to the run (status stays live): fired, never awaited on the critical path; at most one
   // in flight, and what changed meanwhile goes in the next one (coalesced, in order); nothing is
-  // sent when no task changed. Each report carries the whole plan (the run checks it, S2).
+  // sent when no task changed. A report carries only the tasks changed since the last one delivered
+  // (a delta numbered by `seq`, checked by the run, S2), so the run's history grows with the
+  // changes, not with the plan's size times its changes.
+  /** The tasks as the run has them: as of the last report delivered. */
   let reported = tasks;
   let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states, no further report is sent. */
   let closing = false;
   const report = () => {
-    if (inFlight || closing || !tasksChanged(reported, tasks)) return;
-    reported = tasks;
+    if (inFlight || closing) return;
+    const delta = changedTasks(reported, tasks);
+    if (!delta.length) return;
+    const sending = tasks;
+    const next = seq + 1;
     // Reporting must not be interrupted by a cancellation, or the run would show stale states.
-    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage })).then(
+    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: next, tasks: delta, usage })).then(
       () => {
+        // Delivered: the run now has these; an undelivered report is sent again inside the next one.
+        reported = sending;
+        seq = next;
         inFlight = undefined;
         report();
       },
