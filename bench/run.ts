@@ -118,9 +118,27 @@ async function historyRuns(client: Client, workflowId: string, sink: HistorySink
     const events = h.events ?? [];
     out.unshift(events);
     sink.bytes.push(temporal.api.history.v1.History.encode(h).finish().length);
+    const lines: string[] = [];
     for (const e of events) {
       const type = (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
       sink.types[type] = (sink.types[type] ?? 0) + 1;
+      const what =
+        e.activityTaskScheduledEventAttributes?.activityType?.name ??
+        e.workflowExecutionSignaledEventAttributes?.signalName ??
+        e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ??
+        '';
+      lines.push(
+        `${String(e.eventId)} ${e.eventTime?.seconds?.toString() ?? ''}.${String(e.eventTime?.nanos ?? 0)
+          .padStart(9, '0')
+          .slice(0, 3)} ${type} ${what}`,
+      );
+    }
+    // REPLANNER_BENCH_DUMP=DIR: each history as one line per event (id, time, type, activity/signal/child), to see where events go.
+    const dump = process.env.REPLANNER_BENCH_DUMP;
+    if (dump) {
+      fs.mkdirSync(dump, { recursive: true });
+      fs.writeFileSync(path.join(dump, `${workflowId}${runId ? `.${runId}` : ''}.txt`), `${lines.join('\n')}\n`);
+      fs.appendFileSync(path.join(dump, 'sizes.txt'), `${workflowId} ${events.length} events ${sink.bytes[sink.bytes.length - 1]} bytes\n`);
     }
     const prev = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!prev) return out;
