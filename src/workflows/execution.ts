@@ -17,6 +17,7 @@ import {
   canRedecompose,
   emptyProgress,
   recordActionResult,
+  remainingForPrompt,
   wantsReplan,
   type ExecutionProgress,
   type ReplanDecision,
@@ -162,9 +163,11 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     completed: active().filter((t) => t.state === TaskState.DONE).length,
   };
   const remaining = () =>
-    active()
-      .filter((t) => OPEN.includes(t.state))
-      .map((t) => `${t.id}: ${t.title}`);
+    remainingForPrompt(
+      active()
+        .filter((t) => OPEN.includes(t.state))
+        .map((t) => `${t.id}: ${t.title}`),
+    );
 
   /** J6/J7: replace a task by its re-decomposition, or block it when that may not or cannot happen. */
   const redecompose = async (task: TaskRecord, o: TaskOutcome, cfg: TaskReplanningConfig): Promise<void> => {
