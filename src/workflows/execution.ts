@@ -11,7 +11,7 @@
 import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
-import { blockedByDependency, changedTasks, executionHistoryFull, tasksToStart } from '../domain/graph';
+import { blockedByDependency, executionHistoryFull, progressToReport, tasksToStart } from '../domain/graph';
 import {
   applyRedecomposition,
   canRedecompose,
@@ -112,9 +112,10 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states, no further report is sent. */
   let closing = false;
-  const report = () => {
+  /** `force`: also when no task runs (progressToReport), e.g. the run paused while only decisions are pending. */
+  const report = (force = false) => {
     if (inFlight || closing) return;
-    const delta = changedTasks(reported, tasks);
+    const delta = progressToReport(reported, tasks, force);
     if (!delta.length) return;
     const sending = tasks;
     const next = seq + 1;
@@ -125,7 +126,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         reported = sending;
         seq = next;
         inFlight = undefined;
-        report();
+        report(force);
       },
       (e: unknown) => {
         inFlight = undefined;
@@ -144,7 +145,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's LLM calls and task starts.
   // (a holder: a buffered pauseGate signal may arrive while the gate is being installed)
   const relay: { current?: PauseRelay } = {};
-  const gate = installPauseGate((paused) => (paused ? undefined : relay.current?.retell()));
+  // A pause may hold the decisions beside for long: status must not wait for the phase's result.
+  const gate = installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()));
   relay.current = startPauseRelay(
     () => gate.paused,
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
@@ -326,12 +328,12 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       }
       // Wait for the children and the jobs beside them to finish cancelling (their activities stop first).
       await CancellationScope.nonCancellable(() => Promise.all([...running.values(), ...beside.values()]));
-      // The cancelled states reach the run only by a report (a cancelled phase has no result).
-      await reportsDelivered();
-      closing = false;
-      report();
-      await reportsDelivered();
     }
+    // The last states (cancelled ones too) reach the run only by a report: a failed or cancelled phase has no result.
+    await reportsDelivered();
+    closing = false;
+    report(true);
+    await reportsDelivered();
     throw err;
   }
 }
