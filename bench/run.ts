@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai';
@@ -102,14 +103,43 @@ export function criticalPathCalls(requests: RecordedRequest[], plan: ScenarioTas
 
 // ------------------------------------------------------------------ histories → figures and the floor's shape
 
-/** Every run of a continued-as-new chain, oldest first (followed back by continuedExecutionRunId). */
-async function historyRuns(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+/** Sizes gathered while reading histories: each execution's encoded bytes, and events by type over all. */
+interface HistorySink {
+  bytes: number[];
+  types: Record<string, number>;
+}
+
+/** Every run of a continued-as-new chain, oldest first (followed back by continuedExecutionRunId); sizes into `sink`. */
+async function historyRuns(client: Client, workflowId: string, sink: HistorySink): Promise<HistoryEvent[][]> {
   const out: HistoryEvent[][] = [];
   let runId: string | undefined;
   for (;;) {
     const h = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = h.events ?? [];
     out.unshift(events);
+    sink.bytes.push(temporal.api.history.v1.History.encode(h).finish().length);
+    const lines: string[] = [];
+    for (const e of events) {
+      const type = (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
+      sink.types[type] = (sink.types[type] ?? 0) + 1;
+      const what =
+        e.activityTaskScheduledEventAttributes?.activityType?.name ??
+        e.workflowExecutionSignaledEventAttributes?.signalName ??
+        e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ??
+        '';
+      lines.push(
+        `${String(e.eventId)} ${e.eventTime?.seconds?.toString() ?? ''}.${String(e.eventTime?.nanos ?? 0)
+          .padStart(9, '0')
+          .slice(0, 3)} ${type} ${what}`,
+      );
+    }
+    // REPLANNER_BENCH_DUMP=DIR: each history as one line per event (id, time, type, activity/signal/child), to see where events go.
+    const dump = process.env.REPLANNER_BENCH_DUMP;
+    if (dump) {
+      fs.mkdirSync(dump, { recursive: true });
+      fs.writeFileSync(path.join(dump, `${workflowId}${runId ? `.${runId}` : ''}.txt`), `${lines.join('\n')}\n`);
+      fs.appendFileSync(path.join(dump, 'sizes.txt'), `${workflowId} ${events.length} events ${sink.bytes[sink.bytes.length - 1]} bytes\n`);
+    }
     const prev = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!prev) return out;
     runId = prev;
@@ -119,12 +149,16 @@ async function historyRuns(client: Client, workflowId: string): Promise<HistoryE
 interface RunHistories {
   /** Events of every workflow execution of the run (the run, phases, execution, tasks; each continued-as-new run apart). */
   events: number[];
+  /** The same executions' histories in bytes (protobuf-encoded, as the server sends them). */
+  bytes: number[];
+  /** Events of all those executions by type. */
+  types: Record<string, number>;
   shape: FloorShape;
 }
 
 /** The events of the chain (oldest first), and each run's size into `counts` (the largest history is per run). */
-async function historyEvents(client: Client, workflowId: string, counts: number[]): Promise<HistoryEvent[]> {
-  const runs = await historyRuns(client, workflowId);
+async function historyEvents(client: Client, workflowId: string, counts: number[], sink: HistorySink): Promise<HistoryEvent[]> {
+  const runs = await historyRuns(client, workflowId, sink);
   counts.push(...runs.map((r) => r.length));
   return runs.flat();
 }
@@ -139,7 +173,8 @@ const children = (events: HistoryEvent[]) =>
 /** Walks the run's workflows: event counts, and the shape the floor replays (children and activity counts in order). */
 export async function runHistories(client: Client, runWfId: string, plan: ScenarioTask[], maxParallelTasks: number): Promise<RunHistories> {
   const counts: number[] = [];
-  const runEvents = await historyEvents(client, runWfId, counts);
+  const sink: HistorySink = { bytes: [], types: {} };
+  const runEvents = await historyEvents(client, runWfId, counts, sink);
   const steps: FloorStep[] = [];
   for (const e of runEvents) {
     if (e.activityTaskScheduledEventAttributes) {
@@ -150,14 +185,14 @@ export async function runHistories(client: Client, runWfId: string, plan: Scenar
     }
     const child = e.startChildWorkflowExecutionInitiatedEventAttributes;
     if (!child?.workflowId) continue;
-    const events = await historyEvents(client, child.workflowId, counts);
+    const events = await historyEvents(client, child.workflowId, counts, sink);
     if (child.workflowType?.name !== 'ExecutionWorkflow') {
       steps.push({ phase: countActivities(events) });
       continue;
     }
     const tasks: FloorTask[] = [];
     for (const c of children(events).filter((x) => x.type === 'TaskWorkflow')) {
-      const taskEvents = await historyEvents(client, c.id, counts);
+      const taskEvents = await historyEvents(client, c.id, counts, sink);
       const id = c.id.split('.task-')[1]?.split('.')[0] ?? c.id;
       tasks.push({ id, deps: plan.find((t) => t.id === id)?.dependencies ?? [], activities: countActivities(taskEvents) });
     }
@@ -165,7 +200,7 @@ export async function runHistories(client: Client, runWfId: string, plan: Scenar
     const perTask = tasks.length ? Math.floor(own / tasks.length) : 0;
     steps.push({ execution: { tasks, maxParallelTasks, activitiesPerTask: perTask, activitiesAfter: own - perTask * tasks.length } });
   }
-  return { events: counts, shape: { steps } };
+  return { events: counts, bytes: sink.bytes, types: sink.types, shape: { steps } };
 }
 
 // ------------------------------------------------------------------ the bench
@@ -192,6 +227,10 @@ export interface ReplannerFigures {
   overheadPerCriticalCallMs: number;
   historyEventsPerLlmCall: number;
   largestHistory: number;
+  /** The largest history of any workflow execution of the run, in bytes. */
+  largestHistoryBytes: number;
+  /** History events per LLM call by event type (the last rep), to see where the events go. */
+  eventsPerLlmCallByType: Record<string, number>;
   workflows: number;
 }
 
@@ -216,6 +255,16 @@ async function oneRun(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxPara
   return { makespanMs, requests, hist };
 }
 
+/** Events by type / LLM calls of one run, largest first. */
+function perCall(run: { requests: RecordedRequest[]; hist: RunHistories }): Record<string, number> {
+  const n = run.requests.length;
+  return Object.fromEntries(
+    Object.entries(run.hist.types)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, Math.round((v / n) * 100) / 100]),
+  );
+}
+
 async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, reps: number, config?: unknown) {
   const runs = [];
   for (let r = 0; r < reps; r++) runs.push(await oneRun(ctx, plan, latencyMs, maxParallelTasks, config));
@@ -230,6 +279,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
       overhead: (run.makespanMs - latencyMs * cp.calls) / cp.calls,
       eventsPerCall: events / calls,
       largest: Math.max(...run.hist.events),
+      largestBytes: Math.max(...run.hist.bytes),
       workflows: run.hist.events.length,
     };
   });
@@ -251,6 +301,8 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
     overheadPerCriticalCallMs: r1(median(perRun.map((p) => p.overhead))),
     historyEventsPerLlmCall: r1(median(perRun.map((p) => p.eventsPerCall))),
     largestHistory: Math.max(...perRun.map((p) => p.largest)),
+    largestHistoryBytes: Math.max(...perRun.map((p) => p.largestBytes)),
+    eventsPerLlmCallByType: perCall(runs[runs.length - 1]!),
     workflows: median(perRun.map((p) => p.workflows)),
   };
   ctx.opts.log?.(
@@ -592,10 +644,10 @@ function table(doc: Record<string, any>): string {
   const lines: string[] = [`Replanner bench (${doc.reps} reps, medians${doc.smoke ? ', smoke' : ''})`];
   lines.push(`floor: ${JSON.stringify(doc.floorUnits)}`);
   const rows = (title: string, rs: ReplannerFigures[]) => {
-    lines.push('', title, 'tasks latency par | makespan bound  mk/bound | calls crit | ovh/crit-call | ev/call largest');
+    lines.push('', title, 'tasks latency par | makespan bound  mk/bound | calls crit | ovh/crit-call | ev/call largest bytes');
     for (const r of rs) {
       lines.push(
-        `${String(r.tasks).padStart(5)} ${String(r.latencyMs).padStart(7)} ${String(r.maxParallelTasks).padStart(3)} | ${String(r.makespanMs).padStart(8)} ${String(r.boundMs).padStart(5)} ${String(r.makespanOverBound ?? '-').padStart(9)} | ${String(r.llmCalls).padStart(5)} ${String(r.criticalPathCalls).padStart(4)} | ${String(r.overheadPerCriticalCallMs).padStart(13)} | ${String(r.historyEventsPerLlmCall).padStart(6)} ${String(r.largestHistory).padStart(7)}`,
+        `${String(r.tasks).padStart(5)} ${String(r.latencyMs).padStart(7)} ${String(r.maxParallelTasks).padStart(3)} | ${String(r.makespanMs).padStart(8)} ${String(r.boundMs).padStart(5)} ${String(r.makespanOverBound ?? '-').padStart(9)} | ${String(r.llmCalls).padStart(5)} ${String(r.criticalPathCalls).padStart(4)} | ${String(r.overheadPerCriticalCallMs).padStart(13)} | ${String(r.historyEventsPerLlmCall).padStart(6)} ${String(r.largestHistory).padStart(7)} ${String(r.largestHistoryBytes).padStart(9)}`,
       );
     }
   };

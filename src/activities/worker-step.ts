@@ -150,6 +150,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       await writeJsonAtomic(file, rec);
       ctx.heartbeat({ step: input.step });
     }
+    // A command killed by the cancellation ends the step as cancelled, not as a result.
+    throwIfCancelled(ctx.cancellationSignal);
     const actions = rec.calls.map((c) => signature(c.name, c.arguments, c.ok === true));
     return {
       step: input.step,

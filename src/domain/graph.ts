@@ -96,15 +96,30 @@ export function executionHistoryFull(historyLength: number, suggested: boolean, 
 }
 
 /**
- * Whether a progress report would tell the run anything new: a task added, removed, or changed
- * (state, summary, dependencies rewired by a re-decomposition). Usage alone does not count: it rides along with the next
- * change and the phase's result.
+ * What a progress report tells the run: the records of `after` that are new or changed since
+ * `before` (state, summary, dependencies rewired by a re-decomposition), in `after`'s order; empty:
+ * nothing to report. A report carries only these, so its size does not grow with the plan. Usage
+ * alone does not count: it rides along with the next change and the phase's result.
  */
-export function tasksChanged(before: readonly TaskRecord[], after: readonly TaskRecord[]): boolean {
-  if (before === after) return false;
-  if (before.length !== after.length) return true;
+export function changedTasks(before: readonly TaskRecord[], after: readonly TaskRecord[]): TaskRecord[] {
+  if (before === after) return [];
+  const was = new Map(before.map((t) => [t.id, t]));
   // Records are replaced, never mutated: an unchanged one is usually the same object.
-  return before.some((b, i) => after[i] !== b && JSON.stringify(after[i]) !== JSON.stringify(b));
+  return after.filter((t) => {
+    const b = was.get(t.id);
+    return b !== t && (b === undefined || JSON.stringify(b) !== JSON.stringify(t));
+  });
+}
+
+/**
+ * The progress report due now: the changed tasks, or none while no task runs (started or being
+ * re-decomposed): the phase then ends as soon as the decisions beside it answer, and its result
+ * tells the run the same (issue 11: one signal and run workflow task less per round). `force`
+ * (the run paused, the phase cancelled or failing) sends the changes anyway.
+ */
+export function progressToReport(reported: readonly TaskRecord[], tasks: readonly TaskRecord[], force = false): TaskRecord[] {
+  if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return [];
+  return changedTasks(reported, tasks);
 }
 
 /**

@@ -104,6 +104,9 @@ export class LlmGateway {
         signal: opts.signal,
       });
     } catch (err) {
+      // Aborted by its activity's cancellation: rethrow the cancellation itself, so Temporal records
+      // the activity (and the task awaiting it) as cancelled, not as a failed "Request was aborted".
+      if (opts.signal?.aborted) throw (opts.signal.reason as unknown) ?? err;
       throw classifyLlmError(err, { purpose: opts.purpose, baseURL: this.settings.baseURL });
     }
   }

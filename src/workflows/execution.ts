@@ -11,12 +11,13 @@
 import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
-import { blockedByDependency, executionHistoryFull, tasksChanged, tasksToStart } from '../domain/graph';
+import { blockedByDependency, executionHistoryFull, progressToReport, tasksToStart } from '../domain/graph';
 import {
   applyRedecomposition,
   canRedecompose,
   emptyProgress,
   recordActionResult,
+  remainingForPrompt,
   wantsReplan,
   type ExecutionProgress,
   type ReplanDecision,
@@ -103,19 +104,29 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
   // Progress to the run (status stays live): fired, never awaited on the critical path; at most one
   // in flight, and what changed meanwhile goes in the next one (coalesced, in order); nothing is
-  // sent when no task changed. Each report carries the whole plan (the run checks it, S2).
+  // sent when no task changed. A report carries only the tasks changed since the last one delivered
+  // (a delta numbered by `seq`, checked by the run, S2), so the run's history grows with the
+  // changes, not with the plan's size times its changes.
+  /** The tasks as the run has them: as of the last report delivered. */
   let reported = tasks;
   let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states, no further report is sent. */
   let closing = false;
-  const report = () => {
-    if (inFlight || closing || !tasksChanged(reported, tasks)) return;
-    reported = tasks;
+  /** `force`: also when no task runs (progressToReport), e.g. the run paused while only decisions are pending. */
+  const report = (force = false) => {
+    if (inFlight || closing) return;
+    const delta = progressToReport(reported, tasks, force);
+    if (!delta.length) return;
+    const sending = tasks;
+    const next = seq + 1;
     // Reporting must not be interrupted by a cancellation, or the run would show stale states.
-    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: ++seq, tasks, usage })).then(
+    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: next, tasks: delta, usage })).then(
       () => {
+        // Delivered: the run now has these; an undelivered report is sent again inside the next one.
+        reported = sending;
+        seq = next;
         inFlight = undefined;
-        report();
+        report(force);
       },
       (e: unknown) => {
         inFlight = undefined;
@@ -134,7 +145,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's LLM calls and task starts.
   // (a holder: a buffered pauseGate signal may arrive while the gate is being installed)
   const relay: { current?: PauseRelay } = {};
-  const gate = installPauseGate((paused) => (paused ? undefined : relay.current?.retell()));
+  // A pause may hold the decisions beside for long: status must not wait for the phase's result.
+  const gate = installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()));
   relay.current = startPauseRelay(
     () => gate.kinds(),
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
@@ -153,9 +165,11 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     completed: active().filter((t) => t.state === TaskState.DONE).length,
   };
   const remaining = () =>
-    active()
-      .filter((t) => OPEN.includes(t.state))
-      .map((t) => `${t.id}: ${t.title}`);
+    remainingForPrompt(
+      active()
+        .filter((t) => OPEN.includes(t.state))
+        .map((t) => `${t.id}: ${t.title}`),
+    );
 
   /** J6/J7: replace a task by its re-decomposition, or block it when that may not or cannot happen. */
   const redecompose = async (task: TaskRecord, o: TaskOutcome, cfg: TaskReplanningConfig): Promise<void> => {
@@ -314,12 +328,12 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       }
       // Wait for the children and the jobs beside them to finish cancelling (their activities stop first).
       await CancellationScope.nonCancellable(() => Promise.all([...running.values(), ...beside.values()]));
-      // The cancelled states reach the run only by a report (a cancelled phase has no result).
-      await reportsDelivered();
-      closing = false;
-      report();
-      await reportsDelivered();
     }
+    // The last states (cancelled ones too) reach the run only by a report: a failed or cancelled phase has no result.
+    await reportsDelivered();
+    closing = false;
+    report(true);
+    await reportsDelivered();
     throw err;
   }
 }

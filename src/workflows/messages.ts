@@ -130,8 +130,9 @@ export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 
 export const statusQuery = defineQuery<RunStatus>('status');
 /**
- * Sent by the execution phase to its run on each task state change, so `status` is live. The run
- * accepts it only for its current execution round, with a newer `seq`, naming its plan's tasks.
+ * Sent by the execution phase to its run when tasks changed, so `status` is live: only the changed
+ * tasks (a delta). The run accepts it only for its current execution round, with the next `seq`,
+ * naming known tasks or the replacements of a task replaced in the same message (applyTaskProgress).
  */
 export const taskProgressSignal = defineSignal<[TaskProgressMessage]>('taskProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */

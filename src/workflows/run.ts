@@ -236,6 +236,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // ------------------------------------------------------------ the phases
   if (inputProblem) {
     entity.apply((s) => failRun(s, `invalid input: ${inputProblem}`));
+    entity.publish();
     throw ApplicationFailure.nonRetryable(`invalid input: ${inputProblem}`, 'InvalidInput');
   }
   // X12: an invalid config fails the run at once, naming the key.
@@ -246,6 +247,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   } catch (e) {
     const error = e instanceof ConfigError ? e.message : `invalid config: ${(e as Error).message}`;
     entity.apply((s) => failRun(s, error));
+    entity.publish();
     throw ApplicationFailure.nonRetryable(error, 'InvalidConfig');
   }
   // The parsed config is the source of truth for the phases and tasks (never options from the caller).
@@ -397,6 +399,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     if (!info.continueAsNewSuggested && info.historyLength < options.continueAsNewAfterEvents) return;
     await condition(allHandlersFinished);
     log.info(`continue-as-new before ${phase} (history ${info.historyLength} events)`);
+    entity.publish();
     await continueAsNew<typeof RunWorkflow>({ ...input, carry: { state: entity.state, next: phase } });
   };
   entity.publish();
@@ -423,14 +426,19 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       phase = to;
     }
     entity.apply(completeRun);
+    entity.publish();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(async () => entity.apply(cancelRun));
+      await CancellationScope.nonCancellable(async () => {
+        entity.apply(cancelRun);
+        entity.publish();
+      });
       throw err;
     }
     const error = rootMessage(err);
     entity.apply((s) => failRun(s, error));
+    entity.publish();
     throw ApplicationFailure.create({ message: error, type: 'RunFailed', nonRetryable: true, details: [result(statusView(entity.state))] });
   }
   const final = result(statusView(entity.state));
@@ -446,7 +454,12 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   });
 }
 
-/** The run's one state; every change goes through `apply`, which keeps the search attributes current. */
+/**
+ * The run's one state; every change goes through `apply`, which keeps the search attributes and the
+ * memo current. Issue 11: they are written once per workflow activation, however many changes it
+ * made (a phase's decisions, a decision and the next phase): each write is a history event carrying
+ * the whole memo. `publish` writes at once; the run calls it before it ends or continues as new.
+ */
 function runEntity(initial: RunState): RunEntity & { publish(): void } {
   let state = initial;
   let published = '';
@@ -470,13 +483,32 @@ function runEntity(initial: RunState): RunEntity & { publish(): void } {
       upsertMemo(inspectionMemo(state));
     }
   };
+  let pending = false;
+  /** Publishes when this activation's work is done: a condition is evaluated only after the microtasks ran. */
+  const publishLater = () => {
+    if (pending) return;
+    pending = true;
+    let asked = false;
+    // Not cancellable: a change made while the run is being cancelled is still published.
+    void CancellationScope.nonCancellable(() =>
+      condition(() => {
+        // false when first asked (condition() evaluates at once), true on the activation's next check
+        const ready = asked;
+        asked = true;
+        return ready;
+      }),
+    ).then(() => {
+      pending = false;
+      publish();
+    });
+  };
   return {
     get state() {
       return state;
     },
     apply(t) {
       state = t(state);
-      publish();
+      publishLater();
     },
     publish,
   };

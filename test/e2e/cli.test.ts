@@ -96,6 +96,38 @@ describe('replanner CLI', () => {
     expect(help.out).toContain('Usage:');
   });
 
+  it('B3 Ctrl-C during run --wait stops the waiting, not the run, and says how to reattach or cancel', async () => {
+    scriptScenario(h.fake, {
+      tasks: [{ id: 'slow', title: 'slow', command: ['node', '-e', 'setTimeout(() => {}, 60000)'] }],
+    });
+    const id = uniqueId('cli');
+    const root = path.resolve(__dirname, '../..');
+    const args = ['run', 'be slow', '--workspace', h.workspace(), '--id', id, '--wait'];
+    const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let i = 0; i < 150 && !out.includes('phase:'); i++) await new Promise((r) => setTimeout(r, 200));
+    expect(out).toContain(`Started run ${id}`);
+    expect(out).toContain('phase:');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
+    // The run goes on; the command it names cancels it.
+    expect(JSON.parse((await cli('status', id, '--json')).out).status).toBe('RUNNING');
+    expect((await cli('cancel', id)).code).toBe(0);
+    await h.client.workflow
+      .getHandle(`run-${id}`)
+      .result()
+      .catch(() => undefined);
+  });
+
   it('Ctrl-C while watching stops the watching, not the run, and says how to reattach or cancel', async () => {
     scriptScenario(h.fake, {
       tasks: [{ id: 'slow', title: 'slow', command: ['node', '-e', 'setTimeout(() => {}, 60000)'] }],

@@ -33,6 +33,7 @@ describe('npm run bench -- --smoke', () => {
     expect(doc.independent.floorSpeedUp).toBeGreaterThan(0);
     expect(doc.largePlan.tasks).toBe(10);
     expect(doc.largePlan.largestHistory).toBeGreaterThan(0);
+    expect(doc.largePlan.largestHistoryBytes).toBeGreaterThan(0);
     expect(doc.concurrent).toMatchObject({ runs: 3, allDone: true });
     expect(doc.concurrent.workerPeakRssMiB).toBeGreaterThan(0);
     expect(doc.concurrent.workerCpuMsPerLlmCall).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import type { RunOptions } from '../../src/workflows/options';
 import type { RecordedRequest } from '../support/fake-openai';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { decision, decisionPhaseOf } from '../support/decisions';
 import { NO_REPLAN_DECISION, scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 
@@ -134,5 +134,36 @@ describe('S3 B1 the execution history stays bounded whatever the plan size', () 
       // One task started past the threshold finishes in its round (about 20 events with its decision).
       expect(d.historyLength).toBeLessThan(40 + 30);
     }
+  });
+});
+
+describe('B1 S2 progress reports to the run are deltas', () => {
+  it('B1 S2 each report carries only the tasks that changed: numbered 1, 2, 3, …, about two records per task in all, and status follows the tasks live', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    scriptScenario(h.fake, { tasks: ids.map(task) });
+    // Task i's worker is slow, so status can be read while the others are done and i still runs.
+    h.fake.always('worker_step', (req) => {
+      const t = task(taskIdOf(req) ?? '?');
+      const reply = workerReply(t, workerStepsSoFar(req));
+      return t.id === 'i' ? { delayMs: 1500, then: reply } : reply;
+    });
+    const handle = await startRun(3);
+    const live = await until('status to show i running and the others done', async () => {
+      const s = await handle.query(statusQuery);
+      const states = Object.fromEntries(s.tasks.map((t) => [t.id, t.state]));
+      return states.i === 'RUNNING' && ids.slice(0, -1).every((id) => states[id] === 'DONE') ? s : undefined;
+    });
+    expect(live.phase).toBe('execution');
+    expect((await handle.result()).status).toBe('DONE');
+
+    const history = await handle.fetchHistory();
+    const reports = (history.events ?? [])
+      .map((e) => e.workflowExecutionSignaledEventAttributes)
+      .filter((a) => a?.signalName === 'taskProgress')
+      .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString()) as { seq: number; tasks: { id: string }[] });
+    expect(reports.map((r) => r.seq)).toEqual(reports.map((_, i) => i + 1));
+    // Whole-plan reports would carry 9 records each; deltas carry each task when it starts and when it ends.
+    const records = reports.reduce((n, r) => n + r.tasks.length, 0);
+    expect(records).toBeLessThanOrEqual(2 * ids.length);
   });
 });

@@ -86,6 +86,9 @@ const consultation = (taskId: string, n: number) =>
     choices: [{ number: 1, effect: 'stop', label: 'stop' }],
     timeoutMinutes: 30,
   });
+/** A task record the execution phase sends when it replaced the task by a re-decomposition. */
+const replaced = (id: string, by: string[]) =>
+  JSON.stringify({ ...JSON.parse(task(id, 'REPLACED_BY_REPLAN')), replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: by } });
 const HUGE = 'x'.repeat(100_000);
 
 /** Malformed shapes, null, wrong types, extra keys and huge strings: the same for every run. */
@@ -267,11 +270,27 @@ describe('S2 sealed messages', () => {
       },
       { what: 'another round', kind: 'signal', name: 'taskProgress', input: `{"round":2,"seq":1000,"tasks":${tasks},"usage":${USAGE}}` },
       {
-        what: 'progress naming an unknown task',
+        what: 'progress skipping ahead (seq 1000) that would finish the task',
         kind: 'signal',
         name: 'taskProgress',
-        input: `{"round":1,"seq":1000,"tasks":${tasks.replace(/\]$/, `,${task('zz')}]`)},"usage":${USAGE}}`,
+        input: `{"round":1,"seq":1000,"tasks":[${task('s', 'DONE')}],"usage":${USAGE}}`,
       },
+      // A report carries only what changed (a delta): forged deltas at every sequence number the
+      // run may expect next are refused for what they carry.
+      ...[1, 2, 3, 4, 5].flatMap((seq): Row[] => [
+        {
+          what: `progress naming an unknown task (seq ${seq})`,
+          kind: 'signal',
+          name: 'taskProgress',
+          input: `{"round":1,"seq":${seq},"tasks":[${task('zz')}],"usage":${USAGE}}`,
+        },
+        {
+          what: `a task replaced without its replacement (seq ${seq})`,
+          kind: 'signal',
+          name: 'taskProgress',
+          input: `{"round":1,"seq":${seq},"tasks":[${replaced('s', ['s.1'])}],"usage":${USAGE}}`,
+        },
+      ]),
       {
         what: 'the open consultation again',
         kind: 'signal',

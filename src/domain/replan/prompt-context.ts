@@ -105,8 +105,20 @@ export function recordActionResult(p: ExecutionProgress, ok: boolean): Execution
   };
 }
 
+/** X4: remaining actions a prompt lists; the rest is counted. */
+export const PROMPT_REMAINING = 20;
+
+/**
+ * X4: the remaining actions as the prompt shows them (at most PROMPT_REMAINING lines, the last
+ * one "… N more"). The execution phase keeps only this in a decision's context: the whole list
+ * in every decision's input made the history grow with the square of the plan (issue 11).
+ */
+export function remainingForPrompt(all: readonly string[], max = PROMPT_REMAINING): string[] {
+  return all.length <= max ? [...all] : [...all.slice(0, max - 1), `… ${all.length - (max - 1)} more`];
+}
+
 /** X4: the "Current Plan Progress" and "Remaining Actions" blocks of seed §7.2. */
-export function progressForPrompt(p: ExecutionProgress, maxRemaining = 20): string {
+export function progressForPrompt(p: ExecutionProgress, maxRemaining = PROMPT_REMAINING): string {
   const rem = p.remaining.slice(0, maxRemaining).map((r) => `- ${r}`);
   if (p.remaining.length > maxRemaining) rem.push(`- … ${p.remaining.length - maxRemaining} more`);
   return [

@@ -403,33 +403,64 @@ export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): 
 export interface TaskProgressMessage {
   /** The execution round (phaseRuns.execution) the sender belongs to. */
   round: number;
-  /** Monotonic within the round, from 1. */
+  /** The next number after the last report the run accepted in this round (1 for the first). */
   seq: number;
+  /** Only the tasks that changed since that report, and new replacement tasks (a delta). */
   tasks: TaskRecord[];
+  /** The phase's usage so far (cumulative). */
   usage: TokenUsage;
 }
 
+/** States a task does not leave within an execution round: a report reopening one is forged or stale. */
+const FINISHED: TaskState[] = [TaskState.DONE, TaskState.BLOCKED, TaskState.CANCELLED, TaskState.REPLACED_BY_REPLAN];
+
 /**
- * The execution phase reports its task states. Accepted only during execution, from the current
- * round, with a newer sequence number, naming every task of the plan and no unknown one (a new id
- * must be the replacement of a re-decomposed task of the same message).
+ * The execution phase reports what changed since its last accepted report (a delta, so history
+ * grows with the changes, not with the plan's size times its changes). Accepted only during
+ * execution, from the current round, with the next sequence number (so no report is lost or
+ * applied twice), each task at most once, every id known or a replacement named by a task this
+ * message marks REPLACED_BY_REPLAN (which must bring all of its replacements), and no finished task
+ * (DONE, BLOCKED, CANCELLED, replaced) changing its state. Changed tasks replace theirs in place;
+ * replacements follow the task they replace, as the execution phase orders them.
  */
 export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied {
   if (s.phase !== 'execution') return { ok: false, reason: `no execution phase is running (phase: ${s.phase})` };
   const round = s.phaseRuns.execution ?? 0;
   if (m.round !== round) return { ok: false, reason: `round ${m.round} is not the current execution round ${round}` };
-  if (m.seq <= s.progressSeq) return { ok: false, reason: `sequence number ${m.seq} is not newer than ${s.progressSeq}` };
-  const known = new Set(s.tasks.map((t) => t.id));
-  const sent = new Set(m.tasks.map((t) => t.id));
+  if (m.seq !== s.progressSeq + 1) return { ok: false, reason: `sequence number ${m.seq} is not the next one (${s.progressSeq + 1})` };
+  const known = new Map(s.tasks.map((t) => [t.id, t]));
+  const sent = new Map(m.tasks.map((t) => [t.id, t]));
   if (sent.size !== m.tasks.length) return { ok: false, reason: 'a task id appears twice' };
-  const missing = [...known].filter((id) => !sent.has(id));
-  if (missing.length) return { ok: false, reason: `tasks of the plan missing: ${missing.join(', ')}` };
-  const replacements = new Set(
-    m.tasks.filter((t) => t.state === TaskState.REPLACED_BY_REPLAN && known.has(t.id)).flatMap((t) => t.replanningInfo?.replacedBy ?? []),
-  );
-  const unknown = m.tasks.filter((t) => !known.has(t.id) && !replacements.has(t.id)).map((t) => t.id);
+  const reopened = m.tasks.filter((t) => {
+    const was = known.get(t.id);
+    return was !== undefined && FINISHED.includes(was.state) && t.state !== was.state;
+  });
+  if (reopened.length) {
+    return { ok: false, reason: `finished task(s) cannot change state: ${reopened.map((t) => `${t.id} (${known.get(t.id)!.state})`).join(', ')}` };
+  }
+  // Replacements: new ids named by a task this message replaces (it was not replaced before), or by
+  // such a replacement replaced in turn (two re-decompositions between reports).
+  const replacementOf = new Map<string, string>();
+  const replacing = m.tasks.filter((t) => t.state === TaskState.REPLACED_BY_REPLAN && known.has(t.id) && known.get(t.id)!.state !== t.state);
+  for (let r = replacing.pop(); r; r = replacing.pop()) {
+    for (const id of r.replanningInfo?.replacedBy ?? []) {
+      if (known.has(id) || replacementOf.has(id)) continue;
+      replacementOf.set(id, r.id);
+      const next = sent.get(id);
+      if (next?.state === TaskState.REPLACED_BY_REPLAN) replacing.push(next);
+    }
+  }
+  const unknown = m.tasks.filter((t) => !known.has(t.id) && !replacementOf.has(t.id)).map((t) => t.id);
   if (unknown.length) return { ok: false, reason: `unknown task id(s): ${unknown.join(', ')}` };
-  return { ok: true, state: { ...s, tasks: m.tasks, executionUsage: m.usage, progressSeq: m.seq } };
+  const missing = [...replacementOf.keys()].filter((id) => !sent.has(id));
+  if (missing.length) return { ok: false, reason: `replacement task(s) missing: ${missing.join(', ')}` };
+  const tasks: TaskRecord[] = [];
+  const place = (t: TaskRecord) => {
+    tasks.push(t);
+    for (const id of t.replanningInfo?.replacedBy ?? []) if (replacementOf.get(id) === t.id) place(sent.get(id)!);
+  };
+  for (const t of s.tasks) place(sent.get(t.id) ?? t);
+  return { ok: true, state: { ...s, tasks, executionUsage: m.usage, progressSeq: m.seq } };
 }
 
 export interface ConsultationMessage {

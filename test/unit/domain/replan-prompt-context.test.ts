@@ -6,6 +6,7 @@ import {
   instructionForPrompt,
   progressForPrompt,
   recordActionResult,
+  remainingForPrompt,
   replanningContext,
   userInstructionSection,
 } from '../../../src/domain/replan/prompt-context';
@@ -98,5 +99,22 @@ describe('X4 execution progress in the execution prompt', () => {
     expect(text).toContain('- run tests');
     p = recordActionResult(p, true);
     expect(p.consecutiveErrors).toBe(0);
+  });
+});
+
+describe('X4 remaining actions kept for a decision (issue 11: history not quadratic in the plan)', () => {
+  const all = Array.from({ length: 200 }, (_, i) => `t${i}: task ${i}`);
+
+  it('X4 a short list is kept whole; a long one is the first 19 and "… N more", which the prompt shows as is', () => {
+    expect(remainingForPrompt(all.slice(0, 20))).toEqual(all.slice(0, 20));
+    const kept = remainingForPrompt(all);
+    expect(kept).toHaveLength(20);
+    expect(kept.slice(0, 19)).toEqual(all.slice(0, 19));
+    expect(kept[19]).toBe('… 181 more');
+    const prompt = progressForPrompt({ ...emptyProgress(200), remaining: kept });
+    expect(prompt).toContain('- t18: task 18\n- … 181 more');
+    expect(prompt).not.toContain('t19: task 19');
+    // The same lines the whole list gave before, except the count line's wording.
+    expect(progressForPrompt({ ...emptyProgress(200), remaining: all })).toContain('- t19: task 19\n- … 180 more');
   });
 });

@@ -55,7 +55,7 @@ describe('RunState phases', () => {
     let s = executing();
     expect(s.phase).toBe('execution');
     expect(s.phaseRuns.execution).toBe(1);
-    s = accepted(applyTaskProgress(s, { round: 1, seq: 5, tasks: s.tasks, usage: usage(3) }));
+    s = accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: s.tasks, usage: usage(3) }));
     const again = enterPhase(s, 'execution');
     expect(again.n).toBe(2);
     expect(again.state.progressSeq).toBe(0);
@@ -92,34 +92,48 @@ describe('RunState phases', () => {
   });
 });
 
-describe('S2 task progress is checked against the run state', () => {
-  it('S2 progress of the current round with a newer sequence number is accepted; usage adds to planning usage in status', () => {
+describe('S2 task progress (a delta) is checked against the run state', () => {
+  it('S2 progress of the current round with the next sequence number is accepted; usage adds to planning usage in status', () => {
     let s = addPlanningUsage(executing(), usage(10));
     s = accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: withStates(s, { a: TaskState.RUNNING }), usage: usage(5) }));
     expect(s.tasks[0]!.state).toBe(TaskState.RUNNING);
     expect(statusView(s).usage).toEqual({ promptTokens: 15, completionTokens: 15, totalTokens: 30, calls: 2 });
   });
 
+  it('B1 S2 a report names only the tasks that changed; the others keep their state, and the next report builds on it', () => {
+    let s = executing();
+    s = accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: [{ ...s.tasks[0]!, state: TaskState.RUNNING }], usage: usage(1) }));
+    s = accepted(applyTaskProgress(s, { round: 1, seq: 2, tasks: [{ ...s.tasks[0]!, state: TaskState.DONE, summary: 'ok' }], usage: usage(2) }));
+    s = accepted(applyTaskProgress(s, { round: 1, seq: 3, tasks: [{ ...s.tasks[1]!, state: TaskState.RUNNING }], usage: usage(3) }));
+    expect(s.tasks.map((t) => [t.id, t.state, t.summary])).toEqual([
+      ['a', TaskState.DONE, 'ok'],
+      ['b', TaskState.RUNNING, undefined],
+    ]);
+    expect(s.progressSeq).toBe(3);
+    expect(s.executionUsage).toEqual(usage(3));
+  });
+
   it.each([
     [
       'a sequence number from the past',
-      (s: RunState) => ({ round: 1, seq: 2, tasks: s.tasks, usage: usage(1) }),
-      'sequence number 2 is not newer than 3',
-    ],
-    ['another round', (s: RunState) => ({ round: 2, seq: 9, tasks: s.tasks, usage: usage(1) }), 'round 2 is not the current execution round 1'],
-    [
-      'an unknown task id',
-      (s: RunState) => ({ round: 1, seq: 9, tasks: [...s.tasks, { ...s.tasks[0]!, id: 'zz' }], usage: usage(1) }),
-      'unknown task id(s): zz',
+      (s: RunState) => ({ round: 1, seq: 1, tasks: [s.tasks[1]!], usage: usage(1) }),
+      'sequence number 1 is not the next one (2)',
     ],
     [
-      'a missing task of the plan',
-      (s: RunState) => ({ round: 1, seq: 9, tasks: s.tasks.slice(0, 1), usage: usage(1) }),
-      'tasks of the plan missing: b',
+      'a sequence number skipping ahead (a report lost or forged)',
+      (s: RunState) => ({ round: 1, seq: 9, tasks: [s.tasks[1]!], usage: usage(1) }),
+      'sequence number 9 is not the next one (2)',
     ],
-    ['a task id twice', (s: RunState) => ({ round: 1, seq: 9, tasks: [...s.tasks, s.tasks[0]!], usage: usage(1) }), 'a task id appears twice'],
+    ['another round', (s: RunState) => ({ round: 2, seq: 2, tasks: [s.tasks[1]!], usage: usage(1) }), 'round 2 is not the current execution round 1'],
+    ['an unknown task id', (s: RunState) => ({ round: 1, seq: 2, tasks: [{ ...s.tasks[0]!, id: 'zz' }], usage: usage(1) }), 'unknown task id(s): zz'],
+    ['a task id twice', (s: RunState) => ({ round: 1, seq: 2, tasks: [s.tasks[1]!, s.tasks[1]!], usage: usage(1) }), 'a task id appears twice'],
+    [
+      'a finished task reopened',
+      (s: RunState) => ({ round: 1, seq: 2, tasks: [{ ...s.tasks[0]!, state: TaskState.RUNNING }], usage: usage(1) }),
+      'finished task(s) cannot change state: a (DONE)',
+    ],
   ])('S2 refused: %s', (_, make, reason) => {
-    const s = accepted(applyTaskProgress(executing(), { round: 1, seq: 3, tasks: executing().tasks, usage: usage(1) }));
+    const s = accepted(applyTaskProgress(executing(), { round: 1, seq: 1, tasks: withStates(executing(), { a: TaskState.DONE }), usage: usage(1) }));
     expect(applyTaskProgress(s, make(s))).toEqual({ ok: false, reason });
   });
 
@@ -131,23 +145,58 @@ describe('S2 task progress is checked against the run state', () => {
     });
   });
 
-  it('J5 S2 replacement tasks of a re-decomposed plan task are known; invented ones are not', () => {
+  const replacedBy = (t: TaskRecord, ids: string[]): TaskRecord => ({
+    ...t,
+    state: TaskState.REPLACED_BY_REPLAN,
+    replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: ids },
+  });
+  const fresh = (id: string, dependencies: string[] = []): TaskRecord => ({ ...spec(id, dependencies), state: TaskState.READY });
+
+  it('J5 S2 the replacements of a task re-decomposed in the same report are known and follow it; invented ones are not', () => {
     const s = executing();
-    const replaced: TaskRecord = {
-      ...s.tasks[1]!,
-      state: TaskState.REPLACED_BY_REPLAN,
-      replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: ['b.1'] },
-    };
-    const b1: TaskRecord = { ...spec('b.1'), state: TaskState.READY };
-    const ok = accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: [s.tasks[0]!, replaced, b1], usage: usage(1) }));
-    expect(ok.tasks.map((t) => t.id)).toEqual(['a', 'b', 'b.1']);
-    const forged = applyTaskProgress(s, {
-      round: 1,
-      seq: 1,
-      tasks: [s.tasks[0]!, replaced, b1, { ...spec('b.2'), state: TaskState.READY }],
-      usage: usage(1),
+    const ok = accepted(
+      applyTaskProgress(s, {
+        round: 1,
+        seq: 1,
+        tasks: [replacedBy(s.tasks[0]!, ['a.1', 'a.2']), fresh('a.1'), fresh('a.2'), { ...s.tasks[1]!, dependencies: ['a.1', 'a.2'] }],
+        usage: usage(1),
+      }),
+    );
+    expect(ok.tasks.map((t) => [t.id, t.state])).toEqual([
+      ['a', TaskState.REPLACED_BY_REPLAN],
+      ['a.1', TaskState.READY],
+      ['a.2', TaskState.READY],
+      ['b', TaskState.READY],
+    ]);
+    expect(ok.tasks[3]!.dependencies).toEqual(['a.1', 'a.2']);
+    const forged = applyTaskProgress(s, { round: 1, seq: 1, tasks: [replacedBy(s.tasks[0]!, ['a.1']), fresh('a.1'), fresh('a.2')], usage: usage(1) });
+    expect(forged).toEqual({ ok: false, reason: 'unknown task id(s): a.2' });
+    // A replacement named by a task replaced in an earlier report is not new any more.
+    expect(applyTaskProgress(ok, { round: 1, seq: 2, tasks: [fresh('a.3')], usage: usage(1) })).toEqual({
+      ok: false,
+      reason: 'unknown task id(s): a.3',
     });
-    expect(forged).toEqual({ ok: false, reason: 'unknown task id(s): b.2' });
+  });
+
+  it('J5 S2 a task replaced without its replacements is refused', () => {
+    const s = executing();
+    expect(applyTaskProgress(s, { round: 1, seq: 1, tasks: [replacedBy(s.tasks[0]!, ['a.1', 'a.2']), fresh('a.1')], usage: usage(1) })).toEqual({
+      ok: false,
+      reason: 'replacement task(s) missing: a.2',
+    });
+  });
+
+  it('J5 S2 a replacement re-decomposed again before the next report: both levels accepted, each after the task it replaces', () => {
+    const s = executing();
+    const ok = accepted(
+      applyTaskProgress(s, {
+        round: 1,
+        seq: 1,
+        tasks: [replacedBy(s.tasks[0]!, ['a.1', 'a.2']), replacedBy(fresh('a.1'), ['a.1.1']), fresh('a.2'), fresh('a.1.1')],
+        usage: usage(1),
+      }),
+    );
+    expect(ok.tasks.map((t) => t.id)).toEqual(['a', 'a.1', 'a.1.1', 'a.2', 'b']);
   });
 });
 

@@ -1,5 +1,5 @@
 // Issue 11: the scheduler's pure rules — which tasks start now, and whether progress is worth a report.
-import { executionHistoryFull, tasksChanged, tasksToStart } from '../../../src/domain/graph';
+import { changedTasks, executionHistoryFull, progressToReport, tasksToStart } from '../../../src/domain/graph';
 import type { ReplanDecision } from '../../../src/domain/replan';
 import { decisionsForRun } from '../../../src/domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
@@ -42,24 +42,46 @@ describe('B1 tasksToStart', () => {
   });
 });
 
-describe('B1 tasksChanged (a progress report only when it tells the run something)', () => {
+describe('B1 changedTasks (a progress report carries only what changed)', () => {
   const base = [rec('a'), rec('b', ['a'])];
 
-  it('B1 the same list, or equal records in new objects: no change', () => {
-    expect(tasksChanged(base, base)).toBe(false);
+  it('B1 the same list, or equal records in new objects: nothing to report', () => {
+    expect(changedTasks(base, base)).toEqual([]);
     expect(
-      tasksChanged(
+      changedTasks(
         base,
         base.map((t) => ({ ...t })),
       ),
-    ).toBe(false);
+    ).toEqual([]);
   });
 
-  it('B1 a state, a summary, an added task or rewired dependencies are changes', () => {
-    expect(tasksChanged(base, [{ ...base[0]!, state: TaskState.RUNNING }, base[1]!])).toBe(true);
-    expect(tasksChanged(base, [base[0]!, { ...base[1]!, summary: 'blocked by a' }])).toBe(true);
-    expect(tasksChanged(base, [...base, rec('c')])).toBe(true);
-    expect(tasksChanged(base, [base[0]!, { ...base[1]!, dependencies: ['a', 'c'] }])).toBe(true);
+  it('B1 a state, a summary, an added task or rewired dependencies are reported, and only those records', () => {
+    const running = { ...base[0]!, state: TaskState.RUNNING };
+    expect(changedTasks(base, [running, base[1]!])).toEqual([running]);
+    const summarised = { ...base[1]!, summary: 'blocked by a' };
+    expect(changedTasks(base, [base[0]!, summarised])).toEqual([summarised]);
+    expect(changedTasks(base, [...base, rec('c')])).toEqual([rec('c')]);
+    const rewired = { ...base[1]!, dependencies: ['a', 'c'] };
+    expect(changedTasks(base, [base[0]!, rewired, rec('c')])).toEqual([rewired, rec('c')]);
+  });
+
+  it('B1 a report of one change in a 200-task plan is one record', () => {
+    const plan = Array.from({ length: 200 }, (_, i) => rec(`t${i}`));
+    const after = plan.map((t, i) => (i === 150 ? { ...t, state: TaskState.DONE } : t));
+    expect(changedTasks(plan, after).map((t) => t.id)).toEqual(['t150']);
+  });
+});
+
+describe('B1 progressToReport (no report when the phase result is about to say the same)', () => {
+  it('B1 while a task runs, the changes are due; when none runs (only decisions beside), nothing unless forced', () => {
+    const before = [rec('a', [], TaskState.RUNNING), rec('b', [], TaskState.RUNNING)];
+    const aDone = [rec('a', [], TaskState.DONE), before[1]!];
+    expect(progressToReport(before, aDone)).toEqual([aDone[0]]);
+    const bothDone = [aDone[0]!, rec('b', [], TaskState.DONE)];
+    expect(progressToReport(aDone, bothDone)).toEqual([]);
+    expect(progressToReport(aDone, bothDone, true)).toEqual([bothDone[1]]);
+    // Nothing changed: nothing to report, forced or not.
+    expect(progressToReport(bothDone, bothDone, true)).toEqual([]);
   });
 });
 
