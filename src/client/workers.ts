@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
@@ -113,7 +114,28 @@ export async function pollersOf(connection: Connection, namespace: string, queue
     taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
     taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
   });
-  return (res.pollers ?? []).map((p) => ({ identity: p.identity ?? '', lastAccessMs: optionalTsToMs(p.lastAccessTime) }));
+  return (res.pollers ?? []).map((p) => {
+    const identity = p.identity ?? '';
+    const local = /^(\d+)@(.*)$/.exec(identity);
+    const poller: Poller = { identity, lastAccessMs: optionalTsToMs(p.lastAccessTime) };
+    // The SDK's default identity is <pid>@<hostname>: a poller of this host is checked by its pid.
+    if (local && local[2] === os.hostname()) poller.localAlive = pidExists(Number(local[1]));
+    return poller;
+  });
+}
+
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // A zombie (exited, not yet reaped by its parent) is not a worker.
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
 }
 
 /** Whether a worker that counts polls `queue`: the recorded one by its pid, others by a fresh poll. */

@@ -64,6 +64,11 @@ export interface Poller {
   identity: string;
   /** ms since the epoch; undefined when the server did not say. */
   lastAccessMs?: number;
+  /**
+   * For a poller on this host (identity `<pid>@<this host>`): whether that pid still runs. A
+   * worker that exited here stays listed by the server with a fresh last access for a minute.
+   */
+  localAlive?: boolean;
 }
 
 export type Liveness =
@@ -71,8 +76,9 @@ export type Liveness =
 
 /**
  * A dead poller does not count. The recorded auto-started worker is alive when its pid runs our
- * worker (`recordedAlive`); any other poller counts only when it polled within `freshMs`, and
- * never when it is the recorded worker's own (the SDK's identity is `<pid>@<host>`).
+ * worker (`recordedAlive`); any other poller counts only when it polled within `freshMs`, never
+ * when it is the recorded worker's own (the SDK's identity is `<pid>@<host>`) and never when it is
+ * a process of this host that has exited.
  */
 export function decideLiveness(p: {
   record?: Pick<WorkerRecord, 'pid'>;
@@ -86,7 +92,7 @@ export function decideLiveness(p: {
   const own = p.record ? `${p.record.pid}@` : undefined;
   const other = p.pollers.find(
     (x) =>
-      !(own && x.identity.startsWith(own)) && x.lastAccessMs !== undefined && p.nowMs - x.lastAccessMs <= fresh && p.nowMs - x.lastAccessMs >= -fresh,
+      !(own && x.identity.startsWith(own)) && x.localAlive !== false && x.lastAccessMs !== undefined && Math.abs(p.nowMs - x.lastAccessMs) <= fresh,
   );
   if (other) return { alive: true, by: 'poller', identity: other.identity };
   return p.record ? { alive: false, stalePid: p.record.pid } : { alive: false };
