@@ -45,7 +45,7 @@ async function inShell<T>(shell: Record<string, string | undefined>, fn: () => P
 const shellA = () => ({ OPENAI_BASE_URL: fakeA.baseURL, OPENAI_API_KEY: 'key-a', REPLANNER_MODEL: 'fake-model' });
 const shellB = () => ({ OPENAI_BASE_URL: fakeB.baseURL, OPENAI_API_KEY: 'key-b', REPLANNER_MODEL: 'fake-model' });
 const oneFile = (name: string) => ({ tasks: [{ id: 'one', title: `write ${name}`, files: { [name]: name } }] });
-const bearer = (r: { headers: Record<string, unknown> }) => String(r.headers.authorization ?? '');
+const bearer = (r: { headers: Record<string, string | string[] | undefined> }) => [r.headers.authorization ?? ''].flat().join(',');
 
 beforeAll(async () => {
   [fakeA, fakeB] = await Promise.all([FakeOpenAI.start(), FakeOpenAI.start()]);
