@@ -1,9 +1,8 @@
 // `replanner worker status` and `replanner worker stop <queue>|--all`: the workers `run` started
 // (recorded in .replanner/workers/). Exit codes as the CLI's: 0 ok, 1 a worker did not stop in
 // time, 2 usage, 3 no such worker.
-import * as path from 'node:path';
 import { formatDuration } from '../domain/worker-lifecycle';
-import { routeOf, stopWorker, workerStatuses, workersDir } from './workers';
+import { displayPath, routeOf, stopWorker, workerStatuses, workersDir } from './workers';
 
 export const WORKER_HELP = `Usage:
   replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground (Ctrl-C stops it)
@@ -11,7 +10,7 @@ export const WORKER_HELP = `Usage:
   replanner worker stop <queue> [--json]               stop one gracefully (SIGTERM: tasks in flight end)
   replanner worker stop --all [--json]                 stop every worker \`run\` started
 
-Records and logs: ${path.relative(process.cwd(), workersDir()) || workersDir()}/<queue>.json and <queue>.log.
+Records and logs: ${displayPath(workersDir())}/<queue>.json and <queue>.log.
 Exit codes: 0 ok · 1 a worker did not stop within 30 s · 2 usage error · 3 no such worker`;
 
 export async function workerCommand(
@@ -21,7 +20,7 @@ export async function workerCommand(
   say: (s: string) => void,
 ): Promise<number> {
   const [sub, ...args] = rest;
-  const rel = (f: string) => path.relative(process.cwd(), f) || f;
+  const rel = displayPath;
   switch (sub) {
     case 'help':
       print(WORKER_HELP);

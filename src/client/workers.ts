@@ -328,5 +328,10 @@ function lastLines(file: string, n = 3): string {
   }
 }
 
-const rel = (f: string) => path.relative(process.cwd(), f) || f;
+/** A path as the user reads it: relative below the current directory, else absolute. */
+export function displayPath(f: string): string {
+  const r = path.relative(process.cwd(), f);
+  return !r || r.startsWith('..') ? f : r;
+}
+const rel = displayPath;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -174,6 +174,31 @@ describe('issue 12 worker lifecycle', () => {
     expect(elapsed).toBeLessThan(30_000);
   });
 
+  it('resume from a shell with another key restarts the worker (the fix after a 401); the run ends DONE on the new key', async () => {
+    const queue = readRecords().find((r) => r.endpoint === fakeA.baseURL)!.taskQueue;
+    const before = readRecord(queue)!;
+    fakeA.reset();
+    scriptScenario(fakeA, { tasks: [{ id: 'one', title: 'write two files', files: { 'e1.txt': '1', 'e2.txt': '2' } }], workerDelayMs: 300 });
+    const id = uniqueId('wr');
+    const shell = { ...shellA(), OPENAI_API_KEY: 'key-a2' };
+    expect((await inShell(shell, () => cli('run', 'write two files', '--workspace', tmp('replanner-ws-'), '--id', id))).code).toBe(0);
+    expect((await inShell(shell, () => cli('pause', id))).code).toBe(0);
+    await until('no LLM call in flight', async () => (fakeA.requests.every((r) => r.finishedAt !== undefined) ? true : undefined));
+    const beforeResume = fakeA.requests.length;
+
+    const resumed = await inShell({ ...shell, OPENAI_API_KEY: 'key-a3' }, () => cli('resume', id));
+    expect(resumed.code).toBe(0);
+    expect(resumed.err).toContain(
+      `Restarted the worker on task queue "${queue}" (model fake-model at ${fakeA.baseURL}): your OPENAI_API_KEY differs`,
+    );
+    expect(resumed.out).toContain(`Run ${id} resumed.`);
+    expect((await runOutcome(client.workflow.getHandle(`run-${id}`))).status).toBe('DONE');
+    expect(readRecord(queue)!.pid).not.toBe(before.pid);
+    const after = fakeA.requests.slice(beforeResume);
+    expect(after.length).toBeGreaterThan(0);
+    expect(new Set(after.map(bearer))).toEqual(new Set(['Bearer key-a3']));
+  });
+
   it('worker stop stops one worker or all of them gracefully, with exit codes; --help', async () => {
     const queueB = readRecords().find((r) => r.endpoint === fakeB.baseURL)!;
     expect((await cli('worker', 'stop')).code).toBe(2);
