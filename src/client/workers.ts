@@ -266,6 +266,18 @@ export async function ensureWorker(
   route: Route = routeOf(env),
   restart = true,
 ): Promise<void> {
+  // Two commands at once (two terminals) must not both start a worker for the same queue.
+  return withStartLock(route.taskQueue, env, () => ensureWorkerLocked(connection, target, say, env, route, restart));
+}
+
+async function ensureWorkerLocked(
+  connection: Connection,
+  target: { address: string; namespace: string },
+  say: (line: string) => void,
+  env: NodeJS.ProcessEnv,
+  route: Route,
+  restart: boolean,
+): Promise<void> {
   const { liveness, record } = await livenessOf(connection, target.namespace, route.taskQueue, env);
   const where = `task queue "${route.taskQueue}" (model ${route.model} at ${route.endpoint})`;
   if (liveness.alive && liveness.by === 'recorded' && record) {
@@ -313,6 +325,45 @@ export async function ensureWorkerForQueue(
     `replanner: no worker polls the run's task queue "${queue}", and your environment routes to "${route.taskQueue}"; ` +
       `run the command again with ${needs} (and its OPENAI_API_KEY) to start one.`,
   );
+}
+
+/** Runs `fn` holding <workers>/<queue>.lock; a lock whose holder process is gone is taken over. */
+async function withStartLock<T>(queue: string, env: NodeJS.ProcessEnv, fn: () => Promise<T>, waitMs = 120_000): Promise<T> {
+  fs.mkdirSync(workersDir(env), { recursive: true });
+  const file = path.join(workersDir(env), `${fileSafe(queue)}.lock`);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let holder: number;
+      let ageMs: number;
+      try {
+        holder = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+        ageMs = Date.now() - fs.statSync(file).mtimeMs;
+      } catch {
+        continue; // released meanwhile
+      }
+      // No pid yet: being written this instant, unless it has been like that for seconds.
+      if (Number.isInteger(holder) ? !pidExists(holder) : ageMs > 5000) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new WorkerStartError(
+          `another replanner command (pid ${holder}) is still starting the worker for task queue "${queue}"; try again in a moment`,
+        );
+      }
+      await sleep(200);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
 }
 
 /** `worker status`: every recorded worker with whether it is alive. */
