@@ -345,7 +345,7 @@ export async function main(
         if (reason.length > MAX_PAUSE_REASON_CHARS) throw new UsageError(`the reason is longer than ${MAX_PAUSE_REASON_CHARS} characters`);
         backend = await connect();
         // resume (after a 401, for instance) restarts the auto-started worker when the key differs.
-        await ensureRunWorker(backend, runId, say, cmd === 'resume');
+        await ensureRunWorker(backend, runId, say, { restart: cmd === 'resume', required: true });
         try {
           const ack = cmd === 'pause' ? await pauseRun(backend.client, runId, reason || undefined) : await resumeRun(backend.client, runId);
           if (o.json) json(ack);
@@ -366,7 +366,7 @@ export async function main(
           throw new UsageError('consult needs a run id, a task id and a choice: replanner consult <runId> <taskId> <choice> ["guidance"]');
         }
         backend = await connect();
-        await ensureRunWorker(backend, runId, say);
+        await ensureRunWorker(backend, runId, say, { required: true });
         const ack = await rejectedIsUsage(answerConsultation(backend.client, runId, taskId, { choice, guidance }));
         if (o.json) json(ack);
         else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.choice} (${ack.effect})`);
@@ -380,7 +380,7 @@ export async function main(
           throw new UsageError('answer needs a run id, a question id and the answer: replanner answer <runId> <questionId> "<text>"');
         }
         backend = await connect();
-        await ensureRunWorker(backend, runId, say);
+        await ensureRunWorker(backend, runId, say, { required: true });
         const ack = await rejectedIsUsage(answerQuestion(backend.client, runId, questionId, text));
         if (o.json) json(ack);
         else print(answeredLine(ack));
@@ -448,14 +448,19 @@ export function answeredLine(ack: { questionId: string; stillPending: string[] }
 }
 
 /** Issue 12: a running run's task queue needs a live worker for the command to take effect. */
-async function ensureRunWorker(backend: Backend, runId: string, say: (s: string) => void, restart = false): Promise<void> {
+async function ensureRunWorker(
+  backend: Backend,
+  runId: string,
+  say: (s: string) => void,
+  o: { restart?: boolean; required?: boolean } = {},
+): Promise<void> {
   const desc = await backend.client.workflow
     .getHandle(workflowIdOf(runId))
     .describe()
     .catch(() => undefined);
   // An unknown or finished run needs no worker: the command itself says so.
   if (desc?.status.name !== 'RUNNING') return;
-  await ensureWorkerForQueue(backend.connection, backend, desc.taskQueue, say, process.env, restart);
+  await ensureWorkerForQueue(backend.connection, backend, desc.taskQueue, say, process.env, o.restart, o.required);
 }
 
 function needRunId(rest: string[]): string {

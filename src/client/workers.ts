@@ -315,16 +315,19 @@ export async function ensureWorkerForQueue(
   say: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
   restart = false,
+  /** The command cannot work without a worker (an Update): fail instead of warning. */
+  required = false,
 ): Promise<void> {
   const route = routeOf(env);
   if (route.taskQueue === queue) return ensureWorker(connection, target, say, env, route, restart);
   const { liveness, record } = await livenessOf(connection, target.namespace, queue, env);
   if (liveness.alive) return;
   const needs = record ? `OPENAI_BASE_URL=${record.endpoint} REPLANNER_MODEL=${record.model}` : `REPLANNER_TASK_QUEUE=${queue}`;
-  say(
-    `replanner: no worker polls the run's task queue "${queue}", and your environment routes to "${route.taskQueue}"; ` +
-      `run the command again with ${needs} (and its OPENAI_API_KEY) to start one.`,
-  );
+  const msg =
+    `no worker polls the run's task queue "${queue}", and your environment routes to "${route.taskQueue}"; ` +
+    `run the command again with ${needs} (and its OPENAI_API_KEY) to start one`;
+  if (required) throw new WorkerStartError(msg);
+  say(`replanner: ${msg}.`);
 }
 
 /** Runs `fn` holding <workers>/<queue>.lock; a lock whose holder process is gone is taken over. */

@@ -184,7 +184,11 @@ describe('issue 12 worker lifecycle', () => {
     const shell = { ...shellA(), OPENAI_API_KEY: 'key-a2' };
     expect((await inShell(shell, () => cli('run', 'write two files', '--workspace', tmp('replanner-ws-'), '--id', id))).code).toBe(0);
     expect((await inShell(shell, () => cli('pause', id))).code).toBe(0);
-    await until('no LLM call in flight', async () => (fakeA.requests.every((r) => r.finishedAt !== undefined) ? true : undefined));
+    // Calls in flight when the pause arrived finish (an activity already started may still send one).
+    const quiet = () => until('no LLM call in flight', async () => (fakeA.requests.every((r) => r.finishedAt !== undefined) ? true : undefined));
+    await quiet();
+    await new Promise((r) => setTimeout(r, 1500));
+    await quiet();
     const beforeResume = fakeA.requests.length;
 
     const resumed = await inShell({ ...shell, OPENAI_API_KEY: 'key-a3' }, () => cli('resume', id));
@@ -198,6 +202,30 @@ describe('issue 12 worker lifecycle', () => {
     const after = fakeA.requests.slice(beforeResume);
     expect(after.length).toBeGreaterThan(0);
     expect(new Set(after.map(bearer))).toEqual(new Set(['Bearer key-a3']));
+  });
+
+  it('a paused run whose worker was killed gets a new one from resume in a shell that routes to it; another shell is told what it needs (exit 3)', async () => {
+    const queue = readRecords().find((r) => r.endpoint === fakeA.baseURL)!.taskQueue;
+    fakeA.reset();
+    scriptScenario(fakeA, { tasks: [{ id: 'one', title: 'write two files', files: { 'f1.txt': '1', 'f2.txt': '2' } }], workerDelayMs: 300 });
+    const id = uniqueId('wp');
+    const shell = { ...shellA(), OPENAI_API_KEY: 'key-a3' };
+    expect((await inShell(shell, () => cli('run', 'write two files', '--workspace', tmp('replanner-ws-'), '--id', id))).code).toBe(0);
+    expect((await inShell(shell, () => cli('pause', id))).code).toBe(0);
+    const killed = readRecord(queue)!;
+    process.kill(killed.pid, 'SIGKILL');
+    await until('the worker to die', async () => (isOurWorker(killed.pid) ? undefined : true), 10_000);
+
+    const elsewhere = await inShell(shellB(), () => cli('resume', id));
+    expect(elsewhere.code).toBe(3);
+    expect(elsewhere.err).toContain(`no worker polls the run's task queue "${queue}"`);
+    expect(elsewhere.err).toContain(`OPENAI_BASE_URL=${fakeA.baseURL} REPLANNER_MODEL=fake-model`);
+
+    const resumed = await inShell(shell, () => cli('resume', id));
+    expect(resumed.code).toBe(0);
+    expect(resumed.err).toContain(`in place of pid ${killed.pid}, which is gone`);
+    expect(resumed.out).toContain(`Run ${id} resumed.`);
+    expect((await runOutcome(client.workflow.getHandle(`run-${id}`))).status).toBe('DONE');
   });
 
   it('two runs started at the same moment for the same endpoint and model start one worker between them', async () => {
