@@ -130,7 +130,8 @@ your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\`
 answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
 Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED (pause/resume: the run already
-ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable / run not found
+ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable / run not found /
+no worker for the run and none can be started from this shell
 `;
 
 class UsageError extends Error {}
