@@ -11,7 +11,18 @@ import * as path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { chooseTaskQueue, decideLiveness, restartReason, type Liveness, type Poller, type WorkerRecord } from '../domain/worker-lifecycle';
+import { ConfigError } from '../domain/config';
+import {
+  chooseTaskQueue,
+  decideLiveness,
+  DEFAULT_IDLE_EXIT_MS,
+  formatDuration,
+  parseIdleExit,
+  restartReason,
+  type Liveness,
+  type Poller,
+  type WorkerRecord,
+} from '../domain/worker-lifecycle';
 import { llmSettingsFromEnv } from '../llm/gateway';
 
 const ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
@@ -188,7 +199,7 @@ export async function startWorker(
       TEMPORAL_NAMESPACE: target.namespace,
       REPLANNER_TASK_QUEUE: route.taskQueue,
       // Auto-started workers exit when idle; a worker started by hand does not unless asked.
-      REPLANNER_WORKER_IDLE_EXIT: env.REPLANNER_WORKER_IDLE_EXIT || '15m',
+      REPLANNER_WORKER_IDLE_EXIT: env.REPLANNER_WORKER_IDLE_EXIT || formatDuration(DEFAULT_IDLE_EXIT_MS),
       REPLANNER_WORKER_RECORD: file,
     },
   });
@@ -266,6 +277,9 @@ export async function ensureWorker(
   route: Route = routeOf(env),
   restart = true,
 ): Promise<void> {
+  // A worker that would die at start on a bad value is a usage error of this shell (exit 2).
+  const idle = parseIdleExit(env.REPLANNER_WORKER_IDLE_EXIT, DEFAULT_IDLE_EXIT_MS);
+  if (typeof idle !== 'number') throw new ConfigError(idle.error);
   // Two commands at once (two terminals) must not both start a worker for the same queue.
   return withStartLock(route.taskQueue, env, () => ensureWorkerLocked(connection, target, say, env, route, restart));
 }
