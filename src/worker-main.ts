@@ -1,15 +1,23 @@
 // `replanner worker` / `npm run worker`: a long-running worker for the configured Temporal server.
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+// Its task queue is REPLANNER_TASK_QUEUE, else the one its endpoint + model route to (the CLI
+// sends runs started with the same OPENAI_BASE_URL and REPLANNER_MODEL there). With
+// REPLANNER_WORKER_IDLE_EXIT (set by the CLI for the workers it starts) it exits when idle.
+import * as fs from 'node:fs';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { llmSettingsFromEnv } from './llm/gateway';
-import { createWorker, DEFAULT_TASK_QUEUE } from './worker';
+import { createWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
+import { routeOf } from './client/workers';
+import { formatDuration, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const idleMs = parseIdleExit(env.REPLANNER_WORKER_IDLE_EXIT, 0);
+  if (typeof idleMs !== 'number') throw new Error(idleMs.error);
   Runtime.install({ logger: new DefaultLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
   const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
   const connection = await NativeConnection.connect({ address });
   const llm = llmSettingsFromEnv(env);
-  const taskQueue = env.REPLANNER_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+  const { taskQueue } = routeOf(env);
   // A prebuilt workflow bundle (tests, containers) saves the seconds of bundling at start.
   const bundle = env.REPLANNER_WORKFLOW_BUNDLE;
   const worker = await createWorker({
@@ -19,10 +27,67 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
-  console.log(`replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${llm.baseURL}`);
+  console.log(
+    `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
+  );
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
-  await worker.run();
-  await connection.close();
+  console.log(
+    idleMs > 0
+      ? `replanner worker: exits after ${formatDuration(idleMs)} without work (REPLANNER_WORKER_IDLE_EXIT)`
+      : 'replanner worker: runs until stopped (Ctrl-C or SIGTERM)',
+  );
+  const stopIdle = idleMs > 0 ? exitWhenIdle(worker, idleMs) : () => undefined;
+  try {
+    await worker.run();
+  } finally {
+    stopIdle();
+    await connection.close();
+    // The CLI's record of this worker (auto-started workers) goes with it.
+    const record = env.REPLANNER_WORKER_RECORD;
+    if (record) removeOwnRecord(record);
+    console.log(`replanner worker: stopped (pid ${process.pid})`);
+  }
+}
+
+/** Shuts the worker down once it has had no activity or workflow task for `idleMs`. */
+function exitWhenIdle(worker: Worker, idleMs: number): () => void {
+  let lastWork = Date.now();
+  let activities = 0;
+  let activations = 0;
+  // Every change of the in-flight counts is work starting or ending.
+  const subs = [
+    worker.numInFlightActivities$.subscribe((n) => {
+      activities = n;
+      lastWork = Date.now();
+    }),
+    worker.numInFlightActivations$.subscribe((n) => {
+      activations = n;
+      lastWork = Date.now();
+    }),
+  ];
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      if (!shouldIdleExit({ inFlightActivities: activities, inFlightActivations: activations, lastWorkMs: lastWork, nowMs: now, idleMs })) return;
+      console.log(`replanner worker: no work for ${formatDuration(now - lastWork)}; exiting (REPLANNER_WORKER_IDLE_EXIT)`);
+      clearInterval(timer);
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+    Math.max(200, Math.min(5000, idleMs / 10)),
+  );
+  return () => {
+    clearInterval(timer);
+    for (const s of subs) s.unsubscribe();
+  };
+}
+
+function removeOwnRecord(file: string): void {
+  try {
+    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: unknown };
+    if (r.pid === process.pid) fs.rmSync(file, { force: true });
+  } catch {
+    /* no record, or not ours */
+  }
 }
 
 if (require.main === module) {

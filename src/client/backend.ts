@@ -1,13 +1,14 @@
-// Finding (or starting) what a run needs: a Temporal server at TEMPORAL_ADDRESS and a worker
-// polling Replanner's task queue. Started processes are detached and persist the server to
-// .replanner/temporal.db, so runs outlive the CLI invocation.
+// Finding (or starting) what a run needs: a Temporal server at TEMPORAL_ADDRESS and a live worker
+// polling the task queue of the caller's endpoint + model (src/client/workers.ts). Started
+// processes are detached and the server persists to .replanner/temporal.db, so runs outlive the
+// CLI invocation.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { DEFAULT_TASK_QUEUE } from '../worker';
+import { decideLiveness } from '../domain/worker-lifecycle';
+import { ensureWorker, pollersOf, routeOf } from './workers';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
 
@@ -24,7 +25,8 @@ export function settingsFromEnv(env = process.env) {
   return {
     address: env.TEMPORAL_ADDRESS || 'localhost:7233',
     namespace: env.TEMPORAL_NAMESPACE || 'default',
-    taskQueue: env.REPLANNER_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+    // REPLANNER_TASK_QUEUE, else the queue of OPENAI_BASE_URL + REPLANNER_MODEL (never the key).
+    taskQueue: routeOf(env).taskQueue,
   };
 }
 
@@ -65,15 +67,18 @@ function backendOf(connection: Connection, s: ReturnType<typeof settingsFromEnv>
 export class BackendError extends Error {}
 
 /**
- * Connects, starting the persisted local dev server and a worker when nothing answers or nobody
- * polls the task queue. `say` reports what was started.
+ * Connects, starting the persisted local dev server when nothing answers, and a worker for the
+ * caller's endpoint + model when no live one polls its queue (or restarting the auto-started one
+ * when the caller's key differs). `say` reports what was started.
  */
 export async function ensureBackend(say: (line: string) => void, env = process.env): Promise<Backend> {
   const s = settingsFromEnv(env);
   const backend = backendOf(await ensureServer(say, env), s);
-  if (!(await hasWorker(backend))) {
-    const { log } = startDetached(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/worker-main.js')], 'worker', env);
-    say(`Started a Replanner worker on task queue "${s.taskQueue}" (log ${log}).`);
+  try {
+    await ensureWorker(backend.connection, backend, say, env);
+  } catch (e) {
+    await backend.close();
+    throw e;
   }
   return backend;
 }
@@ -133,13 +138,10 @@ async function waitForServer(address: string, timeoutMs: number): Promise<Connec
   throw new BackendError(`the Temporal dev server did not come up at ${address} within ${timeoutMs / 1000} s; see .replanner/server.log`);
 }
 
+/** A worker that polled the backend's task queue recently (a dead poller the server still lists does not count). */
 export async function hasWorker(b: Backend): Promise<boolean> {
-  const res = await b.connection.workflowService.describeTaskQueue({
-    namespace: b.namespace,
-    taskQueue: { name: b.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  return (res.pollers ?? []).length > 0;
+  const pollers = await pollersOf(b.connection, b.namespace, b.taskQueue);
+  return decideLiveness({ recordedAlive: false, pollers, nowMs: Date.now() }).alive;
 }
 
 function startDetached(cmd: string, args: string[], name: string, env: NodeJS.ProcessEnv): { log: string; pidFile: string } {

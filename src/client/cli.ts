@@ -10,6 +10,8 @@ import { ConfigError, type ReplannerConfig } from '../domain/config';
 import { loadConfig } from './config-load';
 import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
+import { WORKER_HELP, workerCommand } from './worker-cmd';
+import { ensureWorkerForQueue, WorkerStartError } from './workers';
 import { answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
   AnswerRejected,
@@ -27,6 +29,7 @@ import {
   runOptionsFromConfig,
   startRun,
   watchRun,
+  workflowIdOf,
 } from './runs';
 import type { PauseAck, Question, RunStatus } from '../workflows/messages';
 import { MAX_PAUSE_REASON_CHARS } from '../domain/run/state';
@@ -74,6 +77,9 @@ Usage:
   replanner consult <runId> <taskId> <choice> ["text"] [--json]
                                                        answer a task's Duck Pacemaker consultation
   replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground
+  replanner worker status [--json]                     the workers \`run\` started: queue, endpoint, model,
+                                                       pid, alive, started, log
+  replanner worker stop <queue>|--all [--json]         stop them gracefully (SIGTERM: tasks in flight end)
 
 Options:
   --workspace, -w DIR  the directory the worker may change (run)
@@ -92,6 +98,7 @@ Options:
                        logged loudly; REPLANNER_SANDBOX=off). A run cannot ask for this.
   --sandbox-network    let the worker's commands use the network (worker; REPLANNER_SANDBOX_NETWORK=1;
                        default: none). A run's config may only narrow it.
+  --all                every worker \`run\` started (worker stop)
 
 Questions (shown by \`status\` and \`watch\`): the run asks when the LLM needs a clarification, when a
 low-confidence replan needs your confirmation (answer yes or no), or when a wanted replan cannot run
@@ -105,8 +112,12 @@ or name what to consult need the text, which goes into the task's next worker re
 answer (nothing pending, a choice not offered, no text where needed) exits 2.
 
 Environment:
-  TEMPORAL_ADDRESS (localhost:7233)  TEMPORAL_NAMESPACE (default)  REPLANNER_TASK_QUEUE (replanner)
+  TEMPORAL_ADDRESS (localhost:7233)  TEMPORAL_NAMESPACE (default)
   OPENAI_API_KEY  OPENAI_BASE_URL  REPLANNER_MODEL   the LLM (any OpenAI-compatible server)
+  REPLANNER_TASK_QUEUE        the task queue of runs and workers; default: replanner-<hash of
+                              OPENAI_BASE_URL + REPLANNER_MODEL>, so each endpoint and model has its own
+  REPLANNER_WORKER_IDLE_EXIT  how long a worker \`run\` started waits without work before it exits
+                              (15m; 90s, 1h, off). A worker started by hand exits only when this is set.
   REPLANNER_CONFIG            the config file when --config is not given
   REPLANNING_ENABLED          true|false|1|0 → replanning.enabled
   REPLANNING_MIN_CONFIDENCE   0..1 → replanning.llm_decision.min_confidence_threshold
@@ -114,10 +125,14 @@ Environment:
   (the three overrides win over the config file)
 
 When nothing answers at TEMPORAL_ADDRESS, \`run\` starts the persisted local dev server
-(.replanner/temporal.db, Web UI on :8233) and a worker, and says so.
+(.replanner/temporal.db, Web UI on :8233), and says so. When no live worker polls the run's task
+queue, \`run\` starts one with your shell's LLM settings (log .replanner/workers/<queue>.log); when
+your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\` restart it. resume,
+answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
 Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED (pause/resume: the run already
-ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable / run not found
+ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable / run not found /
+no worker for the run and none can be started from this shell
 `;
 
 class UsageError extends Error {}
@@ -172,6 +187,7 @@ export async function main(
         ask: { type: 'boolean' },
         'no-sandbox': { type: 'boolean' },
         'sandbox-network': { type: 'boolean' },
+        all: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -184,7 +200,7 @@ export async function main(
     positionals: [cmd, ...rest],
   } = parsed;
   if (o.help || cmd === 'help') {
-    print(HELP);
+    print(cmd === 'worker' ? WORKER_HELP : HELP);
     return EXIT.OK;
   }
   if (!cmd) {
@@ -282,6 +298,7 @@ export async function main(
       case 'watch': {
         const runId = needRunId(rest);
         backend = await connect();
+        await ensureRunWorker(backend, runId, say);
         const show = progressPrinter(print);
         if (asking) startAsker(backend.client, runId);
         const final = await whileWatching(runId, say, () =>
@@ -308,6 +325,7 @@ export async function main(
       case 'cancel': {
         const runId = needRunId(rest);
         backend = await connect();
+        await ensureRunWorker(backend, runId, say);
         try {
           await cancelRun(backend.client, runId);
         } catch (e) {
@@ -328,6 +346,8 @@ export async function main(
         if (cmd === 'resume' && reason) throw new UsageError('resume takes only a run id: replanner resume <runId>');
         if (reason.length > MAX_PAUSE_REASON_CHARS) throw new UsageError(`the reason is longer than ${MAX_PAUSE_REASON_CHARS} characters`);
         backend = await connect();
+        // resume (after a 401, for instance) restarts the auto-started worker when the key differs.
+        await ensureRunWorker(backend, runId, say, { restart: cmd === 'resume', required: true });
         try {
           const ack = cmd === 'pause' ? await pauseRun(backend.client, runId, reason || undefined) : await resumeRun(backend.client, runId);
           if (o.json) json(ack);
@@ -348,6 +368,7 @@ export async function main(
           throw new UsageError('consult needs a run id, a task id and a choice: replanner consult <runId> <taskId> <choice> ["guidance"]');
         }
         backend = await connect();
+        await ensureRunWorker(backend, runId, say, { required: true });
         const ack = await rejectedIsUsage(answerConsultation(backend.client, runId, taskId, { choice, guidance }));
         if (o.json) json(ack);
         else print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.choice} (${ack.effect})`);
@@ -361,6 +382,7 @@ export async function main(
           throw new UsageError('answer needs a run id, a question id and the answer: replanner answer <runId> <questionId> "<text>"');
         }
         backend = await connect();
+        await ensureRunWorker(backend, runId, say, { required: true });
         const ack = await rejectedIsUsage(answerQuestion(backend.client, runId, questionId, text));
         if (o.json) json(ack);
         else print(answeredLine(ack));
@@ -375,6 +397,7 @@ export async function main(
         return EXIT.OK;
       }
       case 'worker': {
+        if (rest.length) return await workerCommand(rest, { json: Boolean(o.json), all: Boolean(o.all) }, print, say);
         const { runWorkerProcess } = await import('../worker-main');
         // S1: the sandbox switches are the worker's own; they travel in its environment.
         if (o['no-sandbox']) process.env.REPLANNER_SANDBOX = 'off';
@@ -394,7 +417,7 @@ export async function main(
       say(`replanner: ${e.message}`);
       return EXIT.USAGE;
     }
-    if (e instanceof BackendError || e instanceof NotFound) {
+    if (e instanceof BackendError || e instanceof NotFound || e instanceof WorkerStartError) {
       say(`replanner: ${e.message}`);
       return EXIT.UNAVAILABLE;
     }
@@ -424,6 +447,22 @@ function optionsOf(config: ReplannerConfig, file: string | undefined) {
 
 export function answeredLine(ack: { questionId: string; stillPending: string[] }): string {
   return `answered ${ack.questionId}${ack.stillPending.length ? ` (still waiting: ${ack.stillPending.join(', ')})` : ''}`;
+}
+
+/** Issue 12: a running run's task queue needs a live worker for the command to take effect. */
+async function ensureRunWorker(
+  backend: Backend,
+  runId: string,
+  say: (s: string) => void,
+  o: { restart?: boolean; required?: boolean } = {},
+): Promise<void> {
+  const desc = await backend.client.workflow
+    .getHandle(workflowIdOf(runId))
+    .describe()
+    .catch(() => undefined);
+  // An unknown or finished run needs no worker: the command itself says so.
+  if (desc?.status.name !== 'RUNNING') return;
+  await ensureWorkerForQueue(backend.connection, backend, desc.taskQueue, say, process.env, o.restart, o.required);
 }
 
 function needRunId(rest: string[]): string {

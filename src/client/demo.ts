@@ -88,6 +88,8 @@ async function main(): Promise<number> {
     namespace: s.namespace,
     taskQueue,
     llm: { apiKey: 'offline-demo', baseURL: fake.baseURL, model: 'scripted-replay', timeoutMs: 30_000 },
+    // A prebuilt bundle (tests) saves the seconds of bundling.
+    ...(process.env.REPLANNER_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.REPLANNER_WORKFLOW_BUNDLE } } : {}),
   });
   const workerRun = worker.run();
   let code = 1;

@@ -1,0 +1,42 @@
+// Issue 12: `npm run demo` (its sources, in a process of its own) against the jest run's dev server:
+// it ends DONE, stops its worker with it (the process exits, no worker is left polling its queue),
+// leaves the server running and says how to stop it, so `replanner status` of its run still works.
+import { spawn } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { cli } from '../support/cli';
+import { temporalAddress } from '../support/harness';
+import { pollersOf } from '../../src/client/workers';
+import { decideLiveness } from '../../src/domain/worker-lifecycle';
+
+it('the demo ends DONE, stops its worker, leaves the dev server running and says how to stop it', async () => {
+  const root = path.resolve(__dirname, '../..');
+  const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'src/client/demo.ts'], {
+    cwd: root,
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), REPLANNER_WORKFLOW_BUNDLE: process.env.REPLANNER_TEST_BUNDLE, OPENAI_API_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  expect({ code, out }).toMatchObject({ code: 0 });
+  expect(out).toContain('stop it with `kill $(cat .replanner/server.pid)`');
+  const runId = /Run (\S+) started on/.exec(out)?.[1];
+  expect(runId).toBeDefined();
+
+  // No worker is left on the demo's queue: the server may still list the exited demo process, which does not count.
+  const connection = await Connection.connect({ address: temporalAddress() });
+  try {
+    const pollers = await pollersOf(connection, 'default', `replanner-demo-${child.pid}`);
+    expect(pollers.filter((p) => p.identity !== `${child.pid}@${os.hostname()}`)).toEqual([]);
+    expect(decideLiveness({ recordedAlive: false, pollers, nowMs: Date.now() }).alive).toBe(false);
+  } finally {
+    await connection.close();
+  }
+  // The server still answers: the run's final state, no worker needed.
+  const status = await cli('status', runId!);
+  expect(status.code).toBe(0);
+  expect(status.out).toContain(`Run ${runId}: DONE`);
+});
