@@ -34,7 +34,7 @@ describe('docker-compose.yml', () => {
 
   it('the worker image builds the worker entry point that exists in the source tree', () => {
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
-    const cmd = /CMD \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
+    const cmd = /CMD \["node", (?:"--[^"]+", )*"([^"]+)"\]/.exec(dockerfile)?.[1];
     expect(cmd).toBe('dist/src/worker-main.js');
     expect(fs.existsSync(path.join(root, 'src/worker-main.ts'))).toBe(true);
   });
