@@ -10,4 +10,4 @@ COPY test/support ./test/support
 COPY bin ./bin
 RUN npm install --no-save typescript@5.9.3 @types/node@20.19.43 @types/jest@30.0.0 && npx tsc -p tsconfig.build.json
 ENV TEMPORAL_ADDRESS=temporal:7233
-CMD ["node", "dist/src/worker-main.js"]
+CMD ["node", "--max-old-space-size=768", "dist/src/worker-main.js"]

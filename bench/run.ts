@@ -13,7 +13,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai';
 import { scriptScenario, taskIdOf, type ScenarioTask } from '../test/support/scenario';
-import { createWorker } from '../src/worker';
+import { createWorker, sharedWorkflowModules, WORKER_NODE_ARGS } from '../src/worker';
 import { RunWorkflow, runWorkflowId } from '../src/workflows/run';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import { floorActivities } from './floor-activities';
@@ -375,6 +375,11 @@ async function startInProcessWorker(
   };
 }
 
+function workerEnvFrom(spec: string | undefined): Record<string, string> {
+  if (!spec) return {};
+  return Object.fromEntries(spec.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
 /** /proc figures of a process: CPU ms (user+system) and peak RSS (VmHWM) in MiB. */
 function procStats(pid: number): { cpuMs: number; peakRssMiB: number } {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -393,7 +398,7 @@ async function concurrentRuns(ctx: Ctx, address: string, bundleFile: string, roo
   scriptScenario(fake, { tasks: plan, latencyMs });
   const compiled = __filename.endsWith('.js');
   const script = compiled ? path.join(root, 'dist/src/worker-main.js') : path.join(root, 'test/support/worker-process.js');
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...WORKER_NODE_ARGS, script], {
     env: {
       PATH: process.env.PATH,
       TEMPORAL_ADDRESS: address,
@@ -403,6 +408,8 @@ async function concurrentRuns(ctx: Ctx, address: string, bundleFile: string, roo
       REPLANNER_MODEL: 'm',
       REPLANNER_WORKFLOW_BUNDLE: bundleFile,
       REPLANNER_LOG_LEVEL: 'ERROR',
+      // BENCH_WORKER_ENV=K=V,K2=V2: extra environment for the worker process (bench/README.md, RSS).
+      ...workerEnvFrom(process.env.BENCH_WORKER_ENV),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -498,7 +505,11 @@ export async function runBench(opts: BenchOptions) {
     });
     address = env.address;
   }
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger: quietLogger });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./workflows'),
+    logger: quietLogger,
+    preloadModules: sharedWorkflowModules(),
+  });
   const bundleFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-bench-bundle-')), 'workflows.js');
   fs.writeFileSync(bundleFile, bundle.code);
   const fake = await FakeOpenAI.start({ logUnscripted: true });

@@ -26,6 +26,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     llm,
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+    overrides: workerOverridesFromEnv(env),
   });
   console.log(
     `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
@@ -95,4 +96,13 @@ if (require.main === module) {
     console.error(`replanner worker failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   });
+}
+
+/** Operator knobs (see README): REPLANNER_MAX_CACHED_WORKFLOWS bounds the sticky cache. */
+export function workerOverridesFromEnv(env: NodeJS.ProcessEnv): { maxCachedWorkflows?: number } {
+  const v = env.REPLANNER_MAX_CACHED_WORKFLOWS;
+  if (v === undefined || v === '') return {};
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`REPLANNER_MAX_CACHED_WORKFLOWS must be a whole number ≥ 0, got "${v}"`);
+  return { maxCachedWorkflows: n };
 }

@@ -5,6 +5,15 @@ import { LlmGateway, type LlmSettings } from './llm/gateway';
 
 export const DEFAULT_TASK_QUEUE = 'replanner';
 
+/**
+ * Node flags of every worker process we start (auto-started, `npm run worker`, the image, the bench).
+ * Without a limit V8 lets each heap grow towards 4 GiB before collecting, and a worker with 50
+ * concurrent runs peaked near 1 GiB RSS; at 768 MiB it peaks ≈ 660 MiB for ≈ 10% more CPU
+ * (bench (d)). The SDK sizes the workflow cache from this limit ((768 − 200) × 600 / 1024 ≈ 330
+ * workflows), so the cache cannot outgrow the heap.
+ */
+export const WORKER_NODE_ARGS = ['--max-old-space-size=768'];
+
 export function workflowsPath(): string {
   // Works from src/ (ts-jest) and from dist/src (compiled): both hold workflows/index.{ts,js}.
   return require.resolve('./workflows');
@@ -12,7 +21,12 @@ export function workflowsPath(): string {
 
 /** Bundling takes seconds: do it once and share the bundle between workers (tests, demo). */
 export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger, preloadModules: sharedWorkflowModules() });
+}
+
+/** Stateless modules evaluated once per worker, not once per cached workflow (src/workflows/preload.ts). */
+export function sharedWorkflowModules(): string[] {
+  return [require.resolve('./workflows/preload')];
 }
 
 export interface WorkerParams {
@@ -34,7 +48,9 @@ export async function createWorker(p: WorkerParams): Promise<Worker> {
     namespace: p.namespace ?? 'default',
     taskQueue: p.taskQueue ?? DEFAULT_TASK_QUEUE,
     activities: { ...p.extraActivities, ...createActivities(new LlmGateway(p.llm)) },
-    ...(p.workflowBundle ? { workflowBundle: p.workflowBundle } : { workflowsPath: workflowsPath() }),
+    ...(p.workflowBundle
+      ? { workflowBundle: p.workflowBundle }
+      : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
     maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? 20,
     // Cancellation reaches an activity only through a heartbeat: keep them frequent so a cancelled
     // run stops its workers within seconds.

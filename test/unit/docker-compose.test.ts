@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
+import { WORKER_NODE_ARGS } from '../../src/worker';
 
 const root = path.resolve(__dirname, '../..');
 const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'));
@@ -33,8 +34,20 @@ describe('docker-compose.yml', () => {
 
   it('the worker image builds the worker entry point that exists in the source tree', () => {
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
-    const cmd = /CMD \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
+    const cmd = /CMD \["node", (?:"--[^"]+", )*"([^"]+)"\]/.exec(dockerfile)?.[1];
     expect(cmd).toBe('dist/src/worker-main.js');
     expect(fs.existsSync(path.join(root, 'src/worker-main.ts'))).toBe(true);
+  });
+});
+
+describe('worker processes', () => {
+  // Issue 11: every way of starting a worker bounds its heap, which bounds its RSS and workflow cache.
+  it('the image and `npm run worker` start the worker with WORKER_NODE_ARGS', () => {
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    for (const flag of WORKER_NODE_ARGS) {
+      expect(dockerfile).toContain(`"${flag}"`);
+      expect(pkg.scripts.worker).toContain(`node ${flag} `);
+    }
   });
 });
