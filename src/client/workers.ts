@@ -24,6 +24,7 @@ import {
   type WorkerRecord,
 } from '../domain/worker-lifecycle';
 import { llmSettingsFromEnv } from '../llm/gateway';
+import { WORKER_NODE_ARGS } from '../worker-node-args';
 
 const ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
 
@@ -166,9 +167,9 @@ export async function livenessOf(
 /** How the worker process is started: the build, or the TypeScript sources when the CLI runs from them. */
 function workerCommand(): string[] {
   if (__filename.endsWith('.ts')) {
-    return ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'src/worker-main.ts')];
+    return [...WORKER_NODE_ARGS, '-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'src/worker-main.ts')];
   }
-  return [path.join(ROOT, 'dist/src/worker-main.js')];
+  return [...WORKER_NODE_ARGS, path.join(ROOT, 'dist/src/worker-main.js')];
 }
 
 export class WorkerStartError extends Error {}
