@@ -30,6 +30,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
 import { taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
+import { installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
@@ -55,6 +56,8 @@ export interface ExecutionInput {
   taskReplanning: TaskReplanningConfig;
   /** S3: planning.maxTasks, for the plan's size after a re-decomposition. */
   maxTasks: number;
+  /** O3: the tokens the run lends this phase, which lends on to its tasks (absent: no budget). */
+  budget?: LeaseInput;
 }
 
 /** X1: a replan decision asked after an action (task) of this phase. */
@@ -139,12 +142,18 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     () => gate.paused,
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
   );
+  // O3: this phase's loan from the run; its tasks borrow from it, and ask it when theirs runs out.
+  const childId = (taskId: string) => taskWorkflowId(input.runWorkflowId, taskId, input.round);
+  const lease = installLease(input.budget);
+  lease.serveChildren((wfId) => [...running.keys()].some((id) => childId(id) === wfId));
   const llm = (summary: string, timeout?: number) =>
-    gate.gated(
-      proxyActivities<Activities>({
-        ...llmActivityOptions(input.options, summary),
-        ...(timeout ? { startToCloseTimeout: timeout } : {}),
-      }),
+    lease.gated(
+      gate.gated(
+        proxyActivities<Activities>({
+          ...llmActivityOptions(input.options, summary),
+          ...(timeout ? { startToCloseTimeout: timeout } : {}),
+        }),
+      ),
     );
   // X4: progress over the actions (tasks) of this plan.
   const active = () => tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
@@ -257,11 +266,21 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       for (const t of startable) {
         setTask(t.id, { state: TaskState.RUNNING });
         started += 1;
+        const budget = lease.leaseFor(childId(t.id));
         running.set(
           t.id,
           executeChild(TaskWorkflow, {
-            workflowId: taskWorkflowId(input.runWorkflowId, t.id, input.round),
-            args: [{ run: input.run, task: t, steps: input.actions[t.id] ?? [], options: input.options, runWorkflowId: input.runWorkflowId }],
+            workflowId: childId(t.id),
+            args: [
+              {
+                run: input.run,
+                task: t,
+                steps: input.actions[t.id] ?? [],
+                options: input.options,
+                runWorkflowId: input.runWorkflowId,
+                ...(budget ? { budget } : {}),
+              },
+            ],
             staticSummary: `task ${t.id}: ${t.title}`,
           }).then(
             (outcome): SchedulerEvent => ({ kind: 'task', id: t.id, outcome }),
@@ -275,6 +294,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       const ev = await Promise.race([...running.values(), ...beside.values()]);
       if (ev.kind === 'task') {
         running.delete(ev.id);
+        lease.childEnded(childId(ev.id), ev.outcome?.usage);
         rethrowCancellation(ev.error);
         if (ev.error !== undefined) {
           setTask(ev.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(ev.error)}` });

@@ -18,6 +18,7 @@ import type { Activities, RunRef } from '../activities';
 import type { ActionPlan, Goal, Reflection } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { llmActivityOptions, type RunOptions } from './options';
+import { installLease, type Budgeted, type LeaseInput } from './budget-lease';
 import { installPauseGate, type PauseGate } from './pause-gate';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
@@ -26,6 +27,8 @@ export interface PhaseInput {
   run: RunRef;
   options: RunOptions;
   feedback?: string;
+  /** O3: the tokens the run lends this phase (absent: no budget). */
+  budget?: LeaseInput;
 }
 
 export interface PhaseResult<T> {
@@ -33,15 +36,16 @@ export interface PhaseResult<T> {
   usage: TokenUsage;
 }
 
-/** O1: each LLM call of a phase waits while the run is paused (the gate the run keeps told). */
-function llm(options: RunOptions, summary: string, gate: PauseGate) {
-  return gate.gated(proxyActivities<Activities>(llmActivityOptions(options, summary)));
+/** O1: each LLM call of a phase waits while the run is paused (the gate the run keeps told); O3: and until it fits the phase's lease. */
+function llm(options: RunOptions, summary: string, gate: PauseGate, lease: Budgeted) {
+  return lease.gated(gate.gated(proxyActivities<Activities>(llmActivityOptions(options, summary))));
 }
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
   const gate = installPauseGate();
+  const lease = installLease(input.budget);
   try {
-    return await llm(input.options, 'understand the goal', gate).understandGoal({ ...input.run, feedback: input.feedback });
+    return await llm(input.options, 'understand the goal', gate, lease).understandGoal({ ...input.run, feedback: input.feedback });
   } catch (err) {
     throw explainActivityFailure('goal_understanding', err);
   }
@@ -61,14 +65,14 @@ const PLAN_SIZE_REPAIRS = 1;
  * Decomposes the goal; an invalid task graph or a plan over planning.maxTasks (S3) is sent back to
  * the planner, never executed.
  */
-async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUsage) => void, gate: PauseGate): Promise<TaskSpec[]> {
+async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUsage) => void, gate: PauseGate, lease: Budgeted): Promise<TaskSpec[]> {
   const maxTasks = input.maxTasks ?? DEFAULT_CONFIG.planning.maxTasks;
   let feedback = input.feedback;
   let sizeRepairs = 0;
   for (let attempt = 0, graphRepairs = 0; ; attempt++) {
     let tasks: TaskSpec[];
     try {
-      const r = await llm(input.options, attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks', gate).decomposeTasks({
+      const r = await llm(input.options, attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks', gate, lease).decomposeTasks({
         ...input.run,
         goal: input.goal,
         feedback,
@@ -106,9 +110,10 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
   const gate = installPauseGate();
+  const lease = installLease(input.budget);
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
-  let tasks = await decomposeValidGraph(input, addTo, gate);
+  let tasks = await decomposeValidGraph(input, addTo, gate, lease);
 
   const config = input.options.refinement ?? DEFAULT_REFINEMENT_CONFIG;
   const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };
@@ -121,7 +126,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
     let result: QualityJudgeResult;
     let judgeFailed = false;
     try {
-      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`, gate).judgePlanQuality({
+      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`, gate, lease).judgePlanQuality({
         ...input.run,
         goal: input.goal,
         tasks,
@@ -167,7 +172,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
     previousScore = result.overallScore;
     let next: TaskSpec[] | undefined;
     try {
-      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`, gate).decomposeTasks({
+      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`, gate, lease).decomposeTasks({
         ...input.run,
         goal: input.goal,
         feedback: [refinementFeedback(input.feedback, decision, result), sizeNote].filter(Boolean).join('\n\n'),
@@ -220,8 +225,9 @@ function clip(s: string, max: number): string {
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
   const gate = installPauseGate();
+  const lease = installLease(input.budget);
   try {
-    return await llm(input.options, 'plan the action sequence', gate).planActions({
+    return await llm(input.options, 'plan the action sequence', gate, lease).planActions({
       ...input.run,
       goal: input.goal,
       tasks: input.tasks,
@@ -234,8 +240,9 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
   const gate = installPauseGate();
+  const lease = installLease(input.budget);
   try {
-    return await llm(input.options, 'reflect on the run', gate).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
+    return await llm(input.options, 'reflect on the run', gate, lease).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
   } catch (err) {
     throw explainActivityFailure('reflection', err);
   }

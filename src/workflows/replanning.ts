@@ -45,6 +45,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
 import { llmActivityOptions, type RunOptions } from './options';
+import type { Budgeted } from './budget-lease';
 import { gateOn } from './pause-gate';
 
 export type { Jump } from '../domain/run/state';
@@ -63,6 +64,8 @@ export interface ReplanningDeps {
   options: RunOptions;
   config: ReplannerConfig;
   entity: RunEntity;
+  /** O3: the run's budget ledger; every replan-decision call waits until it fits. */
+  budget?: Pick<Budgeted, 'before' | 'after'>;
 }
 
 /**
@@ -93,10 +96,14 @@ export function createReplanning(deps: ReplanningDeps) {
   const askLlm = async (phase: Phase, context: ReplanContext, escalation?: string) => {
     // O1: no LLM call starts while the run is paused.
     await gateOn(() => isPaused(s())).ready();
+    // O3: and none starts that the budget cannot pay for (the run pauses with its budget question).
+    const key = (await deps.budget?.before()) ?? 0;
+    await gateOn(() => isPaused(s())).ready();
     const r = await proxyActivities<Activities>(
       llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`),
     ).decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });
     entity.apply((st) => addPlanningUsage(st, r.usage));
+    deps.budget?.after(key, r.usage);
     return r;
   };
 

@@ -16,6 +16,7 @@ import {
 } from '../domain/worker-steps';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { workerActivityOptions, type RunOptions } from './options';
+import type { Budgeted } from './budget-lease';
 import type { PauseGate } from './pause-gate';
 
 export interface WorkerIterationInput {
@@ -28,6 +29,8 @@ export interface WorkerIterationInput {
   options: RunOptions;
   /** O1: no step starts while the run is paused. */
   gate?: PauseGate;
+  /** O3: no step starts that the task's token loan cannot pay for. */
+  lease?: Pick<Budgeted, 'before' | 'after'>;
 }
 
 export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
@@ -39,6 +42,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
+    const key = (await input.lease?.before()) ?? 0;
     await input.gate?.ready();
     const r = await proxyActivities<Activities>(
       workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`),
@@ -65,6 +69,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
           }
         : {}),
     });
+    input.lease?.after(key, r.usage);
     usage = addUsage(usage, r.usage);
     tally = recordWorkerStep(tally, r);
   }

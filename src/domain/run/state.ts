@@ -2,6 +2,7 @@
 // only through the pure transitions below; `status` and `decisions` are views computed on demand.
 // Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
 // is refused with a reason and changes nothing.
+import { budgetQuestionText, budgetView, parseBudgetAnswer, stoppedReason, applyRaise, type BudgetView, type RunBudget } from '../budget';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { RefinementAction } from '../refinement/decision';
 import {
@@ -28,16 +29,16 @@ import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
-export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
+export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
 /** O1: why the run is paused. Only 'user' today; O2/O3 add 'llm_outage' and 'budget'. */
-export type PauseKind = 'user';
+export type PauseKind = 'user' | 'budget';
 
 /** O1: the run is paused: no new phase, task, worker step or LLM call starts until it resumes. */
 export interface PauseState {
   kind: PauseKind;
-  /** Who or what paused it ('user': the pause update/signal). */
-  by: 'user';
+  /** Who or what paused it ('user': the pause update/signal; 'budget': the run's budget, O3). */
+  by: 'user' | 'budget';
   /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS). */
   reason?: string;
   /** ISO time the pause began. */
@@ -153,6 +154,19 @@ export interface RunState {
   previous?: PreviousPlan;
   /** O1: set while the run is paused. */
   pause?: PauseState;
+  /** O3: the run's budget (absent: none) and its ledger. */
+  budget?: RunBudgetState;
+}
+
+/** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
+export interface RunBudgetState {
+  limits: RunBudget;
+  /** Tokens lent to running children (phase or execution workflow id → tokens). */
+  lent: Record<string, number>;
+  /** The largest single LLM call seen: the estimate of the next one. */
+  largest: number;
+  /** Set while the run waits for the answer to its budget question. */
+  waiting?: { since: string; questionId: string };
 }
 
 export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
@@ -314,7 +328,7 @@ export function cancelRun(s: RunState): RunState {
 
 // ---------------------------------------------------------------- pause and resume (O1)
 
-export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && s.pause !== undefined;
+export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && (s.pause !== undefined || budgetPaused(s));
 
 /** What `status` and the ReplannerStatus search attribute show. */
 export const displayStatus = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
@@ -532,6 +546,8 @@ export interface RunStatusView {
   questions?: Question[];
   /** O1: why and since when the run is paused (status PAUSED). */
   pause?: PauseState;
+  /** O3: usage against the budget (absent: the run has none). */
+  budget?: BudgetView;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -558,7 +574,8 @@ export function statusView(s: RunState): RunStatusView {
     ...(last ? { lastDecision: last } : {}),
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
     questions: pendingQuestions(s),
-    ...(isPaused(s) ? { pause: s.pause } : {}),
+    ...(isPaused(s) ? { pause: s.pause ?? budgetPauseView(s) } : {}),
+    ...(s.budget ? { budget: budgetView(s.budget.limits, runUsage(s)) } : {}),
   };
 }
 
@@ -605,4 +622,101 @@ export function inspectionMemo(s: RunState): Record<string, unknown> {
     questions: s.questions.slice(-MEMO_RECORDS),
   };
   return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions };
+}
+
+// ---------------------------------------------------------------- budget (O3)
+// The run is the ledger: RunState.budget holds the limits (raised only by the user's answer) and the
+// loans to running children; planningUsage is what was spent (finished phases and the run's own calls).
+
+/** Everything the run used so far, including the running execution phase's reported usage. */
+export const runUsage = (s: RunState): TokenUsage => addUsage(s.planningUsage, s.executionUsage);
+
+export const budgetPaused = (s: RunState): boolean => s.budget?.waiting !== undefined;
+
+function budgetPauseView(s: RunState): PauseState | undefined {
+  const w = s.budget?.waiting;
+  if (!s.budget || !w) return undefined;
+  return {
+    kind: 'budget',
+    by: 'budget',
+    reason: `budget used up (${stoppedReason(s.budget.limits, runUsage(s)).replace(/^stopped by its budget: /, '')}); answer ${w.questionId}: raise or stop`,
+    since: w.since,
+  };
+}
+
+export function setBudget(s: RunState, limits: RunBudget | undefined): RunState {
+  if (!limits || s.budget) return s;
+  return { ...s, budget: { limits, lent: {}, largest: 0 } };
+}
+
+/** A loan to a running child (or more for it). */
+export function lendTokens(s: RunState, childId: string, tokens: number): RunState {
+  if (!s.budget || tokens <= 0) return s;
+  return { ...s, budget: { ...s.budget, lent: { ...s.budget.lent, [childId]: (s.budget.lent[childId] ?? 0) + tokens } } };
+}
+
+/** A child ended: its loan closes (its usage joined planningUsage with its result); `largest` learns its calls. */
+export function closeLoan(s: RunState, childId: string, largest = 0): RunState {
+  if (!s.budget) return s;
+  const lent = { ...s.budget.lent };
+  delete lent[childId];
+  return { ...s, budget: { ...s.budget, lent, largest: Math.max(s.budget.largest, largest) } };
+}
+
+export function noteLargestCall(s: RunState, tokens: number): RunState {
+  if (!s.budget || tokens <= s.budget.largest) return s;
+  return { ...s, budget: { ...s.budget, largest: tokens } };
+}
+
+/** O3: the budget is used up: the run pauses with its budget question (once). */
+export function pauseForBudget(s: RunState, at: string): RunState {
+  if (!s.budget || s.budget.waiting || s.status !== 'RUNNING') return s;
+  const asked = askQuestions(s, {
+    kind: 'budget',
+    phase: s.phase === 'finished' ? 'reflection' : s.phase,
+    replanId: '',
+    texts: [budgetQuestionText(s.budget.limits, runUsage(s))],
+    assumptions: [],
+    timeoutMinutes: null,
+    askedAt: at,
+  });
+  return { ...asked.state, budget: { ...s.budget, waiting: { since: at, questionId: asked.ids[0]! } } };
+}
+
+/** Why an answer to the budget question cannot be taken (undefined: it can, or it is no budget question). */
+export function budgetAnswerProblem(s: RunState, a: QuestionAnswer): string | undefined {
+  const q = s.questions.find((x) => x.id === a.questionId);
+  if (q?.kind !== 'budget' || !s.budget) return undefined;
+  const r = parseBudgetAnswer(a.answer, s.budget.limits, runUsage(s));
+  return r.ok ? undefined : `question ${q.id}: ${r.reason}`;
+}
+
+/**
+ * O3: the budget question was answered: a raise sets the new limit and ends the budget pause; a stop
+ * ends the run STOPPED with the reason. Undefined: the budget question is still waiting.
+ */
+export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: boolean } | undefined {
+  const w = s.budget?.waiting;
+  const q = w && s.questions.find((x) => x.id === w.questionId);
+  if (!s.budget || !q || q.status !== 'answered') return undefined;
+  const r = parseBudgetAnswer(q.answer ?? '', s.budget.limits, runUsage(s));
+  const budget = { ...s.budget };
+  delete budget.waiting;
+  if (r.ok && r.answer.action === 'raise')
+    return { state: { ...s, budget: { ...budget, limits: applyRaise(budget.limits, r.answer) } }, stopped: false };
+  return { state: stopByBudget({ ...s, budget }), stopped: true };
+}
+
+/** O3: the run ends STOPPED: "stopped by its budget: used N of M tokens". */
+export function stopByBudget(s: RunState): RunState {
+  const error = s.budget ? stoppedReason(s.budget.limits, runUsage(s)) : 'stopped by its budget';
+  const closed: TaskState[] = [TaskState.DONE, TaskState.BLOCKED, TaskState.REPLACED_BY_REPLAN];
+  return {
+    ...s,
+    tasks: s.tasks.map((t) => (closed.includes(t.state) ? t : { ...t, state: TaskState.CANCELLED })),
+    consultations: [],
+    error,
+    status: 'STOPPED',
+    phase: 'finished',
+  };
 }
