@@ -6,7 +6,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { answerClarificationUpdate, statusQuery, type RunStatus } from '../../src/workflows/messages';
+import { answerClarificationUpdate, budgetGrantSignal, budgetRequestSignal, statusQuery, type RunStatus } from '../../src/workflows/messages';
+import { taskWorkflowId } from '../../src/workflows/execution';
 import { MEMO_STATUS } from '../../src/domain/run/state';
 import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
@@ -99,6 +100,21 @@ describe('O3 a durable per-run token budget', () => {
     const memo = (await handle.describe()).memo?.[MEMO_STATUS] as RunStatus;
     expect(memo.status).toBe('PAUSED');
     expect(memo.budget?.maxTokens).toBe(BUDGET);
+
+    // S2: forged lease messages neither raise the budget nor start a call: a grant is not a message
+    // the run takes, a request from a stranger is ignored, a task takes no grant its own request did
+    // not ask for (another number, or more than it asked).
+    const before = await handle.query(statusQuery);
+    await handle.signal(budgetGrantSignal, { seq: 1, tokens: 1_000_000 });
+    await handle.signal(budgetRequestSignal, { from: 'stranger', seq: 1, want: 1_000_000, largest: 0 });
+    for (const id of ['a', 'b', 'c']) {
+      const task = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, id));
+      await task.signal(budgetGrantSignal, { seq: 99, tokens: 1000 }).catch(() => undefined);
+      await task.signal(budgetGrantSignal, { seq: 1, tokens: 1_000_000 }).catch(() => undefined);
+    }
+    await sleep(2000);
+    expect(h.fake.requests.length).toBe(seen);
+    expect(await handle.query(statusQuery)).toEqual(before);
 
     // A malformed answer is rejected by the validator; a raise continues where the run stopped.
     const rejection = (answer: string) =>
