@@ -322,8 +322,10 @@ function suggestKey(parentPath: string[], key: string): string | undefined {
   let node: unknown = DEFAULT_CONFIG;
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
   if (!isRecord(node)) return undefined;
+  // O3: the budget's keys are all optional (absent from the defaults), so name them here.
+  const keys = parentPath.join('.') === 'budget' ? ['maxTokens', 'maxCostUsd', 'model', 'prices'] : Object.keys(node);
   let best: { k: string; d: number } | undefined;
-  for (const k of Object.keys(node)) {
+  for (const k of keys) {
     const d = editDistance(k.toLowerCase(), key.toLowerCase());
     if (!best || d < best.d) best = { k, d };
   }
