@@ -555,7 +555,14 @@ export class QuestionAsker {
   }
 
   private async ask(q: Question): Promise<void> {
-    const hint = q.kind === 'confirmation' ? 'yes or no' : q.kind === 'escalation' ? 'how should the run go on?' : 'your answer';
+    const hint =
+      q.kind === 'confirmation'
+        ? 'yes or no'
+        : q.kind === 'escalation'
+          ? 'how should the run go on?'
+          : q.kind === 'budget'
+            ? 'raise <tokens> or stop'
+            : 'your answer';
     this.print(`? ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 400)}`);
     if (q.assumptions.length) this.print(`  without an answer the run assumes: ${oneLine(q.assumptions.join('; '), 300)}`);
     for (;;) {
