@@ -127,6 +127,10 @@ class UsageError extends Error {}
 
 /** O1: what `pause` / `resume` say. */
 export function pauseLine(runId: string, cmd: 'pause' | 'resume', ack: PauseAck): string {
+  // O3: a budget pause ends only by answering its question.
+  if (cmd === 'resume' && ack.status === 'PAUSED' && ack.pause?.kind === 'budget') {
+    return `Run ${runId} is still paused by its budget (${ack.pause.reason ?? ''}); resume does not raise it: replanner answer ${runId} <questionId> "raise <tokens>" (or stop).`;
+  }
   if (cmd === 'resume') return ack.changed ? `Run ${runId} resumed.` : `Run ${runId} is not paused (${ack.status}); nothing to resume.`;
   const why = ack.pause?.reason ? ` (${ack.pause.reason})` : '';
   return ack.changed

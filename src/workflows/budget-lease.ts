@@ -194,7 +194,7 @@ export interface RunLedgerDeps {
 
 export interface RunLedger extends Budgeted {
   leaseFor(childId: string): LeaseInput | undefined;
-  /** A phase child ended (its usage already joined planningUsage). */
+  /** A phase child ended (its usage already joined planningUsage); undefined: it failed, its loan counts as spent. */
   childEnded(childId: string, usage: TokenUsage | undefined): void;
 }
 
@@ -206,7 +206,7 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
   /** The run's book: what the budget leaves after planningUsage, minus the loans. */
   const book = (): LeaseBook => {
     const b = s().budget!;
-    return { allowance: tokensLeft(b.limits, s().planningUsage), spent: 0, lent: b.lent, largest: b.largest };
+    return { allowance: tokensLeft(b.limits, s().planningUsage), spent: b.unreported ?? 0, lent: b.lent, largest: b.largest };
   };
   const grant = (childId: string, m: BudgetRequestMessage, tokens: number) => {
     entity.apply((st) => lendTokens(st, childId, tokens));
@@ -291,7 +291,7 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
     childEnded(childId, usage) {
       if (!s().budget) return;
       const perCall = usage && usage.calls > 0 ? Math.ceil(usage.totalTokens / usage.calls) : 0;
-      entity.apply((st) => closeLoan(st, childId, perCall));
+      entity.apply((st) => closeLoan(st, childId, perCall, usage === undefined));
       waiting.delete(childId);
     },
   };

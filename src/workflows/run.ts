@@ -43,6 +43,7 @@ import {
   isPaused,
   nextPhase,
   pauseRun,
+  pauseView,
   pendingQuestions,
   restorePrevious,
   resumeRun,
@@ -200,7 +201,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     // A resume tells every child again: undoes a pause forged on a child.
     if (resumed) relay.retell();
     const s = entity.state;
-    return { runId: s.runId, status: isPaused(s) ? 'PAUSED' : 'RUNNING', changed: r.changed, ...(s.pause ? { pause: s.pause } : {}) };
+    const pause = pauseView(s);
+    return { runId: s.runId, status: isPaused(s) ? 'PAUSED' : 'RUNNING', changed: r.changed, ...(pause ? { pause } : {}) };
   };
   const throwIfRefused = (r: PauseApplied) => {
     if (!r.ok) throw new Error(r.reason);
@@ -420,6 +422,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         try {
           to = await steps[phase]();
         } catch (err) {
+          // O3: a phase that failed returned no usage: its loan counts as spent.
+          if (currentChild) ledger.childEnded(currentChild, undefined);
           if (isCancellation(err) || !rp.inProgress()) throw err;
           // X13: the replan failed to execute: restore the plan before it, then escalate.
           const failed = await rp.replanFailed(err);

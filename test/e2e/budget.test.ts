@@ -74,7 +74,10 @@ describe('replanner run --budget-tokens / answer (O3)', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.err).toContain('the answer was rejected');
     expect(wrong.err).toContain('raise <tokens>');
-    expect((await cli('resume', id)).code).toBe(0);
+    const resumed = await cli('resume', id);
+    expect(resumed.code).toBe(0);
+    expect(resumed.out).toContain(`Run ${id} is still paused by its budget (`);
+    expect(resumed.out).toContain(`answer ${q.id}: raise or stop); resume does not raise it`);
     expect((await statusOf(id)).status).toBe('PAUSED');
 
     const ok = await cli('answer', id, q.id, 'raise', '50000');

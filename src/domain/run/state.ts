@@ -165,6 +165,8 @@ export interface RunBudgetState {
   lent: Record<string, number>;
   /** The largest single LLM call seen: the estimate of the next one. */
   largest: number;
+  /** Loans of children that failed (their usage never came back): counted as spent. */
+  unreported?: number;
   /** Set while the run waits for the answer to its budget question. */
   waiting?: { since: string; questionId: string };
 }
@@ -574,7 +576,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(last ? { lastDecision: last } : {}),
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
     questions: pendingQuestions(s),
-    ...(isPaused(s) ? { pause: s.pause ?? budgetPauseView(s) } : {}),
+    ...(isPaused(s) ? { pause: pauseView(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, runUsage(s)) } : {}),
   };
 }
@@ -633,6 +635,9 @@ export const runUsage = (s: RunState): TokenUsage => addUsage(s.planningUsage, s
 
 export const budgetPaused = (s: RunState): boolean => s.budget?.waiting !== undefined;
 
+/** The pause `status` and the pause/resume acknowledgements show: the user's, else the budget's. */
+export const pauseView = (s: RunState): PauseState | undefined => s.pause ?? budgetPauseView(s);
+
 function budgetPauseView(s: RunState): PauseState | undefined {
   const w = s.budget?.waiting;
   if (!s.budget || !w) return undefined;
@@ -655,12 +660,17 @@ export function lendTokens(s: RunState, childId: string, tokens: number): RunSta
   return { ...s, budget: { ...s.budget, lent: { ...s.budget.lent, [childId]: (s.budget.lent[childId] ?? 0) + tokens } } };
 }
 
-/** A child ended: its loan closes (its usage joined planningUsage with its result); `largest` learns its calls. */
-export function closeLoan(s: RunState, childId: string, largest = 0): RunState {
+/**
+ * A child ended: its loan closes (its usage joined planningUsage with its result); `largest` learns
+ * its calls. A child that failed (`failed`) reported no usage: its whole loan counts as spent.
+ */
+export function closeLoan(s: RunState, childId: string, largest = 0, failed = false): RunState {
   if (!s.budget) return s;
   const lent = { ...s.budget.lent };
   delete lent[childId];
-  return { ...s, budget: { ...s.budget, lent, largest: Math.max(s.budget.largest, largest) } };
+  const loan = s.budget.lent[childId] ?? 0;
+  const unreported = (s.budget.unreported ?? 0) + (failed ? loan : 0);
+  return { ...s, budget: { ...s.budget, lent, largest: Math.max(s.budget.largest, largest), ...(unreported ? { unreported } : {}) } };
 }
 
 export function noteLargestCall(s: RunState, tokens: number): RunState {

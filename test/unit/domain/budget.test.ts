@@ -205,6 +205,16 @@ describe('O3 the run state: budget pause, question, raise and stop', () => {
     expect(closeLoan(r.state, 'run-r1.execution-1', 250).budget).toEqual({ limits: { maxTokens: 9000 }, lent: {}, largest: 250 });
   });
 
+  it('O3 a child that failed reported no usage: its whole loan stays counted as spent', () => {
+    const s = lendTokens(budgeted(), 'run-r1.goal_understanding-1', 60);
+    expect(closeLoan(s, 'run-r1.goal_understanding-1', 0, true).budget).toEqual({
+      limits: { maxTokens: 5000 },
+      lent: {},
+      largest: 0,
+      unreported: 60,
+    });
+  });
+
   it('O3 stop: the run ends STOPPED with the reason; open tasks are cancelled', () => {
     let s = pauseForBudget(budgeted(), AT);
     s = {
