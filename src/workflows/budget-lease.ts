@@ -32,6 +32,8 @@ export interface LeaseInput {
 
 /** Wraps activity stubs: each call waits until it fits the allowance, and its usage is recorded. */
 export interface Budgeted {
+  /** False: no budget; callers skip before/after (no extra await: the commands' order stays as without budgets). */
+  readonly limited: boolean;
   gated<T extends object>(activities: T): T;
   /** Before a call made without `gated`; returns the call's key for `after`. */
   before(): Promise<number>;
@@ -43,12 +45,12 @@ const usageIn = (r: unknown): TokenUsage | undefined => {
   return u && typeof u.totalTokens === 'number' ? u : undefined;
 };
 
-function gatedBy(b: Pick<Budgeted, 'before' | 'after'>) {
+function gatedBy(b: Pick<Budgeted, 'before' | 'after' | 'limited'>) {
   return <T extends object>(activities: T): T =>
     new Proxy(activities, {
       get(target, name, receiver) {
         const f: unknown = Reflect.get(target, name, receiver);
-        if (typeof f !== 'function') return f;
+        if (typeof f !== 'function' || !b.limited) return f;
         return async (...args: unknown[]) => {
           const key = await b.before();
           try {
@@ -149,9 +151,10 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
   };
 
   return {
+    limited,
     before,
     after,
-    gated: gatedBy({ before, after }),
+    gated: gatedBy({ before, after, limited }),
     leaseFor(childId) {
       if (!limited) return undefined;
       const tokens = leaseSize(book, leaseWant(book));
@@ -276,10 +279,13 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
     // The usage itself joins planningUsage where the caller records it; the estimate learns its size.
     if (usage) entity.apply((st) => noteLargestCall(st, usage.totalTokens));
   };
-  return {
+  const ledger: RunLedger = {
+    get limited() {
+      return s().budget !== undefined;
+    },
     before,
     after,
-    gated: gatedBy({ before, after }),
+    gated: (activities) => gatedBy(ledger)(activities),
     leaseFor(childId) {
       if (!s().budget) return undefined;
       const b = book();
@@ -295,4 +301,5 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
       waiting.delete(childId);
     },
   };
+  return ledger;
 }

@@ -65,7 +65,7 @@ export interface ReplanningDeps {
   config: ReplannerConfig;
   entity: RunEntity;
   /** O3: the run's budget ledger; every replan-decision call waits until it fits. */
-  budget?: Pick<Budgeted, 'before' | 'after'>;
+  budget?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
 }
 
 /**
@@ -97,13 +97,14 @@ export function createReplanning(deps: ReplanningDeps) {
     // O1: no LLM call starts while the run is paused.
     await gateOn(() => isPaused(s())).ready();
     // O3: and none starts that the budget cannot pay for (the run pauses with its budget question).
-    const key = (await deps.budget?.before()) ?? 0;
-    await gateOn(() => isPaused(s())).ready();
+    const budgeted = deps.budget?.limited === true;
+    const key = budgeted ? await deps.budget!.before() : 0;
+    if (budgeted) await gateOn(() => isPaused(s())).ready();
     const r = await proxyActivities<Activities>(
       llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`),
     ).decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });
     entity.apply((st) => addPlanningUsage(st, r.usage));
-    deps.budget?.after(key, r.usage);
+    if (budgeted) deps.budget!.after(key, r.usage);
     return r;
   };
 

@@ -30,7 +30,7 @@ export interface WorkerIterationInput {
   /** O1: no step starts while the run is paused. */
   gate?: PauseGate;
   /** O3: no step starts that the task's token loan cannot pay for. */
-  lease?: Pick<Budgeted, 'before' | 'after'>;
+  lease?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
 }
 
 export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
@@ -42,7 +42,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
-    const key = (await input.lease?.before()) ?? 0;
+    const key = input.lease?.limited ? await input.lease.before() : 0;
     await input.gate?.ready();
     const r = await proxyActivities<Activities>(
       workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`),
@@ -69,7 +69,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
           }
         : {}),
     });
-    input.lease?.after(key, r.usage);
+    if (input.lease?.limited) input.lease.after(key, r.usage);
     usage = addUsage(usage, r.usage);
     tally = recordWorkerStep(tally, r);
   }
