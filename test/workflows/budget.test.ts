@@ -30,8 +30,8 @@ const TASKS: ScenarioTask[] = ['a', 'b', 'c'].map((id) => ({
   files: Object.fromEntries([1, 2, 3, 4].map((n) => [`${id}${n}.txt`, `${id}${n}`])),
 }));
 
-async function startBudgetedRun() {
-  scriptScenario(h.fake, { tasks: TASKS, workerDelayMs: 150 });
+async function startBudgetedRun(budget: Record<string, unknown> = { maxTokens: BUDGET }, tasks = TASKS) {
+  scriptScenario(h.fake, { tasks, workerDelayMs: 150 });
   h.fake.usage('*', { prompt: 150, completion: 50 });
   const runId = uniqueId('budget');
   const handle = await h.client.workflow.start(RunWorkflow, {
@@ -43,7 +43,7 @@ async function startBudgetedRun() {
         instruction: 'write the files of a, b and c',
         workspace: h.workspace(),
         options: { ...FAST, maxParallelTasks: 3 },
-        config: { budget: { maxTokens: BUDGET } },
+        config: { budget },
       },
     ],
   });
@@ -161,5 +161,24 @@ describe('O3 a durable per-run token budget', () => {
     // Open tasks were cancelled; no LLM call started after the stop.
     expect(memo.tasks.every((t) => t.state === 'DONE' || t.state === 'CANCELLED')).toBe(true);
     expect(h.fake.tokensUsed()).toBeLessThanOrEqual(BUDGET + PER_CALL);
+  });
+
+  it('O3 a cost budget from the per-model price table pauses with the cost in the question; "raise $1" continues to DONE', async () => {
+    // $1 per million prompt tokens, $3 per million completion tokens: a 150 + 50 token call costs $0.0003.
+    const prices = { 'fake-model': { inputPerMTok: 1, outputPerMTok: 3 } };
+    const { handle } = await startBudgetedRun({ maxCostUsd: 0.004, prices }, TASKS.slice(0, 1));
+    const paused = await pausedByBudget(handle);
+    const q = paused.questions!.find((x) => x.kind === 'budget')!;
+    expect(q.text).toMatch(/used [\d,]+ tokens, \$0\.00\d\d of \$0\.0040/);
+    expect(q.text).toContain('"raise $<dollars>"');
+    // What the LLM reported costs no more than the limit (the limit is kept at the dearer price).
+    const cost = h.fake.requests.reduce((n, r) => n + (r.usage ? (r.usage.prompt_tokens * 1 + r.usage.completion_tokens * 3) / 1e6 : 0), 0);
+    expect(cost).toBeLessThanOrEqual(0.004 + 0.0003);
+    expect(paused.budget).toMatchObject({ maxCostUsd: 0.004, model: 'fake-model' });
+    expect(paused.budget!.costUsd).toBeGreaterThan(0);
+    await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: q.id, answer: 'raise $1' }] });
+    const result = await runOutcome(handle);
+    expect(result.status).toBe('DONE');
+    expect((await handle.query(statusQuery)).budget).toMatchObject({ maxCostUsd: 1 });
   });
 });
