@@ -135,9 +135,11 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
 
   const before = async (): Promise<number> => {
     if (!limited) return 0;
-    if (!mayCall(book)) {
+    // Asks again when a grant came but still does not fit a call (never waits on an answered request).
+    while (!mayCall(book)) {
       askParent(leaseWant(book));
-      await condition(() => mayCall(book));
+      // (A workflow started without a parent has nobody to ask: it waits.)
+      await condition(() => mayCall(book) || (parentId !== undefined && !open));
     }
     const key = ++calls;
     // Reserved until the call ends, so calls made side by side never share the same tokens.
