@@ -129,16 +129,21 @@ export const CALLS_PER_LEASE = 4;
 export const leaseWant = (b: LeaseBook): number => CALLS_PER_LEASE * callEstimate(b);
 
 /**
- * What to lend a child (at start or on its request): at most `want`, at most half of what is left
- * when siblings may need some too, never less than one call; 0 when not even one call fits.
+ * What to lend a child (at start or on its request): at most `want` (a child takes no more than it
+ * asked for), at most half of what is left when siblings may need some too, never less than one of
+ * the child's calls (`one`: the largest call it reported; default this workflow's estimate); 0 when
+ * not even that fits.
  */
-export function leaseSize(b: LeaseBook, want: number): number {
+export function leaseSize(b: LeaseBook, want: number, one = callEstimate(b)): number {
   const left = available(b);
-  const one = callEstimate(b);
-  if (left < one) return 0;
+  const call = Math.max(1, Math.min(one, want));
+  if (left < call) return 0;
   if (left === Infinity) return Infinity;
-  return Math.max(one, Math.min(want, Math.floor(left / 2)));
+  return Math.min(want, Math.max(call, Math.floor(left / 2)));
 }
+
+/** One call of a child that asked: the largest call it reported (at least 1 token). */
+export const childCall = (largest: number): number => Math.max(1, largest);
 
 export function lend(b: LeaseBook, childId: string, tokens: number): LeaseBook {
   return { ...b, lent: { ...b.lent, [childId]: (b.lent[childId] ?? 0) + tokens } };

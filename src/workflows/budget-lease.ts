@@ -17,7 +17,7 @@
 //   answer the budget question or terminate the run: the budget guards against a runaway agent, and
 //   who may write to Temporal is Temporal's authorization (namespaces, mTLS, authorizer plugins).
 import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { callEstimate, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, tokensLeft, type LeaseBook } from '../domain/budget';
+import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, tokensLeft, type LeaseBook } from '../domain/budget';
 import { applyBudgetAnswer, budgetPaused, closeLoan, lendTokens, noteLargestCall, pauseForBudget, type RunState } from '../domain/run/state';
 import { ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
@@ -125,7 +125,7 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
         waiting.delete(id);
         continue;
       }
-      const size = leaseSize(book, m.want);
+      const size = leaseSize(book, m.want, childCall(m.largest));
       if (size <= 0) break;
       waiting.delete(id);
       grant(id, m, size);
@@ -226,7 +226,7 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
         waiting.delete(id);
         continue;
       }
-      const size = leaseSize(book(), m.want);
+      const size = leaseSize(book(), m.want, childCall(m.largest));
       if (size <= 0) {
         entity.apply((st) => pauseForBudget(st, deps.now()));
         return;

@@ -137,6 +137,8 @@ describe('O3 a durable per-run token budget', () => {
 
   it('O3 answering stop ends the run STOPPED with the reason, as a failed workflow (RunStoppedByBudget) with the final status', async () => {
     const { handle } = await startBudgetedRun();
+    // Planning calls larger than worker steps: a task is still lent what it asks for (no more).
+    h.fake.usage('task_decomposition', { prompt: 700, completion: 100 });
     const paused = await pausedByBudget(handle);
     const q = paused.questions!.find((x) => x.kind === 'budget')!;
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: q.id, answer: 'stop' }] });
@@ -161,6 +163,7 @@ describe('O3 a durable per-run token budget', () => {
     // Open tasks were cancelled; no LLM call started after the stop.
     expect(memo.tasks.every((t) => t.state === 'DONE' || t.state === 'CANCELLED')).toBe(true);
     expect(h.fake.tokensUsed()).toBeLessThanOrEqual(BUDGET + PER_CALL);
+    expect(h.fake.successfulFor('worker_step').length).toBeGreaterThan(0);
   });
 
   it('O3 a cost budget from the per-model price table pauses with the cost in the question; "raise $1" continues to DONE', async () => {

@@ -99,6 +99,14 @@ describe('O3 leases: admit a call only if one call of the estimated size fits', 
     expect(leaseSize(openBook(Infinity), 800)).toBe(Infinity);
   });
 
+  it('O3 a grant never exceeds what the child asked for, even when the parent has seen larger calls than the child', () => {
+    // The run saw 2,000-token planning calls; a task whose steps take 200 asks for 800.
+    const run = recordCall(openBook(50_000), 2000);
+    expect(leaseSize(run, 800, 200)).toBe(800);
+    expect(leaseSize(recordCall(openBook(2300), 2000), 800, 200)).toBe(200);
+    expect(leaseSize(recordCall(openBook(2150), 2000), 800, 200)).toBe(0);
+  });
+
   it('O3 parallel children each stay within their loans: total ≤ allowance + overshoot of calls larger than the estimate', () => {
     // Three tasks borrow in turn until nothing fits; each then spends only what fits its loan.
     let run = recordCall(openBook(5000), 200);
