@@ -412,30 +412,33 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   entity.publish();
 
-  try {
-    await main.run(async () => {
-      for (;;) {
-        await maybeContinueAsNew();
-        let to: Phase | 'done';
-        // O1: the safe point between phases: no phase starts while paused.
-        await gate.ready();
-        try {
-          to = await steps[phase]();
-        } catch (err) {
-          // O3: a phase that failed returned no usage: its loan counts as spent.
-          if (currentChild) ledger.childEnded(currentChild, undefined);
-          if (isCancellation(err) || !rp.inProgress()) throw err;
-          // X13: the replan failed to execute: restore the plan before it, then escalate.
-          const failed = await rp.replanFailed(err);
-          entity.apply(restorePrevious);
-          to = failed.jump ? jump(failed.jump) : nextPhase(failed.resumeAfter);
-        }
-        currentChild = undefined;
-        phasesThisRun += 1;
-        if (to === 'done') break;
-        phase = to;
+  // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
+  const phases = async (): Promise<void> => {
+    for (;;) {
+      await maybeContinueAsNew();
+      let to: Phase | 'done';
+      // O1: the safe point between phases: no phase starts while paused.
+      await gate.ready();
+      try {
+        to = await steps[phase]();
+      } catch (err) {
+        // O3: a phase that failed returned no usage: its loan counts as spent.
+        if (currentChild) ledger.childEnded(currentChild, undefined);
+        if (isCancellation(err) || !rp.inProgress()) throw err;
+        // X13: the replan failed to execute: restore the plan before it, then escalate.
+        const failed = await rp.replanFailed(err);
+        entity.apply(restorePrevious);
+        to = failed.jump ? jump(failed.jump) : nextPhase(failed.resumeAfter);
       }
-    });
+      currentChild = undefined;
+      phasesThisRun += 1;
+      if (to === 'done') break;
+      phase = to;
+    }
+  };
+
+  try {
+    await main.run(phases);
     entity.apply(completeRun);
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
