@@ -21,6 +21,7 @@ import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCal
 import { applyBudgetAnswer, budgetPaused, closeLoan, lendTokens, noteLargestCall, pauseForBudget, type RunState } from '../domain/run/state';
 import { ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
+import type { PauseGate } from './pause-gate';
 import { budgetGrantSignal, BudgetGrantSchema, budgetRequestSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from './messages';
 
 /** What a parent lends a child with its input. Absent: the run has no budget. */
@@ -65,6 +66,17 @@ function gatedBy(b: Pick<Budgeted, 'before' | 'after' | 'limited'>) {
         };
       },
     });
+}
+
+/** O1 + O3: a pause gate whose `gated` stubs also wait until each call fits the lease (one wrapper for the call sites). */
+export function budgetedGate(gate: PauseGate, lease: Budgeted): PauseGate {
+  return {
+    get paused() {
+      return gate.paused;
+    },
+    ready: () => gate.ready(),
+    gated: (activities) => lease.gated(gate.gated(activities)),
+  };
 }
 
 /** A child's (or the execution phase's) lease: its allowance from its parent, and its own loans to its children. */

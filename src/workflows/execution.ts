@@ -30,7 +30,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
 import { taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
-import { installLease, type LeaseInput } from './budget-lease';
+import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
@@ -137,23 +137,24 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's LLM calls and task starts.
   // (a holder: a buffered pauseGate signal may arrive while the gate is being installed)
   const relay: { current?: PauseRelay } = {};
-  const gate = installPauseGate((paused) => (paused ? undefined : relay.current?.retell()));
-  relay.current = startPauseRelay(
-    () => gate.paused,
-    () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
-  );
   // O3: this phase's loan from the run; its tasks borrow from it, and ask it when theirs runs out.
   const childId = (taskId: string) => taskWorkflowId(input.runWorkflowId, taskId, input.round);
   const lease = installLease(input.budget);
   lease.serveChildren((wfId) => [...running.keys()].some((id) => childId(id) === wfId));
+  const gate = budgetedGate(
+    installPauseGate((paused) => (paused ? undefined : relay.current?.retell())),
+    lease,
+  );
+  relay.current = startPauseRelay(
+    () => gate.paused,
+    () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
+  );
   const llm = (summary: string, timeout?: number) =>
-    lease.gated(
-      gate.gated(
-        proxyActivities<Activities>({
-          ...llmActivityOptions(input.options, summary),
-          ...(timeout ? { startToCloseTimeout: timeout } : {}),
-        }),
-      ),
+    gate.gated(
+      proxyActivities<Activities>({
+        ...llmActivityOptions(input.options, summary),
+        ...(timeout ? { startToCloseTimeout: timeout } : {}),
+      }),
     );
   // X4: progress over the actions (tasks) of this plan.
   const active = () => tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);

@@ -18,7 +18,7 @@ import type { Activities, RunRef } from '../activities';
 import type { ActionPlan, Goal, Reflection } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { llmActivityOptions, type RunOptions } from './options';
-import { installLease, type Budgeted, type LeaseInput } from './budget-lease';
+import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, type PauseGate } from './pause-gate';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
@@ -36,16 +36,15 @@ export interface PhaseResult<T> {
   usage: TokenUsage;
 }
 
-/** O1: each LLM call of a phase waits while the run is paused (the gate the run keeps told); O3: and until it fits the phase's lease. */
-function llm(options: RunOptions, summary: string, gate: PauseGate, lease: Budgeted) {
-  return lease.gated(gate.gated(proxyActivities<Activities>(llmActivityOptions(options, summary))));
+/** O1: each LLM call of a phase waits while the run is paused (the gate the run keeps told). */
+function llm(options: RunOptions, summary: string, gate: PauseGate) {
+  return gate.gated(proxyActivities<Activities>(llmActivityOptions(options, summary)));
 }
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
-  const gate = installPauseGate();
-  const lease = installLease(input.budget);
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   try {
-    return await llm(input.options, 'understand the goal', gate, lease).understandGoal({ ...input.run, feedback: input.feedback });
+    return await llm(input.options, 'understand the goal', gate).understandGoal({ ...input.run, feedback: input.feedback });
   } catch (err) {
     throw explainActivityFailure('goal_understanding', err);
   }
@@ -65,14 +64,14 @@ const PLAN_SIZE_REPAIRS = 1;
  * Decomposes the goal; an invalid task graph or a plan over planning.maxTasks (S3) is sent back to
  * the planner, never executed.
  */
-async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUsage) => void, gate: PauseGate, lease: Budgeted): Promise<TaskSpec[]> {
+async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUsage) => void, gate: PauseGate): Promise<TaskSpec[]> {
   const maxTasks = input.maxTasks ?? DEFAULT_CONFIG.planning.maxTasks;
   let feedback = input.feedback;
   let sizeRepairs = 0;
   for (let attempt = 0, graphRepairs = 0; ; attempt++) {
     let tasks: TaskSpec[];
     try {
-      const r = await llm(input.options, attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks', gate, lease).decomposeTasks({
+      const r = await llm(input.options, attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks', gate).decomposeTasks({
         ...input.run,
         goal: input.goal,
         feedback,
@@ -109,11 +108,10 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  * the plan unless `refinement.failOpen` (C3).
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = installPauseGate();
-  const lease = installLease(input.budget);
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
-  let tasks = await decomposeValidGraph(input, addTo, gate, lease);
+  let tasks = await decomposeValidGraph(input, addTo, gate);
 
   const config = input.options.refinement ?? DEFAULT_REFINEMENT_CONFIG;
   const quality: PlanQuality = { outcome: 'accepted', attempts: [], suggestions: [] };
@@ -126,7 +124,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
     let result: QualityJudgeResult;
     let judgeFailed = false;
     try {
-      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`, gate, lease).judgePlanQuality({
+      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`, gate).judgePlanQuality({
         ...input.run,
         goal: input.goal,
         tasks,
@@ -172,7 +170,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
     previousScore = result.overallScore;
     let next: TaskSpec[] | undefined;
     try {
-      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`, gate, lease).decomposeTasks({
+      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`, gate).decomposeTasks({
         ...input.run,
         goal: input.goal,
         feedback: [refinementFeedback(input.feedback, decision, result), sizeNote].filter(Boolean).join('\n\n'),
@@ -224,10 +222,9 @@ function clip(s: string, max: number): string {
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
-  const gate = installPauseGate();
-  const lease = installLease(input.budget);
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   try {
-    return await llm(input.options, 'plan the action sequence', gate, lease).planActions({
+    return await llm(input.options, 'plan the action sequence', gate).planActions({
       ...input.run,
       goal: input.goal,
       tasks: input.tasks,
@@ -239,10 +236,9 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 }
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
-  const gate = installPauseGate();
-  const lease = installLease(input.budget);
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   try {
-    return await llm(input.options, 'reflect on the run', gate, lease).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
+    return await llm(input.options, 'reflect on the run', gate).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
   } catch (err) {
     throw explainActivityFailure('reflection', err);
   }

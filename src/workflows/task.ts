@@ -38,7 +38,7 @@ import {
 } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { runWorkerIteration } from './worker-loop';
-import { installLease, type LeaseInput } from './budget-lease';
+import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate } from './pause-gate';
 import { explainActivityFailure } from './failures';
 
@@ -131,9 +131,9 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   };
 
   // O1: told by the execution phase; every worker step and the judge wait here while paused.
-  const gate = installPauseGate();
-  // O3: every worker step and judge call waits until it fits the task's loan (asks for more when used up).
+  // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
+  const gate = budgetedGate(installPauseGate(), lease);
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,
@@ -245,7 +245,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         lease,
       });
       status.usage = addUsage(status.usage, worker.usage);
-      const judged = await lease.gated(gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`)))).judgeTask({
+      const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({
         ...input.run,
         task,
         workerSummary: worker.summary,
