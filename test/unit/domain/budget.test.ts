@@ -38,7 +38,11 @@ import {
   statusView,
   type RunState,
 } from '../../../src/domain/run/state';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { budgetLine } from '../../../src/client/render';
+import { loadConfig } from '../../../src/client/config-load';
 import type { TokenUsage } from '../../../src/llm/usage';
 
 const used = (totalTokens: number, promptTokens = totalTokens, calls = 1): TokenUsage => ({
@@ -315,6 +319,20 @@ describe('O3 config: budget', () => {
     ],
   ])('O3 S3 budget %p → %s', (budget, message) => {
     expect(errorOf({ budget }).message).toContain(message);
+  });
+
+  it("O3 a price table of several models that names none: the run uses this shell's REPLANNER_MODEL when the table prices it", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replanner-budget-'));
+    const file = join(dir, 'replanner.yaml');
+    writeFileSync(
+      file,
+      'budget:\n  maxCostUsd: 2\n  prices:\n    gpt-4o-mini: { inputPerMTok: 0.15, outputPerMTok: 0.6 }\n    big: { inputPerMTok: 5, outputPerMTok: 15 }\n',
+    );
+    expect(loadConfig({ path: file, env: { REPLANNER_MODEL: 'big' } }).budget.model).toBe('big');
+    expect(loadConfig({ path: file, env: {} }).budget.model).toBe('gpt-4o-mini');
+    expect(() => loadConfig({ path: file, env: { REPLANNER_MODEL: 'other' } })).toThrow(
+      /budget\.model: budget\.maxCostUsd needs to know the run's model/,
+    );
   });
 
   it('O3 budgetConfigProblems: a well-formed budget has none', () => {
