@@ -9,6 +9,7 @@ import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, budgetGrantSignal, budgetRequestSignal, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { MEMO_STATUS } from '../../src/domain/run/state';
+import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
 
@@ -100,6 +101,7 @@ describe('O3 a durable per-run token budget', () => {
     // The memo shows the budget pause too (O5: no worker needed).
     const memo = (await handle.describe()).memo?.[MEMO_STATUS] as RunStatus;
     expect(memo.status).toBe('PAUSED');
+    expect((await handle.describe()).typedSearchAttributes.get(STATUS_KEY)).toBe('PAUSED');
     expect(memo.budget?.maxTokens).toBe(BUDGET);
 
     // S2: forged lease messages neither raise the budget nor start a call: a grant is not a message
@@ -157,6 +159,7 @@ describe('O3 a durable per-run token budget', () => {
     expect(result.status).toBe('STOPPED');
     // The Web UI list shows it failed, not a green Completed.
     expect((await handle.describe()).status.name).toBe('FAILED');
+    expect((await handle.describe()).typedSearchAttributes.get(STATUS_KEY)).toBe('STOPPED');
     const memo = (await handle.describe()).memo?.[MEMO_STATUS] as RunStatus;
     expect(memo.status).toBe('STOPPED');
     expect(memo.error).toMatch(/^stopped by its budget: used [\d,]+ of 5,000 tokens/);
