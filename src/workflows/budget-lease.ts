@@ -18,7 +18,16 @@
 //   who may write to Temporal is Temporal's authorization (namespaces, mTLS, authorizer plugins).
 import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, tokensLeft, type LeaseBook } from '../domain/budget';
-import { applyBudgetAnswer, budgetPaused, closeLoan, lendTokens, noteLargestCall, pauseForBudget, type RunState } from '../domain/run/state';
+import {
+  applyBudgetAnswer,
+  budgetPaused,
+  closeLoan,
+  lendTokens,
+  noteLargestCall,
+  noteReportedSpend,
+  pauseForBudget,
+  type RunState,
+} from '../domain/run/state';
 import { ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
 import type { PauseGate } from './pause-gate';
@@ -99,6 +108,8 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
   let open: { seq: number; want: number } | undefined;
   let calls = 0;
   const waiting = new Map<string, BudgetRequestMessage>();
+  /** What running children said they spent (their requests), for the spent this workflow reports up. */
+  const childSpent = new Map<string, number>();
   let isChild: ((id: string) => boolean) | undefined;
 
   setHandler(budgetGrantSignal, (payload: unknown) => {
@@ -117,7 +128,8 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
     if (open || !parentId) return;
     seq += 1;
     open = { seq, want };
-    const msg: BudgetRequestMessage = { from: self, seq, want, largest: book.largest };
+    const spent = book.spent + [...childSpent.values()].reduce((n, x) => n + x, 0);
+    const msg: BudgetRequestMessage = { from: self, seq, want, largest: book.largest, spent };
     getExternalWorkflowHandle(parentId)
       .signal(budgetRequestSignal, msg)
       .catch((e: unknown) => log.warn(`could not ask ${parentId} for more tokens: ${rootMessage(e)}`));
@@ -179,6 +191,7 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
     childEnded(childId, usage) {
       if (!limited) return;
       book = childEnded(book, childId, usage);
+      childSpent.delete(childId);
       serve();
     },
     serveChildren(f) {
@@ -191,6 +204,7 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
         }
         if (!limited) return;
         book = { ...book, largest: Math.max(book.largest, p.value.largest) };
+        childSpent.set(p.value.from, Math.max(childSpent.get(p.value.from) ?? 0, p.value.spent));
         waiting.set(p.value.from, p.value);
         serve();
       });
@@ -255,7 +269,7 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
       return;
     }
     if (!s().budget) return;
-    entity.apply((st) => noteLargestCall(st, p.value.largest));
+    entity.apply((st) => noteReportedSpend(noteLargestCall(st, p.value.largest), p.value.from, p.value.spent));
     waiting.set(p.value.from, p.value);
     serve();
   });

@@ -230,6 +230,8 @@ export interface BudgetRequestMessage {
   want: number;
   /** The largest single call the child has seen (the parent's estimate learns it). */
   largest: number;
+  /** Tokens the child (and its children, as far as it knows) spent so far: `status` shows it. */
+  spent: number;
 }
 const tokens = z.number().int().min(0).max(1e12);
 export const BudgetRequestSchema: z.ZodType<BudgetRequestMessage> = z.strictObject({
@@ -237,6 +239,7 @@ export const BudgetRequestSchema: z.ZodType<BudgetRequestMessage> = z.strictObje
   seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   want: tokens.min(1),
   largest: tokens,
+  spent: tokens,
 });
 /**
  * O3, internal: a child whose token allowance is used up asks its parent (the run, or the execution

@@ -109,7 +109,7 @@ describe('O3 a durable per-run token budget', () => {
     // not ask for (another number, or more than it asked).
     const before = await handle.query(statusQuery);
     await handle.signal(budgetGrantSignal, { seq: 1, tokens: 1_000_000 });
-    await handle.signal(budgetRequestSignal, { from: 'stranger', seq: 1, want: 1_000_000, largest: 0 });
+    await handle.signal(budgetRequestSignal, { from: 'stranger', seq: 1, want: 1_000_000, largest: 0, spent: 1_000_000 });
     for (const id of ['a', 'b', 'c']) {
       const task = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, id));
       await task.signal(budgetGrantSignal, { seq: 99, tokens: 1000 }).catch(() => undefined);

@@ -151,8 +151,13 @@ const MALFORMED: Row[] = [
   // phase child and never takes a grant (its limit changes only by the answer to its budget question).
   { what: 'budgetRequest null', kind: 'signal', name: 'budgetRequest', input: 'null' },
   { what: 'budgetRequest wrong types', kind: 'signal', name: 'budgetRequest', input: '{"from":1,"seq":"1","want":-5,"largest":null}' },
-  { what: 'budgetRequest huge want', kind: 'signal', name: 'budgetRequest', input: '{"from":"x","seq":1,"want":1e15,"largest":0}' },
-  { what: 'budgetRequest from a stranger', kind: 'signal', name: 'budgetRequest', input: '{"from":"stranger","seq":1,"want":100,"largest":0}' },
+  { what: 'budgetRequest huge want', kind: 'signal', name: 'budgetRequest', input: '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}' },
+  {
+    what: 'budgetRequest from a stranger',
+    kind: 'signal',
+    name: 'budgetRequest',
+    input: '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}',
+  },
   { what: 'budgetGrant to the run', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
 ];
 

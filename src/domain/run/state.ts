@@ -165,8 +165,12 @@ export interface RunBudgetState {
   lent: Record<string, number>;
   /** The largest single LLM call seen: the estimate of the next one. */
   largest: number;
-  /** Loans of children that failed (their usage never came back): counted as spent. */
+  /** Loans of children that failed (their usage never came back): counted as spent by the ledger. */
   unreported?: number;
+  /** What running children last said they spent (their budget requests), by child id. */
+  reported?: Record<string, number>;
+  /** What children that failed had said they spent (shown as used). */
+  lost?: number;
   /** Set while the run waits for the answer to its budget question. */
   waiting?: { since: string; questionId: string };
 }
@@ -577,7 +581,7 @@ export function statusView(s: RunState): RunStatusView {
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
     questions: pendingQuestions(s),
     ...(isPaused(s) ? { pause: pauseView(s) } : {}),
-    ...(s.budget ? { budget: budgetView(s.budget.limits, runUsage(s)) } : {}),
+    ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
   };
 }
 
@@ -635,6 +639,30 @@ export const runUsage = (s: RunState): TokenUsage => addUsage(s.planningUsage, s
 
 export const budgetPaused = (s: RunState): boolean => s.budget?.waiting !== undefined;
 
+/**
+ * What the budget shows as used: runUsage, plus what running children reported in their budget
+ * requests beyond what the execution's progress already carries (tasks report usage only when they
+ * end), plus what failed children had reported. Only the total is adjusted (cost: runUsage's split).
+ */
+export function budgetUsage(s: RunState): TokenUsage {
+  const u = runUsage(s);
+  if (!s.budget) return u;
+  const reported = Object.values(s.budget.reported ?? {}).reduce((n, x) => n + x, 0);
+  const extra = Math.max(0, reported - s.executionUsage.totalTokens) + (s.budget.lost ?? 0);
+  return extra ? { ...u, totalTokens: u.totalTokens + extra } : u;
+}
+
+/**
+ * A running child's budget request said it has spent `spent` so far (it never goes down). Capped at
+ * what it was lent plus one call (S2: a forged request cannot make the run look spent beyond that).
+ */
+export function noteReportedSpend(s: RunState, childId: string, spent: number): RunState {
+  if (!s.budget) return s;
+  const capped = Math.min(spent, (s.budget.lent[childId] ?? 0) + s.budget.largest);
+  if (capped <= (s.budget.reported?.[childId] ?? 0)) return s;
+  return { ...s, budget: { ...s.budget, reported: { ...s.budget.reported, [childId]: capped } } };
+}
+
 /** The pause `status` and the pause/resume acknowledgements show: the user's, else the budget's. */
 export const pauseView = (s: RunState): PauseState | undefined => s.pause ?? budgetPauseView(s);
 
@@ -644,7 +672,7 @@ function budgetPauseView(s: RunState): PauseState | undefined {
   return {
     kind: 'budget',
     by: 'budget',
-    reason: `budget used up (${stoppedReason(s.budget.limits, runUsage(s)).replace(/^stopped by its budget: /, '')}); answer ${w.questionId}: raise or stop`,
+    reason: `budget used up (${stoppedReason(s.budget.limits, budgetUsage(s)).replace(/^stopped by its budget: /, '')}); answer ${w.questionId}: raise or stop`,
     since: w.since,
   };
 }
@@ -670,7 +698,15 @@ export function closeLoan(s: RunState, childId: string, largest = 0, failed = fa
   delete lent[childId];
   const loan = s.budget.lent[childId] ?? 0;
   const unreported = (s.budget.unreported ?? 0) + (failed ? loan : 0);
-  return { ...s, budget: { ...s.budget, lent, largest: Math.max(s.budget.largest, largest), ...(unreported ? { unreported } : {}) } };
+  const reported = { ...s.budget.reported };
+  const said = reported[childId] ?? 0;
+  delete reported[childId];
+  const lost = (s.budget.lost ?? 0) + (failed ? Math.max(0, said - s.executionUsage.totalTokens) : 0);
+  const budget: RunBudgetState = { ...s.budget, lent, largest: Math.max(s.budget.largest, largest), reported };
+  if (unreported) budget.unreported = unreported;
+  if (lost) budget.lost = lost;
+  if (!Object.keys(reported).length) delete budget.reported;
+  return { ...s, budget };
 }
 
 export function noteLargestCall(s: RunState, tokens: number): RunState {
@@ -685,7 +721,7 @@ export function pauseForBudget(s: RunState, at: string): RunState {
     kind: 'budget',
     phase: s.phase === 'finished' ? 'reflection' : s.phase,
     replanId: '',
-    texts: [budgetQuestionText(s.budget.limits, runUsage(s))],
+    texts: [budgetQuestionText(s.budget.limits, budgetUsage(s))],
     assumptions: [],
     timeoutMinutes: null,
     askedAt: at,
@@ -697,7 +733,7 @@ export function pauseForBudget(s: RunState, at: string): RunState {
 export function budgetAnswerProblem(s: RunState, a: QuestionAnswer): string | undefined {
   const q = s.questions.find((x) => x.id === a.questionId);
   if (q?.kind !== 'budget' || !s.budget) return undefined;
-  const r = parseBudgetAnswer(a.answer, s.budget.limits, runUsage(s));
+  const r = parseBudgetAnswer(a.answer, s.budget.limits, budgetUsage(s));
   return r.ok ? undefined : `question ${q.id}: ${r.reason}`;
 }
 
@@ -709,7 +745,7 @@ export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: bool
   const w = s.budget?.waiting;
   const q = w && s.questions.find((x) => x.id === w.questionId);
   if (!s.budget || !q || q.status !== 'answered') return undefined;
-  const r = parseBudgetAnswer(q.answer ?? '', s.budget.limits, runUsage(s));
+  const r = parseBudgetAnswer(q.answer ?? '', s.budget.limits, budgetUsage(s));
   const budget = { ...s.budget };
   delete budget.waiting;
   if (r.ok && r.answer.action === 'raise')
@@ -719,7 +755,7 @@ export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: bool
 
 /** O3: the run ends STOPPED: "stopped by its budget: used N of M tokens". */
 export function stopByBudget(s: RunState): RunState {
-  const error = s.budget ? stoppedReason(s.budget.limits, runUsage(s)) : 'stopped by its budget';
+  const error = s.budget ? stoppedReason(s.budget.limits, budgetUsage(s)) : 'stopped by its budget';
   const closed: TaskState[] = [TaskState.DONE, TaskState.BLOCKED, TaskState.REPLACED_BY_REPLAN];
   return {
     ...s,

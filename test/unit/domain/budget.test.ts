@@ -26,12 +26,15 @@ import {
   addPlanningUsage,
   applyBudgetAnswer,
   answerQuestion,
+  budgetUsage,
   budgetAnswerProblem,
   closeLoan,
   displayStatus,
   initialRunState,
   isPaused,
   lendTokens,
+  noteLargestCall,
+  noteReportedSpend,
   pauseForBudget,
   resumeRun,
   setBudget,
@@ -225,6 +228,20 @@ describe('O3 the run state: budget pause, question, raise and stop', () => {
       largest: 0,
       unreported: 60,
     });
+  });
+
+  it('O3 used tokens include what the running phase reported in its budget requests (tasks report usage only at their end), capped at its loans', () => {
+    const exec = 'run-r1.execution-1';
+    let s = lendTokens(budgeted(), exec, 50);
+    s = noteLargestCall(s, 30);
+    // 4,900 planning + 40 the execution said it spent.
+    s = noteReportedSpend(s, exec, 40);
+    expect(budgetUsage(s).totalTokens).toBe(4940);
+    // A forged request cannot make the run look spent beyond the loan plus one call.
+    expect(budgetUsage(noteReportedSpend(s, exec, 1_000_000)).totalTokens).toBe(4900 + 50 + 30);
+    expect(pauseForBudget(s, AT).questions[0]!.text).toContain('used 4,940 of 5,000 tokens');
+    // The phase failed: what it said it spent stays shown as used.
+    expect(budgetUsage(closeLoan(s, exec, 0, true)).totalTokens).toBe(4940);
   });
 
   it('O3 stop: the run ends STOPPED with the reason; open tasks are cancelled', () => {
