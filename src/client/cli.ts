@@ -1,12 +1,13 @@
 // The `replanner` command line. Exit codes: 0 ok (a waited run ended DONE), 1 the run ended
-// BLOCKED/FAILED/CANCELLED, 2 usage error, invalid config or rejected answer, 3 Temporal unreachable
+// BLOCKED/FAILED/CANCELLED/STOPPED, 2 usage error, invalid config or rejected answer, 3 Temporal unreachable
 // or run not found.
 import { parseArgs } from 'node:util';
 import { countProblem, instructionProblem, runIdProblem } from '../domain/run-input';
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { ConfigError, type ReplannerConfig } from '../domain/config';
+import { MAX_BUDGET_TOKENS } from '../domain/budget';
+import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 import { loadConfig } from './config-load';
 import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
@@ -56,8 +57,10 @@ export const EXIT = { OK: 0, RUN_NOT_DONE: 1, USAGE: 2, UNAVAILABLE: 3 } as cons
 const HELP = `replanner — a durable, self-replanning LLM agent orchestrator on Temporal
 
 Usage:
-  replanner run "<instruction>" --workspace DIR [--config FILE] [--wait [--ask]] [--json]
-                                                       start a run (prints its id)
+  replanner run "<instruction>" --workspace DIR [--config FILE] [--budget-tokens N] [--wait [--ask]] [--json]
+                                                       start a run (prints its id); --budget-tokens:
+                                                       pause with a question (raise or stop) when the
+                                                       run's LLM calls used N tokens (config budget.maxTokens)
   replanner run --instruction-file FILE|- --workspace DIR ...
                                                        the same with a long instruction from a file
                                                        or stdin (stored beside the run)
@@ -65,7 +68,8 @@ Usage:
   replanner watch <runId> [--ask] [--json]             live progress until the run ends
   replanner answer <runId> <questionId> "<text>" [--json]
                                                        answer a question of the run (clarification,
-                                                       confirmation: yes|no, escalation)
+                                                       confirmation: yes|no, escalation, budget:
+                                                       "raise <tokens>" | "raise $<usd>" | stop)
   replanner decisions <runId> [--json]                 the replan decision log, counters, questions
   replanner list [--json] [--limit N]                  recent runs
   replanner cancel <runId> [--json]                    cancel a run and its tasks
@@ -130,15 +134,19 @@ queue, \`run\` starts one with your shell's LLM settings (log .replanner/workers
 your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\` restart it. resume,
 answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
-Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED or CANCELLED (pause/resume: the run already
-ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable / run not found /
-no worker for the run and none can be started from this shell
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED or STOPPED (by its budget) (pause/resume:
+the run already ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
+run not found / no worker for the run and none can be started from this shell
 `;
 
 class UsageError extends Error {}
 
 /** O1: what `pause` / `resume` say. */
 export function pauseLine(runId: string, cmd: 'pause' | 'resume', ack: PauseAck): string {
+  // O3: a budget pause ends only by answering its question.
+  if (cmd === 'resume' && ack.status === 'PAUSED' && ack.pause?.kind === 'budget') {
+    return `Run ${runId} is still paused by its budget (${ack.pause.reason ?? ''}); resume does not raise it: replanner answer ${runId} <questionId> "raise <tokens>" (or stop).`;
+  }
   if (cmd === 'resume') return ack.changed ? `Run ${runId} resumed.` : `Run ${runId} is not paused (${ack.status}); nothing to resume.`;
   const why = ack.pause?.reason ? ` (${ack.pause.reason})` : '';
   return ack.changed
@@ -184,6 +192,7 @@ export async function main(
         id: { type: 'string' },
         'instruction-file': { type: 'string' },
         config: { type: 'string' },
+        'budget-tokens': { type: 'string' },
         ask: { type: 'boolean' },
         'no-sandbox': { type: 'boolean' },
         'sandbox-network': { type: 'boolean' },
@@ -239,7 +248,13 @@ export async function main(
           text = r.text;
         }
         // X12: the config is read and checked before anything starts (server, worker, run).
-        const config = loadRunConfig(o.config);
+        const budgetProblem =
+          o['budget-tokens'] !== undefined ? countProblem('--budget-tokens', o['budget-tokens'], 1, MAX_BUDGET_TOKENS) : undefined;
+        if (budgetProblem) throw new UsageError(budgetProblem);
+        const loaded = loadRunConfig(o.config);
+        // O3: --budget-tokens overrides the config's budget.maxTokens.
+        const config =
+          o['budget-tokens'] !== undefined ? parseConfig({ ...loaded, budget: { ...loaded.budget, maxTokens: Number(o['budget-tokens']) } }) : loaded;
         const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
         backend = await ensureBackend(say);
         // S3: one running run per workspace (two would edit the same files).
@@ -584,7 +599,14 @@ export class QuestionAsker {
   }
 
   private async ask(q: Question): Promise<void> {
-    const hint = q.kind === 'confirmation' ? 'yes or no' : q.kind === 'escalation' ? 'how should the run go on?' : 'your answer';
+    const hint =
+      q.kind === 'confirmation'
+        ? 'yes or no'
+        : q.kind === 'escalation'
+          ? 'how should the run go on?'
+          : q.kind === 'budget'
+            ? 'raise <tokens> or stop'
+            : 'your answer';
     this.print(`? ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 400)}`);
     if (q.assumptions.length) this.print(`  without an answer the run assumes: ${oneLine(q.assumptions.join('; '), 300)}`);
     for (;;) {

@@ -6,10 +6,13 @@
 //   REPLANNING_ENABLED         true|false|1|0        → replanning.enabled
 //   REPLANNING_MIN_CONFIDENCE  number in 0..1        → replanning.llm_decision.min_confidence_threshold
 //   MAX_TOTAL_REPLANS          whole number ≥ 0      → replanning.global.max_total_replans
+//   REPLANNER_MODEL            (default gpt-4o-mini) → budget.model, only where budget.prices has
+//                                                     several models, this one among them, and names none
 // Empty env values count as unset.
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { DEFAULT_MODEL } from '../llm/gateway';
 
 export interface LoadConfigOptions {
   /** YAML file; overrides env REPLANNER_CONFIG. */
@@ -109,6 +112,14 @@ function applyEnv(raw: unknown, env: Record<string, string | undefined>): { valu
   if (total !== undefined) {
     value = setIn(value, [...base, 'global', 'max_total_replans'], parseCount('MAX_TOTAL_REPLANS', total));
     used.push('MAX_TOTAL_REPLANS');
+  }
+  // O3: a price table of several models that names none: the run's model is this shell's
+  // REPLANNER_MODEL (what its LLM calls use), when the table prices it.
+  const budget = isObj(value) && isObj(value.budget) ? value.budget : undefined;
+  const model = nonEmpty(env.REPLANNER_MODEL) ?? DEFAULT_MODEL;
+  if (budget && budget.model === undefined && isObj(budget.prices) && Object.keys(budget.prices).length > 1 && model in budget.prices) {
+    value = setIn(value, ['budget', 'model'], model);
+    used.push('REPLANNER_MODEL');
   }
   return { value, used };
 }

@@ -19,6 +19,7 @@ export function renderStatus(s: RunStatus): string {
     `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
+  if (s.budget) lines.push(budgetLine(s.budget));
   for (const p of pausesOf(s)) lines.push(pausedLine(s.runId, p));
   if (s.goal) lines.push(`Goal: ${oneLine(s.goal.main_objective, 160)}`);
   for (const t of s.tasks) {
@@ -57,6 +58,20 @@ export function renderStatus(s: RunStatus): string {
   return lines.join('\n');
 }
 
+/** O3: "Budget: 4,980 / 5,000 tokens (99.6%) · $0.0120 / $0.0500 (gpt-4o-mini)". */
+export function budgetLine(b: NonNullable<RunStatus['budget']>): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const tokens =
+    b.maxTokens !== undefined
+      ? `${n(b.usedTokens)} / ${n(b.maxTokens)} tokens (${((100 * b.usedTokens) / b.maxTokens).toFixed(1)}%)`
+      : `${n(b.usedTokens)} tokens`;
+  const cost =
+    b.costUsd !== undefined
+      ? ` · $${b.costUsd.toFixed(4)}${b.maxCostUsd !== undefined ? ` / $${b.maxCostUsd.toFixed(4)}` : ''}${b.model ? ` (${b.model})` : ''}`
+      : '';
+  return `Budget: ${tokens}${cost}`;
+}
+
 /** X14: the questions of a status still waiting for an answer. */
 export function pendingQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
   return (s.questions ?? []).filter((q) => q.status === 'pending');
@@ -64,6 +79,7 @@ export function pendingQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
 
 /** How to answer a question from the shell (X7 confirmations take yes or no; no `yes|no`, a shell would pipe it). */
 export function answerCommand(runId: string, q: Pick<Question, 'id' | 'kind'>): string {
+  if (q.kind === 'budget') return `replanner answer ${runId} ${q.id} "raise <tokens>" (or stop)`;
   return q.kind === 'confirmation' ? `replanner answer ${runId} ${q.id} yes (or no)` : `replanner answer ${runId} ${q.id} "<text>"`;
 }
 
@@ -81,7 +97,9 @@ export function questionLines(runId: string, q: Question): string[] {
       ? 'answer yes or no'
       : q.kind === 'escalation'
         ? 'answer with an instruction for how to go on'
-        : 'answer in your own words';
+        : q.kind === 'budget'
+          ? 'raise the limit or stop the run'
+          : 'answer in your own words';
   return [`Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`, `  the run ${fallbackOf(q)}`, `  ${how}: ${answerCommand(runId, q)}`];
 }
 
@@ -192,7 +210,10 @@ export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): s
       ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
       : p.kind === 'llm_rejected'
         ? `fix it, then: replanner resume ${runId}`
-        : `resume: replanner resume ${runId}`;
+        : p.kind === 'budget'
+          ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
+            'answer the budget question below'
+          : `resume: replanner resume ${runId}`;
   const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
   return `PAUSED ${by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 400)}` : ''} — ${next}`;
 }

@@ -119,7 +119,7 @@ async function inspect<T>(client: Client, runId: string, query: QueryDefinition<
 
 export class NotFound extends Error {}
 
-export const FINAL = new Set(['DONE', 'BLOCKED', 'FAILED', 'CANCELLED']);
+export const FINAL = new Set(['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED']);
 
 /** Polls `status` until the run ends, calling `onStatus` on every change. */
 export async function watchRun(

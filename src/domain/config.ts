@@ -12,6 +12,7 @@
 // The seed's own wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
 // Unknown keys are rejected with their full path (typo protection).
 import { z } from 'zod';
+import { budgetConfigProblems, MAX_BUDGET_TOKENS, MAX_BUDGET_USD } from './budget';
 import { PacemakerConfigSchema } from './pacemaker/config';
 import { RefinementConfigSchema } from './refinement/config';
 
@@ -114,6 +115,34 @@ export const PlanningConfigSchema = section({
   maxTasks: count(30, 1, BOUNDS.maxTasks),
 });
 
+/** O3: the run's budget. No maxTokens and no maxCostUsd: no budget. */
+const price = z
+  .number({ error: 'must be a number ≥ 0 (US dollars per million tokens)' })
+  .min(0, { error: 'must be a number ≥ 0 (US dollars per million tokens)' })
+  .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` });
+export const BudgetConfigSchema = section({
+  maxTokens: z
+    .number({ error: 'must be a whole number of tokens > 0' })
+    .int({ error: 'must be a whole number of tokens > 0' })
+    .positive({ error: 'must be a whole number of tokens > 0' })
+    .max(MAX_BUDGET_TOKENS, { error: `must be at most ${MAX_BUDGET_TOKENS}` })
+    .optional(),
+  maxCostUsd: z
+    .number({ error: 'must be a number of US dollars > 0' })
+    .positive({ error: 'must be a number of US dollars > 0' })
+    .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` })
+    .optional(),
+  /** Which entry of `prices` the run's model is (absent: the only entry). */
+  model: z.string({ error: 'must be a model name' }).min(1, { error: 'must be a model name' }).max(200).optional(),
+  prices: z
+    .record(
+      z.string().min(1).max(200),
+      z.strictObject({ inputPerMTok: price, outputPerMTok: price }, { error: 'must be a mapping { inputPerMTok, outputPerMTok }' }),
+      { error: 'must be a mapping of model name → { inputPerMTok, outputPerMTok }' },
+    )
+    .optional(),
+});
+
 export const ReplannerConfigSchema = z
   .strictObject(
     {
@@ -124,6 +153,7 @@ export const ReplannerConfigSchema = z
       // One parser for the whole config (client for early errors, workflow as the source of truth).
       refinement: RefinementConfigSchema,
       pacemaker: PacemakerConfigSchema.prefault({}),
+      budget: BudgetConfigSchema,
     },
     { error: 'must be a mapping (key: value)' },
   )
@@ -137,6 +167,9 @@ export const ReplannerConfigSchema = z
         input: d.user_confirmation_threshold,
       });
     }
+    for (const p of budgetConfigProblems(cfg.budget)) {
+      ctx.addIssue({ code: 'custom', path: ['budget', p.path], message: p.message, input: undefined });
+    }
   });
 
 export type ReplannerConfig = z.output<typeof ReplannerConfigSchema>;
@@ -144,6 +177,7 @@ export type PlanningConfig = ReplannerConfig['planning'];
 export type ReplanningConfig = ReplannerConfig['replanning'];
 export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
 export type ExecutionConfig = ReplannerConfig['execution'];
+export type BudgetConfig = ReplannerConfig['budget'];
 
 export interface ConfigIssue {
   /** Dotted key path, e.g. `replanning.llm_decision.min_confidence_threshold` ('' = the root). */
@@ -288,8 +322,10 @@ function suggestKey(parentPath: string[], key: string): string | undefined {
   let node: unknown = DEFAULT_CONFIG;
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
   if (!isRecord(node)) return undefined;
+  // O3: the budget's keys are all optional (absent from the defaults), so name them here.
+  const keys = parentPath.join('.') === 'budget' ? ['maxTokens', 'maxCostUsd', 'model', 'prices'] : Object.keys(node);
   let best: { k: string; d: number } | undefined;
-  for (const k of Object.keys(node)) {
+  for (const k of keys) {
     const d = editDistance(k.toLowerCase(), key.toLowerCase());
     if (!best || d < best.d) best = { k, d };
   }

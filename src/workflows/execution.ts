@@ -31,6 +31,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
 import { taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
+import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
@@ -56,6 +57,8 @@ export interface ExecutionInput {
   taskReplanning: TaskReplanningConfig;
   /** S3: planning.maxTasks, for the plan's size after a re-decomposition. */
   maxTasks: number;
+  /** O3: the tokens the run lends this phase, which lends on to its tasks (absent: no budget). */
+  budget?: LeaseInput;
 }
 
 /** X1: a replan decision asked after an action (task) of this phase. */
@@ -145,8 +148,15 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's LLM calls and task starts.
   // (a holder: a buffered pauseGate signal may arrive while the gate is being installed)
   const relay: { current?: PauseRelay } = {};
+  // O3: this phase's loan from the run; its tasks borrow from it, and ask it when theirs runs out.
+  const childId = (taskId: string) => taskWorkflowId(input.runWorkflowId, taskId, input.round);
+  const lease = installLease(input.budget);
+  lease.serveChildren((wfId) => [...running.keys()].some((id) => childId(id) === wfId));
   // A pause may hold the decisions beside for long: status must not wait for the phase's result.
-  const gate = installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()));
+  const gate = budgetedGate(
+    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell())),
+    lease,
+  );
   relay.current = startPauseRelay(
     () => gate.kinds(),
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
@@ -271,11 +281,21 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       for (const t of startable) {
         setTask(t.id, { state: TaskState.RUNNING });
         started += 1;
+        const budget = lease.leaseFor(childId(t.id));
         running.set(
           t.id,
           executeChild(TaskWorkflow, {
-            workflowId: taskWorkflowId(input.runWorkflowId, t.id, input.round),
-            args: [{ run: input.run, task: t, steps: input.actions[t.id] ?? [], options: input.options, runWorkflowId: input.runWorkflowId }],
+            workflowId: childId(t.id),
+            args: [
+              {
+                run: input.run,
+                task: t,
+                steps: input.actions[t.id] ?? [],
+                options: input.options,
+                runWorkflowId: input.runWorkflowId,
+                ...(budget ? { budget } : {}),
+              },
+            ],
             staticSummary: `task ${t.id}: ${t.title}`,
           }).then(
             (outcome): SchedulerEvent => ({ kind: 'task', id: t.id, outcome }),
@@ -289,6 +309,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       const ev = await Promise.race([...running.values(), ...beside.values()]);
       if (ev.kind === 'task') {
         running.delete(ev.id);
+        lease.childEnded(childId(ev.id), ev.outcome?.usage);
         rethrowCancellation(ev.error);
         if (ev.error !== undefined) {
           setTask(ev.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(ev.error)}` });

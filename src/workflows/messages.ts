@@ -243,3 +243,43 @@ export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = z.strictObject({
  * A forged one is at worst a pause: `resume` ends it.
  */
 export const llmTroubleSignal = defineSignal<[LlmTroubleMessage]>('llmTrouble');
+// ---------------------------------------------------------------- O3 budget leases (internal)
+
+export interface BudgetRequestMessage {
+  /** The asking child's workflow id: a parent serves only its own running children. */
+  from: string;
+  /** The child's request number (1, 2, …): the grant names it. */
+  seq: number;
+  /** Tokens wanted (a few calls' worth). */
+  want: number;
+  /** The largest single call the child has seen (the parent's estimate learns it). */
+  largest: number;
+  /** Tokens the child (and its children, as far as it knows) spent so far: `status` shows it. */
+  spent: number;
+}
+const tokens = z.number().int().min(0).max(1e12);
+export const BudgetRequestSchema: z.ZodType<BudgetRequestMessage> = z.strictObject({
+  from: id,
+  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  want: tokens.min(1),
+  largest: tokens,
+  spent: tokens,
+});
+/**
+ * O3, internal: a child whose token allowance is used up asks its parent (the run, or the execution
+ * phase for its tasks) for more. Sent only when an allowance runs out, never per LLM call.
+ */
+export const budgetRequestSignal = defineSignal<[BudgetRequestMessage]>('budgetRequest');
+
+export interface BudgetGrantMessage {
+  /** The request this grant answers. */
+  seq: number;
+  /** Tokens added to the child's allowance (at most what it asked for). */
+  tokens: number;
+}
+export const BudgetGrantSchema: z.ZodType<BudgetGrantMessage> = z.strictObject({
+  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  tokens: tokens.min(1),
+});
+/** O3, internal: a parent lends a child more tokens, answering its open request (once). */
+export const budgetGrantSignal = defineSignal<[BudgetGrantMessage]>('budgetGrant');

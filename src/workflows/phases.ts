@@ -18,6 +18,7 @@ import type { Activities, RunRef } from '../activities';
 import type { ActionPlan, Goal, Reflection } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { llmActivityOptions, type RunOptions } from './options';
+import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, type PauseGate } from './pause-gate';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
@@ -26,6 +27,8 @@ export interface PhaseInput {
   run: RunRef;
   options: RunOptions;
   feedback?: string;
+  /** O3: the tokens the run lends this phase (absent: no budget). */
+  budget?: LeaseInput;
 }
 
 export interface PhaseResult<T> {
@@ -39,7 +42,7 @@ function llm(options: RunOptions, summary: string, gate: PauseGate) {
 }
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
-  const gate = installPauseGate();
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   try {
     return await llm(input.options, 'understand the goal', gate).understandGoal({ ...input.run, feedback: input.feedback });
   } catch (err) {
@@ -105,7 +108,7 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  * the plan unless `refinement.failOpen` (C3).
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = installPauseGate();
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo, gate);
@@ -219,7 +222,7 @@ function clip(s: string, max: number): string {
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
-  const gate = installPauseGate();
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   try {
     return await llm(input.options, 'plan the action sequence', gate).planActions({
       ...input.run,
@@ -233,7 +236,7 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 }
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
-  const gate = installPauseGate();
+  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
   try {
     return await llm(input.options, 'reflect on the run', gate).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
   } catch (err) {

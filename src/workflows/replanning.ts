@@ -45,6 +45,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
 import { llmActivityOptions, type RunOptions } from './options';
+import type { Budgeted } from './budget-lease';
 import { gateOn, type PauseGate } from './pause-gate';
 
 export type { Jump } from '../domain/run/state';
@@ -65,6 +66,8 @@ export interface ReplanningDeps {
   entity: RunEntity;
   /** O1/O2: the run's gate: no call starts while paused, and LLM trouble pauses the run instead of failing. */
   gate?: PauseGate;
+  /** O3: the run's budget ledger; every replan-decision call waits until it fits. */
+  budget?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
 }
 
 /**
@@ -95,10 +98,15 @@ export function createReplanning(deps: ReplanningDeps) {
   const askLlm = async (phase: Phase, context: ReplanContext, escalation?: string) => {
     // O1: no LLM call starts while the run is paused; O2: an LLM outage pauses the run.
     const gate = deps.gate ?? gateOn(() => isPaused(s()));
+    await gate.ready();
+    // O3: and none starts that the budget cannot pay for (the run pauses with its budget question).
+    const budgeted = deps.budget?.limited === true;
+    const key = budgeted ? await deps.budget!.before() : 0;
     const r = await gate
       .gated(proxyActivities<Activities>(llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`)))
       .decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });
     entity.apply((st) => addPlanningUsage(st, r.usage));
+    if (budgeted) deps.budget!.after(key, r.usage);
     return r;
   };
 

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { runBudgetOf } from '../domain/budget';
 import { answerProblem, type QuestionAnswer } from '../domain/replan';
 import { instructionForStatus, runInputProblem } from '../domain/run-input';
 import {
@@ -31,6 +32,7 @@ import {
   applyConsultation,
   applyJump,
   applyTaskProgress,
+  budgetAnswerProblem,
   cancelRun,
   completeRun,
   decisionsView,
@@ -48,6 +50,7 @@ import {
   pendingQuestions,
   restorePrevious,
   resumeRun,
+  setBudget,
   setDecomposition,
   setGoal,
   setReflection,
@@ -64,6 +67,7 @@ import { TaskState, type Phase } from '../domain/types';
 import type { RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
 import type { TokenUsage } from '../llm/usage';
+import { startRunLedger } from './budget-lease';
 import { ExecutionWorkflow } from './execution';
 import { rootMessage } from './failures';
 import {
@@ -160,7 +164,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setHandler(decisionsQuery, () => decisionsView(entity.state));
   const checkAnswer = (payload: unknown): Parsed<QuestionAnswer> => {
     const p = parsePayload(ClarificationAnswerSchema, payload);
-    const problem = p.ok ? answerProblem(entity.state.questions, p.value) : undefined;
+    const problem = p.ok ? (answerProblem(entity.state.questions, p.value) ?? budgetAnswerProblem(entity.state, p.value)) : undefined;
     return problem ? { ok: false, reason: problem } : p;
   };
   setHandler(
@@ -230,6 +234,10 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setHandler(llmTroubleSignal, llmTrouble);
   setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
   setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
+  // O3: the run is the budget's ledger; its children ask it (budgetRequest) when their loans run out.
+  // "stop" as the budget question's answer cancels the phases (main, below) and ends the run STOPPED.
+  const main = new CancellationScope();
+  const ledger = startRunLedger({ entity, now, currentChild: () => currentChild, onStop: () => main.cancel() });
   // A signal of no known name is dropped (otherwise the SDK would buffer it for a handler that never comes).
   setDefaultSignalHandler((name) => log.warn(`ignored unknown signal "${name}"`));
 
@@ -254,7 +262,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   options.refinement = config.refinement;
   options.pacemaker = config.pacemaker;
   options.commandNetwork = config.execution.network;
-  const rp = createReplanning({ run, options, config, entity, gate });
+  entity.apply((s) => setBudget(s, runBudgetOf(config.budget)));
+  const rp = createReplanning({ run, options, config, entity, gate, budget: ledger });
 
   /** A phase starts: its child workflow id. */
   const enter = (phase: Phase): string => {
@@ -269,9 +278,16 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     return currentChild;
   };
   const usageOf = <T>(r: { value: T; usage: TokenUsage }): T => {
+    const ended = currentChild;
     currentChild = undefined; // the phase child ended: nothing more to tell it
     entity.apply((s) => addPlanningUsage(s, r.usage));
+    if (ended) ledger.childEnded(ended, r.usage);
     return r.value;
+  };
+  /** O3: the child's loan from the run's budget (absent: no budget). */
+  const leaseOf = (childId: string) => {
+    const budget = ledger.leaseFor(childId);
+    return budget ? { budget } : {};
   };
   const feedbackFor = (phase: Phase): { feedback?: string } => {
     let feedback: string | undefined;
@@ -301,10 +317,11 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
 
   const steps: Record<Phase, () => Promise<Phase | 'done'>> = {
     goal_understanding: async () => {
+      const workflowId = enter('goal_understanding');
       const goal = usageOf(
         await executeChild(GoalUnderstandingWorkflow, {
-          workflowId: enter('goal_understanding'),
-          args: [{ run, options, ...feedbackFor('goal_understanding') }],
+          workflowId,
+          args: [{ run, options, ...feedbackFor('goal_understanding'), ...leaseOf(workflowId) }],
           staticSummary: 'understand the goal',
         }),
       );
@@ -314,12 +331,14 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     task_decomposition: async () => {
       const goal = entity.state.goal!;
       const previousTasks = entity.state.tasks.map(specOf);
+      const workflowId = enter('task_decomposition');
       const decomposition = await executeChild(TaskDecompositionWorkflow, {
-        workflowId: enter('task_decomposition'),
+        workflowId,
         args: [
           {
             run,
             options,
+            ...leaseOf(workflowId),
             goal,
             maxTasks: config.planning.maxTasks,
             ...feedbackFor('task_decomposition'),
@@ -334,10 +353,11 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     },
     action_sequence: async () => {
       const todo = tasksToPlan(entity.state);
+      const workflowId = enter('action_sequence');
       const planned = usageOf(
         await executeChild(ActionSequenceWorkflow, {
-          workflowId: enter('action_sequence'),
-          args: [{ run, options, goal: entity.state.goal!, tasks: todo, ...feedbackFor('action_sequence') }],
+          workflowId,
+          args: [{ run, options, goal: entity.state.goal!, tasks: todo, ...feedbackFor('action_sequence'), ...leaseOf(workflowId) }],
           staticSummary: 'plan the action sequence',
         }),
       );
@@ -360,12 +380,14 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
             taskReplanning: config.task_replanning,
             maxTasks: config.planning.maxTasks,
             replan: config.replanning.enabled ? rp.executionPromptInput() : null,
+            ...leaseOf(workflowId),
           },
         ],
         staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
       });
       currentChild = undefined;
       entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
+      ledger.childEnded(workflowId, executed.usage);
       rp.phaseFinished('execution');
       // One route for decisions: each one the phase asked after an action, replan or not, goes
       // through the same policy step as any phase's "replan?".
@@ -378,10 +400,11 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     },
     reflection: async () => {
       const s0 = entity.state;
+      const workflowId = enter('reflection');
       const reflection = usageOf(
         await executeChild(ReflectionWorkflow, {
-          workflowId: enter('reflection'),
-          args: [{ run, options, goal: s0.goal!, tasks: s0.tasks }],
+          workflowId,
+          args: [{ run, options, goal: s0.goal!, tasks: s0.tasks, ...leaseOf(workflowId) }],
           staticSummary: 'reflect on the run',
         }),
       );
@@ -404,7 +427,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   entity.publish();
 
-  try {
+  // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
+  const phases = async (): Promise<void> => {
     for (;;) {
       await maybeContinueAsNew();
       let to: Phase | 'done';
@@ -414,6 +438,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       try {
         to = await steps[phase]();
       } catch (err) {
+        // O3: a phase that failed returned no usage: its loan counts as spent.
+        if (currentChild) ledger.childEnded(currentChild, undefined);
         if (isCancellation(err) || !rp.inProgress()) throw err;
         // X13: the replan failed to execute: restore the plan before it, then escalate.
         const failed = await rp.replanFailed(err);
@@ -425,10 +451,24 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       if (to === 'done') break;
       phase = to;
     }
+  };
+
+  try {
+    await main.run(phases);
     entity.apply(completeRun);
     entity.publish();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
+    if (entity.state.status === 'STOPPED') {
+      // O3: the user answered "stop" to the budget question: a failed workflow, typed, with the final result.
+      const final = result(statusView(entity.state));
+      throw ApplicationFailure.create({
+        message: `run ${final.runId} ${entity.state.error ?? 'stopped by its budget'}`,
+        type: 'RunStoppedByBudget',
+        nonRetryable: true,
+        details: [final],
+      });
+    }
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         entity.apply(cancelRun);

@@ -38,6 +38,7 @@ import {
 } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { runWorkerIteration } from './worker-loop';
+import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate } from './pause-gate';
 import { explainActivityFailure } from './failures';
 
@@ -48,6 +49,8 @@ export interface TaskInput {
   options: RunOptions;
   /** The RunWorkflow to tell about consultations (P7); absent → not told. */
   runWorkflowId?: string;
+  /** O3: the tokens the execution phase lends this task (absent: no budget). */
+  budget?: LeaseInput;
 }
 
 export interface TaskOutcome {
@@ -128,7 +131,9 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   };
 
   // O1: told by the execution phase; every worker step and the judge wait here while paused.
-  const gate = installPauseGate();
+  // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
+  const lease = installLease(input.budget);
+  const gate = budgetedGate(installPauseGate(), lease);
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,
@@ -237,6 +242,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         guidance: g.guidance,
         options,
         gate,
+        lease,
       });
       status.usage = addUsage(status.usage, worker.usage);
       const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({

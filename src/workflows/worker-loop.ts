@@ -16,6 +16,7 @@ import {
 } from '../domain/worker-steps';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { workerActivityOptions, type RunOptions } from './options';
+import type { Budgeted } from './budget-lease';
 import type { PauseGate } from './pause-gate';
 
 export interface WorkerIterationInput {
@@ -28,6 +29,8 @@ export interface WorkerIterationInput {
   options: RunOptions;
   /** O1: no step starts while the run is paused. */
   gate?: PauseGate;
+  /** O3: no step starts that the task's token loan cannot pay for. */
+  lease?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
 }
 
 export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
@@ -39,7 +42,9 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
-    // O1: no step starts while paused; O2: an LLM outage in a step pauses the run and the step is retried.
+    // O3: no step starts that the budget cannot pay for. O1: nor while paused; O2: an LLM outage in
+    // a step pauses the run and the step is retried.
+    const key = input.lease?.limited ? await input.lease.before() : 0;
     const stepper = proxyActivities<Activities>(workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`));
     const r = await (input.gate ? input.gate.gated(stepper) : stepper).workerStep({
       runId: run.runId,
@@ -64,6 +69,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
           }
         : {}),
     });
+    if (input.lease?.limited) input.lease.after(key, r.usage);
     usage = addUsage(usage, r.usage);
     tally = recordWorkerStep(tally, r);
   }

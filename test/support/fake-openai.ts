@@ -43,6 +43,8 @@ export interface RecordedRequest {
   messages: { role: string; content: string }[];
   /** all message contents joined by '\n', for prompt assertions */
   text: string;
+  /** The token usage the answer reported (successful answers only). */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
 export interface FakeOpenAIOptions {
@@ -74,6 +76,7 @@ export class FakeOpenAI {
 
   private readonly queues = new Map<string, Responder[]>();
   private readonly defaults = new Map<string, Responder>();
+  private readonly usages = new Map<string, { prompt: number; completion: number }>();
   private fallbackResponder: ((req: RecordedRequest) => Reply | undefined) | undefined;
   /** Cancels every pending hang/delay; stop() calls them so it never waits on a timer. */
   private readonly cancellers = new Set<() => void>();
@@ -139,6 +142,20 @@ export class FakeOpenAI {
     return this;
   }
 
+  /**
+   * The token usage every answer of a purpose reports (purpose '*': every purpose without its own);
+   * without one, usage is computed from the characters (about 4 per token).
+   */
+  usage(purpose: string, tokens: { prompt: number; completion: number }): this {
+    this.usages.set(purpose, tokens);
+    return this;
+  }
+
+  /** Tokens reported by the successful answers so far (for one purpose or all). */
+  tokensUsed(purpose?: string): number {
+    return this.requests.filter((r) => purpose === undefined || r.purpose === purpose).reduce((n, r) => n + (r.usage?.total_tokens ?? 0), 0);
+  }
+
   /** Reply used for a purpose whenever its queue is empty (never consumed). */
   always(purpose: string, responder: Responder): this {
     this.defaults.set(purpose, responder);
@@ -156,6 +173,7 @@ export class FakeOpenAI {
     this.queues.clear();
     this.defaults.clear();
     this.fallbackResponder = undefined;
+    this.usages.clear();
     this.requests.length = 0;
   }
 
@@ -403,8 +421,10 @@ export class FakeOpenAI {
     const promptChars = rec.messages.reduce((n, m) => n + m.content.length, 0);
     const completionChars = (content?.length ?? 0) + (toolCalls ?? []).reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
     // Deterministic and never zero, so token accounting code has something to add up.
-    const prompt_tokens = Math.max(1, Math.ceil(promptChars / 4));
-    const completion_tokens = Math.max(1, Math.ceil(completionChars / 4));
+    const fixed = this.usages.get(rec.purpose) ?? this.usages.get('*');
+    const prompt_tokens = fixed ? fixed.prompt : Math.max(1, Math.ceil(promptChars / 4));
+    const completion_tokens = fixed ? fixed.completion : Math.max(1, Math.ceil(completionChars / 4));
+    rec.usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 
     const message: Record<string, unknown> = { role: 'assistant', content, refusal: null };
     if (toolCalls) message.tool_calls = toolCalls;

@@ -157,6 +157,18 @@ const MALFORMED: Row[] = [
   { what: 'pause huge reason', kind: 'update', name: 'pause', input: JSON.stringify({ reason: HUGE }), reason: 'invalid payload (reason' },
   { what: 'resume extra key', kind: 'update', name: 'resume', input: '{"force":true}', reason: 'invalid payload' },
   { what: 'pauseGate (internal) to the run', kind: 'signal', name: 'pauseGate', input: '{"paused":true}' },
+  // O3 (issue 12): the budget leases' internal messages. A run takes requests only from its running
+  // phase child and never takes a grant (its limit changes only by the answer to its budget question).
+  { what: 'budgetRequest null', kind: 'signal', name: 'budgetRequest', input: 'null' },
+  { what: 'budgetRequest wrong types', kind: 'signal', name: 'budgetRequest', input: '{"from":1,"seq":"1","want":-5,"largest":null}' },
+  { what: 'budgetRequest huge want', kind: 'signal', name: 'budgetRequest', input: '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}' },
+  {
+    what: 'budgetRequest from a stranger',
+    kind: 'signal',
+    name: 'budgetRequest',
+    input: '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}',
+  },
+  { what: 'budgetGrant to the run', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
 ];
 
 describe('S2 sealed messages', () => {
@@ -346,6 +358,9 @@ describe('S2 sealed messages', () => {
       { what: 'pauseGate extra key', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"admin":true}' },
       { what: 'pauseGate unknown kind', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":["admin"]}' },
       { what: 'pauseGate kinds not a list', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":"user"}' },
+      { what: 'budgetGrant null', kind: 'signal', name: 'budgetGrant', input: 'null' },
+      { what: 'budgetGrant extra key', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":5,"admin":true}' },
+      { what: 'budgetGrant answering no request', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
       { what: 'answerConsultationSignal extra key', kind: 'signal', name: 'answerConsultationSignal', input: '{"choice":"stop","admin":true}' },
       {
         what: 'answerConsultationSignal another id',

@@ -4,9 +4,10 @@ import type { Phase } from '../types';
 
 /**
  * clarification: the LLM asks (X14) · confirmation: a low-confidence replan waits for yes/no (X7) ·
- * escalation: a wanted replan cannot run; the user says how to go on (X8).
+ * escalation: a wanted replan cannot run; the user says how to go on (X8) ·
+ * budget: the run's budget is used up; raise it or stop (O3, checked by budgetAnswerProblem).
  */
-export type QuestionKind = 'clarification' | 'confirmation' | 'escalation';
+export type QuestionKind = 'clarification' | 'confirmation' | 'escalation' | 'budget';
 export type QuestionStatus = 'pending' | 'answered' | 'timed_out';
 
 export interface Question {

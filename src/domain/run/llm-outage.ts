@@ -26,7 +26,7 @@ export function probeDelayMs(n: number): number {
 }
 
 /** Why a run (or a child told by it) is paused; several may hold at once. */
-export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected'] as const;
+export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'budget'] as const;
 export type PauseKind = (typeof PAUSE_KINDS)[number];
 
 /**

@@ -2,6 +2,7 @@
 // only through the pure transitions below; `status` and `decisions` are views computed on demand.
 // Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
 // is refused with a reason and changes nothing.
+import { budgetQuestionText, budgetView, parseBudgetAnswer, stoppedReason, applyRaise, type BudgetView, type RunBudget } from '../budget';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { RefinementAction } from '../refinement/decision';
 import {
@@ -29,7 +30,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
-export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED';
+export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
 /** O1/O2: why the run is paused (src/domain/run/llm-outage: PAUSE_KINDS). */
 export type { PauseKind } from './llm-outage';
@@ -37,9 +38,9 @@ export type { PauseKind } from './llm-outage';
 /** O1: the run is paused: no new phase, task, worker step or LLM call starts until it resumes. */
 export interface PauseState {
   kind: PauseKind;
-  /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries, O2). */
-  by: 'user' | 'llm';
-  /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS); for 'llm', what failed and what to do. */
+  /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries, O2; 'budget': the run's budget, O3). */
+  by: 'user' | 'llm' | 'budget';
+  /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS); for 'llm' and 'budget', what happened and what to do. */
   reason?: string;
   /** ISO time the pause began. */
   since: string;
@@ -156,6 +157,25 @@ export interface RunState {
   pause?: PauseState;
   /** O2: set while the LLM is unavailable ('llm_outage') or rejected access ('llm_rejected'); apart from the user's pause. */
   llmPause?: PauseState;
+  /** O3: the run's budget (absent: none) and its ledger. */
+  budget?: RunBudgetState;
+}
+
+/** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
+export interface RunBudgetState {
+  limits: RunBudget;
+  /** Tokens lent to running children (phase or execution workflow id → tokens). */
+  lent: Record<string, number>;
+  /** The largest single LLM call seen: the estimate of the next one. */
+  largest: number;
+  /** Loans of children that failed (their usage never came back): counted as spent by the ledger. */
+  unreported?: number;
+  /** What running children last said they spent (their budget requests), by child id. */
+  reported?: Record<string, number>;
+  /** What children that failed had said they spent (shown as used). */
+  lost?: number;
+  /** Set while the run waits for the answer to its budget question. */
+  waiting?: { since: string; questionId: string };
 }
 
 export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
@@ -317,11 +337,12 @@ export function cancelRun(s: RunState): RunState {
 
 // ---------------------------------------------------------------- pause and resume (O1)
 
-/** The one predicate: no new phase, task, worker step or LLM call starts while it holds (O1, O2). */
-export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && (s.pause !== undefined || s.llmPause !== undefined);
+/** The one predicate: no new phase, task, worker step or LLM call starts while it holds (O1, O2, O3). */
+export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && (s.pause !== undefined || s.llmPause !== undefined || budgetPaused(s));
 
 /** Every pause that holds, the user's first. */
-export const activePauses = (s: RunState): PauseState[] => (s.status === 'RUNNING' ? [s.pause, s.llmPause].filter((p) => p !== undefined) : []);
+export const activePauses = (s: RunState): PauseState[] =>
+  s.status === 'RUNNING' ? [s.pause, s.llmPause, budgetPauseView(s)].filter((p) => p !== undefined) : [];
 
 /** Why the run is paused, for the gate and its children (pauseGate). */
 export const pauseKinds = (s: RunState): PauseKind[] => activePauses(s).map((p) => p.kind);
@@ -622,8 +643,10 @@ export interface RunStatusView {
   questions?: Question[];
   /** O1: why and since when the run is paused (status PAUSED): the user's pause, else the LLM's (O2). */
   pause?: PauseState;
-  /** O1/O2: every pause that holds (the user's and the LLM's can coexist), the user's first. */
+  /** O1/O2/O3: every pause that holds (the user's, the LLM's and the budget's can coexist), the user's first. */
   pauses?: PauseState[];
+  /** O3: usage against the budget (absent: the run has none). */
+  budget?: BudgetView;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -651,6 +674,7 @@ export function statusView(s: RunState): RunStatusView {
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
     questions: pendingQuestions(s),
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
+    ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
   };
 }
 
@@ -697,4 +721,141 @@ export function inspectionMemo(s: RunState): Record<string, unknown> {
     questions: s.questions.slice(-MEMO_RECORDS),
   };
   return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions };
+}
+
+// ---------------------------------------------------------------- budget (O3)
+// The run is the ledger: RunState.budget holds the limits (raised only by the user's answer) and the
+// loans to running children; planningUsage is what was spent (finished phases and the run's own calls).
+
+/** Everything the run used so far, including the running execution phase's reported usage. */
+export const runUsage = (s: RunState): TokenUsage => addUsage(s.planningUsage, s.executionUsage);
+
+export const budgetPaused = (s: RunState): boolean => s.budget?.waiting !== undefined;
+
+/**
+ * What the budget shows as used: runUsage, plus what running children reported in their budget
+ * requests beyond what the execution's progress already carries (tasks report usage only when they
+ * end), plus what failed children had reported. Only the total is adjusted (cost: runUsage's split).
+ */
+export function budgetUsage(s: RunState): TokenUsage {
+  const u = runUsage(s);
+  if (!s.budget) return u;
+  const reported = Object.values(s.budget.reported ?? {}).reduce((n, x) => n + x, 0);
+  const extra = Math.max(0, reported - s.executionUsage.totalTokens) + (s.budget.lost ?? 0);
+  return extra ? { ...u, totalTokens: u.totalTokens + extra } : u;
+}
+
+/**
+ * A running child's budget request said it has spent `spent` so far (it never goes down). Capped at
+ * what it was lent plus one call (S2: a forged request cannot make the run look spent beyond that).
+ */
+export function noteReportedSpend(s: RunState, childId: string, spent: number): RunState {
+  if (!s.budget) return s;
+  const capped = Math.min(spent, (s.budget.lent[childId] ?? 0) + s.budget.largest);
+  if (capped <= (s.budget.reported?.[childId] ?? 0)) return s;
+  return { ...s, budget: { ...s.budget, reported: { ...s.budget.reported, [childId]: capped } } };
+}
+
+/** The pause `status` and the pause/resume acknowledgements show: the user's, else the LLM's, else the budget's. */
+export const pauseView = (s: RunState): PauseState | undefined => activePauses(s)[0];
+
+function budgetPauseView(s: RunState): PauseState | undefined {
+  const w = s.budget?.waiting;
+  if (!s.budget || !w) return undefined;
+  return {
+    kind: 'budget',
+    by: 'budget',
+    reason: `budget used up (${stoppedReason(s.budget.limits, budgetUsage(s)).replace(/^stopped by its budget: /, '')}); answer ${w.questionId}: raise or stop`,
+    since: w.since,
+  };
+}
+
+export function setBudget(s: RunState, limits: RunBudget | undefined): RunState {
+  if (!limits || s.budget) return s;
+  return { ...s, budget: { limits, lent: {}, largest: 0 } };
+}
+
+/** A loan to a running child (or more for it). */
+export function lendTokens(s: RunState, childId: string, tokens: number): RunState {
+  if (!s.budget || tokens <= 0) return s;
+  return { ...s, budget: { ...s.budget, lent: { ...s.budget.lent, [childId]: (s.budget.lent[childId] ?? 0) + tokens } } };
+}
+
+/**
+ * A child ended: its loan closes (its usage joined planningUsage with its result); `largest` learns
+ * its calls. A child that failed (`failed`) reported no usage: its whole loan counts as spent.
+ */
+export function closeLoan(s: RunState, childId: string, largest = 0, failed = false): RunState {
+  if (!s.budget) return s;
+  const lent = { ...s.budget.lent };
+  delete lent[childId];
+  const loan = s.budget.lent[childId] ?? 0;
+  const unreported = (s.budget.unreported ?? 0) + (failed ? loan : 0);
+  const reported = { ...s.budget.reported };
+  const said = reported[childId] ?? 0;
+  delete reported[childId];
+  const lost = (s.budget.lost ?? 0) + (failed ? Math.max(0, said - s.executionUsage.totalTokens) : 0);
+  const budget: RunBudgetState = { ...s.budget, lent, largest: Math.max(s.budget.largest, largest), reported };
+  if (unreported) budget.unreported = unreported;
+  if (lost) budget.lost = lost;
+  if (!Object.keys(reported).length) delete budget.reported;
+  return { ...s, budget };
+}
+
+export function noteLargestCall(s: RunState, tokens: number): RunState {
+  if (!s.budget || tokens <= s.budget.largest) return s;
+  return { ...s, budget: { ...s.budget, largest: tokens } };
+}
+
+/** O3: the budget is used up: the run pauses with its budget question (once). */
+export function pauseForBudget(s: RunState, at: string): RunState {
+  if (!s.budget || s.budget.waiting || s.status !== 'RUNNING') return s;
+  const asked = askQuestions(s, {
+    kind: 'budget',
+    phase: s.phase === 'finished' ? 'reflection' : s.phase,
+    replanId: '',
+    texts: [budgetQuestionText(s.budget.limits, budgetUsage(s))],
+    assumptions: [],
+    timeoutMinutes: null,
+    askedAt: at,
+  });
+  return { ...asked.state, budget: { ...s.budget, waiting: { since: at, questionId: asked.ids[0]! } } };
+}
+
+/** Why an answer to the budget question cannot be taken (undefined: it can, or it is no budget question). */
+export function budgetAnswerProblem(s: RunState, a: QuestionAnswer): string | undefined {
+  const q = s.questions.find((x) => x.id === a.questionId);
+  if (q?.kind !== 'budget' || !s.budget) return undefined;
+  const r = parseBudgetAnswer(a.answer, s.budget.limits, budgetUsage(s));
+  return r.ok ? undefined : `question ${q.id}: ${r.reason}`;
+}
+
+/**
+ * O3: the budget question was answered: a raise sets the new limit and ends the budget pause; a stop
+ * ends the run STOPPED with the reason. Undefined: the budget question is still waiting.
+ */
+export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: boolean } | undefined {
+  const w = s.budget?.waiting;
+  const q = w && s.questions.find((x) => x.id === w.questionId);
+  if (!s.budget || !q || q.status !== 'answered') return undefined;
+  const r = parseBudgetAnswer(q.answer ?? '', s.budget.limits, budgetUsage(s));
+  const budget = { ...s.budget };
+  delete budget.waiting;
+  if (r.ok && r.answer.action === 'raise')
+    return { state: { ...s, budget: { ...budget, limits: applyRaise(budget.limits, r.answer) } }, stopped: false };
+  return { state: stopByBudget({ ...s, budget }), stopped: true };
+}
+
+/** O3: the run ends STOPPED: "stopped by its budget: used N of M tokens". */
+export function stopByBudget(s: RunState): RunState {
+  const error = s.budget ? stoppedReason(s.budget.limits, budgetUsage(s)) : 'stopped by its budget';
+  const closed: TaskState[] = [TaskState.DONE, TaskState.BLOCKED, TaskState.REPLACED_BY_REPLAN];
+  return {
+    ...s,
+    tasks: s.tasks.map((t) => (closed.includes(t.state) ? t : { ...t, state: TaskState.CANCELLED })),
+    consultations: [],
+    error,
+    status: 'STOPPED',
+    phase: 'finished',
+  };
 }

@@ -1,0 +1,334 @@
+// O3 in the workflows: token leases (policy: src/domain/budget.ts). The run is the ledger; each
+// child that makes LLM calls gets an allowance with its input, checks it before every call (no
+// signal per call: history stays ≤ 12 events per call), asks its parent for more only when it is used
+// up, and gives back what it did not use by ending (its result carries its usage). The execution
+// phase lends to its tasks the same way. The run, with nothing left, pauses with the budget question.
+//
+// Forged messages (S2). Temporal does not say who sent a signal, and whatever a parent tells a child
+// is visible in history, so a grant cannot be authenticated. What the protocol guarantees instead:
+// - The run's ledger (RunState.budget) changes only by the run's own transitions: a grant is never
+//   a message TO the run, and the limit is raised only by the answer to the budget question.
+// - A request is served only when it names a running child of the receiver; what is lent comes out of
+//   what is left, so a forged request at worst lends tokens to a real child (counted as lent) or
+//   pauses the run with the question. It never makes the ledger allow more than the budget.
+// - A child takes a grant only as the answer to its own open request (same number), once, and only
+//   up to what it asked for, so a stray or replayed grant is ignored. Someone who can read the history
+//   AND signal could still answer a child's open request before its parent; such a client can as well
+//   answer the budget question or terminate the run: the budget guards against a runaway agent, and
+//   who may write to Temporal is Temporal's authorization (namespaces, mTLS, authorizer plugins).
+import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, tokensLeft, type LeaseBook } from '../domain/budget';
+import {
+  applyBudgetAnswer,
+  budgetPaused,
+  closeLoan,
+  lendTokens,
+  noteLargestCall,
+  noteReportedSpend,
+  pauseForBudget,
+  type RunState,
+} from '../domain/run/state';
+import { ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import { rootMessage } from './failures';
+import type { PauseGate } from './pause-gate';
+import { budgetGrantSignal, BudgetGrantSchema, budgetRequestSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from './messages';
+
+/** What a parent lends a child with its input. Absent: the run has no budget. */
+export interface LeaseInput {
+  tokens: number;
+  /** The parent's estimate of one call (the largest it has seen). */
+  estimate: number;
+}
+
+/** Wraps activity stubs: each call waits until it fits the allowance, and its usage is recorded. */
+export interface Budgeted {
+  /** False: no budget; callers skip before/after (no extra await: the commands' order stays as without budgets). */
+  readonly limited: boolean;
+  gated<T extends object>(activities: T): T;
+  /** Before a call made without `gated`; returns the call's key for `after`. */
+  before(): Promise<number>;
+  after(key: number, usage: TokenUsage | undefined): void;
+}
+
+const usageIn = (r: unknown): TokenUsage | undefined => {
+  const u = (r as { usage?: TokenUsage } | null | undefined)?.usage;
+  return u && typeof u.totalTokens === 'number' ? u : undefined;
+};
+
+function gatedBy(b: Pick<Budgeted, 'before' | 'after' | 'limited'>) {
+  return <T extends object>(activities: T): T =>
+    new Proxy(activities, {
+      get(target, name, receiver) {
+        const f: unknown = Reflect.get(target, name, receiver);
+        if (typeof f !== 'function' || !b.limited) return f;
+        return async (...args: unknown[]) => {
+          const key = await b.before();
+          try {
+            const r = await (f as (...a: unknown[]) => Promise<unknown>)(...args);
+            b.after(key, usageIn(r));
+            return r;
+          } catch (e) {
+            // A failed call is not known to have used tokens; its reservation is returned.
+            b.after(key, ZERO_USAGE);
+            throw e;
+          }
+        };
+      },
+    });
+}
+
+/** O1 + O3: a pause gate whose `gated` stubs also wait until each call fits the lease (one wrapper for the call sites). */
+export function budgetedGate(gate: PauseGate, lease: Budgeted): PauseGate {
+  return {
+    get paused() {
+      return gate.paused;
+    },
+    ready: () => gate.ready(),
+    kinds: () => gate.kinds(),
+    gated: (activities) => lease.gated(gate.gated(activities)),
+  };
+}
+
+/** A child's (or the execution phase's) lease: its allowance from its parent, and its own loans to its children. */
+export interface ChildLease extends Budgeted {
+  /** The lease to give a child starting now (undefined: no budget). */
+  leaseFor(childId: string): LeaseInput | undefined;
+  /** A child ended: its loan closes, its usage counts (undefined: it failed; its whole loan counts). */
+  childEnded(childId: string, usage: TokenUsage | undefined): void;
+  /** Serve requests from these children (the execution phase: its running tasks). */
+  serveChildren(isChild: (id: string) => boolean): void;
+}
+
+/** Installs the lease of a child workflow (phase, execution, task), given with its input. */
+export function installLease(input: LeaseInput | undefined): ChildLease {
+  const limited = input !== undefined;
+  let book: LeaseBook = limited ? openBook(input.tokens, input.estimate) : openBook(Infinity);
+  const parentId = workflowInfo().parent?.workflowId;
+  const self = workflowInfo().workflowId;
+  let seq = 0;
+  let open: { seq: number; want: number } | undefined;
+  let calls = 0;
+  const waiting = new Map<string, BudgetRequestMessage>();
+  /** What running children said they spent (their requests), for the spent this workflow reports up. */
+  const childSpent = new Map<string, number>();
+  let isChild: ((id: string) => boolean) | undefined;
+
+  setHandler(budgetGrantSignal, (payload: unknown) => {
+    const p = parsePayload(BudgetGrantSchema, payload);
+    // Only the answer to our own open request, once, and no more than we asked for (see the top).
+    if (!p.ok || !open || p.value.seq !== open.seq || p.value.tokens > open.want) {
+      log.warn(`ignored budgetGrant: ${p.ok ? `it answers no open request of ${self} within what it asked for` : p.reason}`);
+      return;
+    }
+    open = undefined;
+    book = { ...book, allowance: book.allowance + p.value.tokens };
+    serve();
+  });
+
+  const askParent = (want: number) => {
+    if (open || !parentId) return;
+    seq += 1;
+    open = { seq, want };
+    const spent = book.spent + [...childSpent.values()].reduce((n, x) => n + x, 0);
+    const msg: BudgetRequestMessage = { from: self, seq, want, largest: book.largest, spent };
+    getExternalWorkflowHandle(parentId)
+      .signal(budgetRequestSignal, msg)
+      .catch((e: unknown) => log.warn(`could not ask ${parentId} for more tokens: ${rootMessage(e)}`));
+  };
+
+  const grant = (childId: string, m: BudgetRequestMessage, tokens: number) => {
+    book = lend(book, childId, tokens);
+    getExternalWorkflowHandle(childId)
+      .signal(budgetGrantSignal, { seq: m.seq, tokens })
+      .catch((e: unknown) => log.warn(`could not lend ${tokens} tokens to ${childId}: ${rootMessage(e)}`));
+  };
+
+  /** Serves waiting children from what is left; asks the parent when that is not enough. */
+  const serve = () => {
+    for (const [id, m] of [...waiting]) {
+      if (!isChild?.(id)) {
+        waiting.delete(id);
+        continue;
+      }
+      const size = leaseSize(book, m.want, childCall(m.largest));
+      if (size <= 0) break;
+      waiting.delete(id);
+      grant(id, m, size);
+    }
+    if (waiting.size) askParent(Math.max(...[...waiting.values()].map((m) => m.want), leaseWant(book)));
+  };
+
+  const before = async (): Promise<number> => {
+    if (!limited) return 0;
+    // Asks again when a grant came but still does not fit a call (never waits on an answered request).
+    while (!mayCall(book)) {
+      askParent(leaseWant(book));
+      // (A workflow started without a parent has nobody to ask: it waits.)
+      await condition(() => mayCall(book) || (parentId !== undefined && !open));
+    }
+    const key = ++calls;
+    // Reserved until the call ends, so calls made side by side never share the same tokens.
+    book = lend(book, `call-${key}`, callEstimate(book));
+    return key;
+  };
+  const after = (key: number, usage: TokenUsage | undefined) => {
+    if (!limited) return;
+    book = childEnded(book, `call-${key}`, usage ?? ZERO_USAGE);
+    serve();
+  };
+
+  return {
+    limited,
+    before,
+    after,
+    gated: gatedBy({ before, after, limited }),
+    leaseFor(childId) {
+      if (!limited) return undefined;
+      const tokens = leaseSize(book, leaseWant(book));
+      if (!Number.isFinite(tokens)) return undefined;
+      if (tokens > 0) book = lend(book, childId, tokens);
+      return { tokens: Math.max(0, tokens), estimate: callEstimate(book) };
+    },
+    childEnded(childId, usage) {
+      if (!limited) return;
+      book = childEnded(book, childId, usage);
+      childSpent.delete(childId);
+      serve();
+    },
+    serveChildren(f) {
+      isChild = f;
+      setHandler(budgetRequestSignal, (payload: unknown) => {
+        const p = parsePayload(BudgetRequestSchema, payload);
+        if (!p.ok || !f(p.value.from)) {
+          log.warn(`ignored budgetRequest: ${p.ok ? `${p.value.from} is not a running child of ${self}` : p.reason}`);
+          return;
+        }
+        if (!limited) return;
+        book = { ...book, largest: Math.max(book.largest, p.value.largest) };
+        childSpent.set(p.value.from, Math.max(childSpent.get(p.value.from) ?? 0, p.value.spent));
+        waiting.set(p.value.from, p.value);
+        serve();
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the run: the ledger
+
+export interface RunLedgerDeps {
+  entity: { readonly state: RunState; apply(t: (s: RunState) => RunState): void };
+  now: () => string;
+  /** The phase child running now (the only one that may ask), if any. */
+  currentChild: () => string | undefined;
+  /** The user answered "stop": end the run. */
+  onStop: () => void;
+}
+
+export interface RunLedger extends Budgeted {
+  leaseFor(childId: string): LeaseInput | undefined;
+  /** A phase child ended (its usage already joined planningUsage); undefined: it failed, its loan counts as spent. */
+  childEnded(childId: string, usage: TokenUsage | undefined): void;
+}
+
+/** The run's side of the leases: its book is RunState.budget (limits, loans) and planningUsage (spent). */
+export function startRunLedger(deps: RunLedgerDeps): RunLedger {
+  const { entity } = deps;
+  const s = () => entity.state;
+  const waiting = new Map<string, BudgetRequestMessage>();
+  /** The run's book: what the budget leaves after planningUsage, minus the loans. */
+  const book = (): LeaseBook => {
+    const b = s().budget!;
+    return { allowance: tokensLeft(b.limits, s().planningUsage), spent: b.unreported ?? 0, lent: b.lent, largest: b.largest };
+  };
+  const grant = (childId: string, m: BudgetRequestMessage, tokens: number) => {
+    entity.apply((st) => lendTokens(st, childId, tokens));
+    getExternalWorkflowHandle(childId)
+      .signal(budgetGrantSignal, { seq: m.seq, tokens })
+      .catch((e: unknown) => log.warn(`could not lend ${tokens} tokens to ${childId}: ${rootMessage(e)}`));
+  };
+  const serve = () => {
+    if (!s().budget || budgetPaused(s()) || s().status !== 'RUNNING') return;
+    for (const [id, m] of [...waiting]) {
+      if (id !== deps.currentChild()) {
+        waiting.delete(id);
+        continue;
+      }
+      const size = leaseSize(book(), m.want, childCall(m.largest));
+      if (size <= 0) {
+        entity.apply((st) => pauseForBudget(st, deps.now()));
+        return;
+      }
+      waiting.delete(id);
+      grant(id, m, size);
+    }
+  };
+
+  setHandler(budgetRequestSignal, (payload: unknown) => {
+    const p = parsePayload(BudgetRequestSchema, payload);
+    if (!p.ok || p.value.from !== deps.currentChild()) {
+      log.warn(`ignored budgetRequest: ${p.ok ? `${p.value.from} is not the run's running phase` : p.reason}`);
+      return;
+    }
+    if (!s().budget) return;
+    entity.apply((st) => noteReportedSpend(noteLargestCall(st, p.value.largest), p.value.from, p.value.spent));
+    waiting.set(p.value.from, p.value);
+    serve();
+  });
+
+  // The budget question's answer: raise → the loans waiting are served; stop → the run ends.
+  const answers = async () => {
+    for (;;) {
+      await condition(() => applyBudgetAnswer(s()) !== undefined);
+      let stopped = false;
+      entity.apply((st) => {
+        const r = applyBudgetAnswer(st)!;
+        stopped = r.stopped;
+        return r.state;
+      });
+      if (stopped) {
+        deps.onStop();
+        return;
+      }
+      serve();
+    }
+  };
+  answers().catch(() => undefined);
+
+  const before = async (): Promise<number> => {
+    if (!s().budget) return 0;
+    // The run's own calls (replan decisions) run between phases: nothing runs beside them.
+    while (!mayCall(book())) {
+      entity.apply((st) => pauseForBudget(st, deps.now()));
+      await condition(() => !budgetPaused(s()) || s().status !== 'RUNNING');
+      if (s().status !== 'RUNNING') await condition(() => false);
+    }
+    return 0;
+  };
+  const after = (_key: number, usage: TokenUsage | undefined) => {
+    // The usage itself joins planningUsage where the caller records it; the estimate learns its size.
+    if (usage) entity.apply((st) => noteLargestCall(st, usage.totalTokens));
+  };
+  const ledger: RunLedger = {
+    get limited() {
+      return s().budget !== undefined;
+    },
+    before,
+    after,
+    gated: (activities) => gatedBy(ledger)(activities),
+    leaseFor(childId) {
+      if (!s().budget) return undefined;
+      const b = book();
+      const tokens = leaseSize(b, Infinity);
+      if (!Number.isFinite(tokens)) return undefined;
+      if (tokens > 0) entity.apply((st) => lendTokens(st, childId, tokens));
+      return { tokens: Math.max(0, tokens), estimate: callEstimate(b) };
+    },
+    childEnded(childId, usage) {
+      if (!s().budget) return;
+      const perCall = usage && usage.calls > 0 ? Math.ceil(usage.totalTokens / usage.calls) : 0;
+      entity.apply((st) => closeLoan(st, childId, perCall, usage === undefined));
+      waiting.delete(childId);
+    },
+  };
+  return ledger;
+}
