@@ -242,7 +242,6 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         guidance: g.guidance,
         options,
         gate,
-        lease,
       });
       status.usage = addUsage(status.usage, worker.usage);
       const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({

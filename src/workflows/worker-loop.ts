@@ -16,7 +16,6 @@ import {
 } from '../domain/worker-steps';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { workerActivityOptions, type RunOptions } from './options';
-import type { Budgeted } from './budget-lease';
 import type { PauseGate } from './pause-gate';
 
 export interface WorkerIterationInput {
@@ -27,10 +26,8 @@ export interface WorkerIterationInput {
   feedback?: string;
   guidance?: string;
   options: RunOptions;
-  /** O1: no step starts while the run is paused. */
+  /** O1/O2/O3: the task's gate (pause, LLM trouble, token loan), through which every step goes. */
   gate?: PauseGate;
-  /** O3: no step starts that the task's token loan cannot pay for. */
-  lease?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
 }
 
 export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
@@ -42,9 +39,8 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
-    // O3: no step starts that the budget cannot pay for. O1: nor while paused; O2: an LLM outage in
-    // a step pauses the run and the step is retried.
-    const key = input.lease?.limited ? await input.lease.before() : 0;
+    // Through the task's gate: O3 no step starts that its token loan cannot pay for (budgetedGate),
+    // O1 nor while paused, O2 an LLM outage in a step pauses the run and the step is retried.
     const stepper = proxyActivities<Activities>(workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`));
     const r = await (input.gate ? input.gate.gated(stepper) : stepper).workerStep({
       runId: run.runId,
@@ -69,7 +65,6 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
           }
         : {}),
     });
-    if (input.lease?.limited) input.lease.after(key, r.usage);
     usage = addUsage(usage, r.usage);
     tally = recordWorkerStep(tally, r);
   }

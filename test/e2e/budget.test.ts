@@ -65,7 +65,7 @@ describe('replanner run --budget-tokens / answer (O3)', () => {
     expect(human.code).toBe(0);
     expect(human.out).toMatch(new RegExp(`^Run ${id}: PAUSED`, 'm'));
     expect(human.out).toMatch(/^Budget: [\d,]+ \/ 2,000 tokens \(\d+\.\d%\)$/m);
-    expect(human.out).toMatch(/^PAUSED by budget since .*answer the budget question below$/m);
+    expect(human.out).toMatch(/^PAUSED \(budget\) since .*answer the budget question below$/m);
     expect(human.out).toContain(`Question ${q.id} (budget, execution): The run's budget is used up: used`);
     expect(human.out).toContain(`replanner answer ${id} ${q.id} "raise <tokens>" (or stop)`);
 
