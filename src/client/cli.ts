@@ -13,7 +13,7 @@ import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInst
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { WORKER_HELP, workerCommand } from './worker-cmd';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
-import { answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
+import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
   AnswerRejected,
   answerConsultation,
@@ -599,14 +599,7 @@ export class QuestionAsker {
   }
 
   private async ask(q: Question): Promise<void> {
-    const hint =
-      q.kind === 'confirmation'
-        ? 'yes or no'
-        : q.kind === 'escalation'
-          ? 'how should the run go on?'
-          : q.kind === 'budget'
-            ? 'raise <tokens> or stop'
-            : 'your answer';
+    const hint = (ANSWER_HINTS[q.kind] ?? ANSWER_HINTS.clarification).short;
     this.print(`? ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 400)}`);
     if (q.assumptions.length) this.print(`  without an answer the run assumes: ${oneLine(q.assumptions.join('; '), 300)}`);
     for (;;) {

@@ -90,16 +90,17 @@ function fallbackOf(q: Question): string {
   return `goes on after ${q.timeoutMinutes} min without an answer${assumptions ? `, assuming: ${assumptions}` : ''}`;
 }
 
+/** What answers a question of each kind: `short` at the CLI's prompt, `long` in `status`. */
+export const ANSWER_HINTS: Record<Question['kind'], { short: string; long: string }> = {
+  clarification: { short: 'your answer', long: 'answer in your own words' },
+  confirmation: { short: 'yes or no', long: 'answer yes or no' },
+  escalation: { short: 'how should the run go on?', long: 'answer with an instruction for how to go on' },
+  budget: { short: 'raise <tokens> or stop', long: 'raise the limit or stop the run' },
+};
+
 /** X14 / X7 / X8: a pending question with its id, what happens without an answer, and how to answer. */
 export function questionLines(runId: string, q: Question): string[] {
-  const how =
-    q.kind === 'confirmation'
-      ? 'answer yes or no'
-      : q.kind === 'escalation'
-        ? 'answer with an instruction for how to go on'
-        : q.kind === 'budget'
-          ? 'raise the limit or stop the run'
-          : 'answer in your own words';
+  const how = (ANSWER_HINTS[q.kind] ?? ANSWER_HINTS.clarification).long;
   return [`Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`, `  the run ${fallbackOf(q)}`, `  ${how}: ${answerCommand(runId, q)}`];
 }
 

@@ -12,6 +12,30 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
+/** The CLI in its own process (so it can get a real SIGINT), once it has printed a phase line. */
+async function cliUntilPhase(...args: string[]) {
+  const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', ...args], {
+    cwd: path.resolve(__dirname, '../..'),
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const got = { out: '', err: '' };
+  child.stdout.on('data', (d: Buffer) => (got.out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (got.err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  for (let i = 0; i < 150 && !got.out.includes('phase:'); i++) await new Promise((r) => setTimeout(r, 200));
+  return {
+    child,
+    exited,
+    get out() {
+      return got.out;
+    },
+    get err() {
+      return got.err;
+    },
+  };
+}
+
 describe('replanner CLI', () => {
   it('B4 run --wait --json runs to DONE; status, list and watch show it', async () => {
     scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
@@ -101,24 +125,12 @@ describe('replanner CLI', () => {
       tasks: [{ id: 'slow', title: 'slow', command: ['node', '-e', 'setTimeout(() => {}, 60000)'] }],
     });
     const id = uniqueId('cli');
-    const root = path.resolve(__dirname, '../..');
-    const args = ['run', 'be slow', '--workspace', h.workspace(), '--id', id, '--wait'];
-    const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', ...args], {
-      cwd: root,
-      env: { ...process.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    for (let i = 0; i < 150 && !out.includes('phase:'); i++) await new Promise((r) => setTimeout(r, 200));
-    expect(out).toContain(`Started run ${id}`);
-    expect(out).toContain('phase:');
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
+    const c = await cliUntilPhase('run', 'be slow', '--workspace', h.workspace(), '--id', id, '--wait');
+    expect(c.out).toContain(`Started run ${id}`);
+    expect(c.out).toContain('phase:');
+    c.child.kill('SIGINT');
+    expect(await c.exited).toBe(130);
+    expect(c.err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
     // The run goes on; the command it names cancels it.
     expect(JSON.parse((await cli('status', id, '--json')).out).status).toBe('RUNNING');
     expect((await cli('cancel', id)).code).toBe(0);
@@ -134,22 +146,11 @@ describe('replanner CLI', () => {
     });
     const id = uniqueId('cli');
     expect((await cli('run', 'be slow', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
-    const root = path.resolve(__dirname, '../..');
-    const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', 'watch', id], {
-      cwd: root,
-      env: { ...process.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    for (let i = 0; i < 150 && !out.includes('phase:'); i++) await new Promise((r) => setTimeout(r, 200));
-    expect(out).toContain('phase:');
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
+    const c = await cliUntilPhase('watch', id);
+    expect(c.out).toContain('phase:');
+    c.child.kill('SIGINT');
+    expect(await c.exited).toBe(130);
+    expect(c.err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
     const s = JSON.parse((await cli('status', id, '--json')).out);
     expect(s.status).toBe('RUNNING');
     expect((await cli('cancel', id)).code).toBe(0);

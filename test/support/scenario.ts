@@ -32,6 +32,15 @@ export interface Scenario {
   replanDecision?: Record<string, unknown>;
 }
 
+/** Tasks that each write four files: four tool-call steps and a summary step = 5 worker steps per task. */
+export function fourFileTasks(ids: string[]): ScenarioTask[] {
+  return ids.map((id) => ({
+    id,
+    title: `write the ${id} files`,
+    files: Object.fromEntries([1, 2, 3, 4].map((n) => [`${id}${n}.txt`, `${id}${n}`])),
+  }));
+}
+
 export const NO_REPLAN_DECISION = {
   replan_needed: false,
   confidence: 0.9,

@@ -10,17 +10,14 @@ import { answerClarificationUpdate, statusQuery, type RunStatus } from '../../sr
 import { freePort, OwnDevServer } from '../support/dev-server';
 import { FakeOpenAI } from '../support/fake-openai';
 import { FAST, runOutcome, uniqueId, until } from '../support/harness';
-import { scriptScenario, taskIdOf, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
+import { fourFileTasks, scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
 import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 afterAll(async () => killAllWorkers());
 
-const TASKS: ScenarioTask[] = ['a', 'b'].map((id) => ({
-  id,
-  title: `write the ${id} files`,
-  files: Object.fromEntries([1, 2, 3, 4].map((n) => [`${id}${n}.txt`, `${id}${n}`])),
-}));
+/** Four files each: four tool-call steps and a summary step = 5 worker steps per task. */
+const TASKS = fourFileTasks(['a', 'b']);
 
 describe('O3 B2 the budget survives crashes', () => {
   it('O3 B2 a run paused by its budget stays paused with the same ledger and question through worker SIGKILL and server restart; the raise then ends it DONE, no step asked twice', async () => {

@@ -11,7 +11,7 @@ import { taskWorkflowId } from '../../src/workflows/execution';
 import { MEMO_STATUS } from '../../src/domain/run/state';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario, type ScenarioTask } from '../support/scenario';
+import { fourFileTasks, scriptScenario } from '../support/scenario';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,11 +25,7 @@ const PER_CALL = 200;
 const BUDGET = 5000;
 
 /** Four files each: four tool-call steps and a summary step = 5 worker steps per task. */
-const TASKS: ScenarioTask[] = ['a', 'b', 'c'].map((id) => ({
-  id,
-  title: `write the ${id} files`,
-  files: Object.fromEntries([1, 2, 3, 4].map((n) => [`${id}${n}.txt`, `${id}${n}`])),
-}));
+const TASKS = fourFileTasks(['a', 'b', 'c']);
 
 async function startBudgetedRun(budget: Record<string, unknown> = { maxTokens: BUDGET }, tasks = TASKS) {
   scriptScenario(h.fake, { tasks, workerDelayMs: 150 });

@@ -14,7 +14,7 @@ import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { freePort, OwnDevServer } from '../support/dev-server';
 import { FakeOpenAI } from '../support/fake-openai';
 import { FAST, uniqueId, until } from '../support/harness';
-import { scriptScenario, taskIdOf, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
+import { fourFileTasks, scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
 import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 const exec = promisify(execFile);
@@ -23,11 +23,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 afterAll(async () => killAllWorkers());
 
 /** Four files each: four tool-call steps and a summary step = 5 worker steps per task. */
-const TASKS: ScenarioTask[] = ['a', 'b'].map((id) => ({
-  id,
-  title: `write the ${id} files`,
-  files: Object.fromEntries([1, 2, 3, 4].map((n) => [`${id}${n}.txt`, `${id}${n}`])),
-}));
+const TASKS = fourFileTasks(['a', 'b']);
 
 describe('O1 pause and resume', () => {
   it('O1 pause after step 2 of two parallel 5-step tasks: nothing new starts while paused, PAUSED survives worker SIGKILL and server restart, resume ends DONE without repeating a step', async () => {
