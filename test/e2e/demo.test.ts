@@ -10,7 +10,7 @@ import { temporalAddress } from '../support/harness';
 import { pollersOf } from '../../src/client/workers';
 import { decideLiveness } from '../../src/domain/worker-lifecycle';
 
-it('the demo ends DONE, stops its worker, leaves the dev server running and says how to stop it', async () => {
+it('O5 the demo ends DONE, stops its worker, leaves the dev server running and says how to stop it', async () => {
   const root = path.resolve(__dirname, '../..');
   const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'src/client/demo.ts'], {
     cwd: root,
@@ -39,4 +39,7 @@ it('the demo ends DONE, stops its worker, leaves the dev server running and says
   const status = await cli('status', runId!);
   expect(status.code).toBe(0);
   expect(status.out).toContain(`Run ${runId}: DONE`);
+  const decisions = await cli('decisions', runId!);
+  expect(decisions.code).toBe(0);
+  expect(decisions.out).toMatch(/replan-1 · /);
 });
