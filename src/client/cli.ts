@@ -134,8 +134,8 @@ queue, \`run\` starts one with your shell's LLM settings (log .replanner/workers
 your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\` restart it. resume,
 answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
-Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED or STOPPED (by its budget) (pause/resume:
-the run already ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED or STOPPED (by its budget) (pause, resume,
+answer, cancel: the run already ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
 run not found / no worker for the run and none can be started from this shell
 `;
 
@@ -398,7 +398,15 @@ export async function main(
         }
         backend = await connect();
         await ensureRunWorker(backend, runId, say, { required: true });
-        const ack = await rejectedIsUsage(answerQuestion(backend.client, runId, questionId, text));
+        let ack;
+        try {
+          ack = await rejectedIsUsage(answerQuestion(backend.client, runId, questionId, text));
+        } catch (e) {
+          if (!(e instanceof AlreadyEnded)) throw e;
+          if (o.json) json({ runId, answered: false, reason: e.message });
+          else say(`replanner: ${e.message}`);
+          return EXIT.RUN_NOT_DONE;
+        }
         if (o.json) json(ack);
         else print(answeredLine(ack));
         return EXIT.OK;

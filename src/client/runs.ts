@@ -218,13 +218,23 @@ async function sendAnswer<T>(update: () => Promise<T>, notFound: string): Promis
   }
 }
 
-/** X14: answer a question of the run (Update `answerClarification` on `run-<id>`). */
+/** X14: answer a question of the run (Update `answerClarification` on `run-<id>`); a run that already ended is AlreadyEnded. */
 export async function answerQuestion(client: Client, runId: string, questionId: string, answer: string): Promise<ClarificationAnswerAck> {
   const workflowId = workflowIdOf(runId);
-  return sendAnswer(
-    () => client.workflow.getHandle(workflowId).executeUpdate(answerClarificationUpdate, { args: [{ questionId, answer }] }),
-    `no run "${runId}" (workflow ${workflowId} not found or finished)`,
-  );
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    return await sendAnswer(
+      () => handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId, answer }] }),
+      `no run "${runId}" (workflow ${workflowId} not found)`,
+    );
+  } catch (err) {
+    if (!(err instanceof NotFound)) throw err;
+    // A closed workflow takes no update either: say how it ended rather than "not found".
+    const d = await handle.describe().catch(() => undefined);
+    if (!d || d.status.name === 'RUNNING') throw err;
+    const final = (d.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status ?? d.status.name;
+    throw new AlreadyEnded(`run ${runId} already ended (${final}); its questions can no longer be answered`);
+  }
 }
 
 /** X9: the run's decision log, counters and questions (Query `decisions`; the memo when no worker answers, O5). */

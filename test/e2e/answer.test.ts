@@ -108,6 +108,18 @@ describe('replanner answer / decisions (X14, X9)', () => {
     expect(d.err).toContain('no run "no-such-run"');
   });
 
+  it('answer on a run that already ended says so with its final status (exit 1), not "not found"', async () => {
+    scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
+    const id = uniqueId('ended');
+    expect((await cli('run', 'write one file', '--workspace', h.workspace(), '--wait', '--id', id)).code).toBe(0);
+    const a = await cli('answer', id, 'q1', 'JSON');
+    expect(a.code).toBe(1);
+    expect(a.err).toContain(`run ${id} already ended (DONE); its questions can no longer be answered`);
+    const j = await cli('answer', id, 'q1', 'JSON', '--json');
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.out)).toMatchObject({ runId: id, answered: false });
+  });
+
   it('X14 a clarification question shows in status, is answered with `answer`, and is logged by `decisions`', async () => {
     scriptClarifyingRun();
     const id = uniqueId('ans');
