@@ -2,6 +2,8 @@
 // queue, so a test can SIGKILL it. Every process started is stopped by `killAllWorkers`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { pollersOf } from '../../src/client/workers';
 import { until } from './harness';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -56,7 +58,29 @@ export async function startWorkerProcess(p: { address: string; taskQueue: string
     throw new Error(`${(err as Error).message}; worker output:\n${output.join('')}`);
   });
   if (child.exitCode !== null) throw new Error(`worker process exited (${child.exitCode}):\n${output.join('')}`);
+  await untilPolling(p.address, p.taskQueue, child);
   return w;
+}
+
+/**
+ * The worker logs its start line before its first poll; a command run right then (e.g. `resume`
+ * after swapping workers) would see no live poller. Wait until the server lists this process's.
+ */
+async function untilPolling(address: string, taskQueue: string, child: ChildProcess): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await until(
+      'the worker process to poll its task queue',
+      async () => {
+        if (child.exitCode !== null) throw new Error('exited');
+        const pollers = await pollersOf(connection, 'default', taskQueue);
+        return pollers.some((x) => x.identity.startsWith(`${child.pid}@`)) ? true : undefined;
+      },
+      60_000,
+    );
+  } finally {
+    await connection.close();
+  }
 }
 
 export async function killWorker(w: WorkerProc): Promise<void> {
