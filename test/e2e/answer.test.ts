@@ -8,7 +8,7 @@ import { main } from '../../src/client/cli';
 import { cli } from '../support/cli';
 import type { DecisionsView, Question, RunStatus } from '../../src/workflows/messages';
 import { startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario } from '../support/scenario';
+import { NO_REPLAN_DECISION, scriptScenario } from '../support/scenario';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,17 +17,6 @@ beforeAll(async () => {
   process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
 });
 afterAll(async () => h?.stop());
-
-const NO_REPLAN = {
-  replan_needed: false,
-  confidence: 0.9,
-  reasoning: 'fine',
-  replan_type: null,
-  issues_found: [],
-  recommended_actions: [],
-  clarification_needed: false,
-  clarification_questions: [],
-};
 
 const CLARIFY = {
   replan_needed: true,
@@ -45,7 +34,7 @@ const CLARIFY = {
 function scriptClarifyingRun(): void {
   h.fake.reset();
   scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
-  h.fake.always('replan_decision', { json: NO_REPLAN });
+  h.fake.always('replan_decision', { json: NO_REPLAN_DECISION });
   h.fake.script('replan_decision', { json: CLARIFY });
 }
 
@@ -78,7 +67,7 @@ describe('replanner run --config (X12)', () => {
   it('X12 a valid config is passed to the run as RunInput.config, with its execution bounds as options', async () => {
     h.fake.reset();
     scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
-    h.fake.always('replan_decision', { json: NO_REPLAN });
+    h.fake.always('replan_decision', { json: NO_REPLAN_DECISION });
     const ws = h.workspace();
     const file = path.join(ws, 'replanner.yaml');
     fs.writeFileSync(file, 'replanning:\n  global:\n    max_total_replans: 4\nexecution:\n  maxParallelTasks: 2\n');

@@ -124,6 +124,9 @@ export function uniqueId(prefix = 't'): string {
 }
 
 /** Polls `probe` until it returns a value (errors count as "not yet"). */
+/** Waits `ms` (only where a test must show that nothing happens meanwhile; otherwise use `until`). */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -9,11 +9,10 @@ import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { freePort, OwnDevServer } from '../support/dev-server';
 import { FakeOpenAI } from '../support/fake-openai';
-import { FAST, runOutcome, uniqueId, until } from '../support/harness';
+import { FAST, runOutcome, uniqueId, sleep, until } from '../support/harness';
 import { fourFileTasks, scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
 import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 afterAll(async () => killAllWorkers());
 
 /** Four files each: four tool-call steps and a summary step = 5 worker steps per task. */

@@ -10,7 +10,7 @@ import { answerClarificationUpdate, budgetGrantSignal, budgetRequestSignal, stat
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { MEMO_STATUS } from '../../src/domain/run/state';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
-import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, startHarness, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { fourFileTasks, scriptScenario } from '../support/scenario';
 
 let h: Harness;
@@ -20,7 +20,6 @@ beforeAll(async () => {
 afterAll(async () => h?.stop());
 beforeEach(() => h.fake.reset());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PER_CALL = 200;
 const BUDGET = 5000;
 

@@ -9,12 +9,11 @@ import { decisionsQuery, pauseUpdate, statusQuery, type RunStatus } from '../../
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { cli } from '../support/cli';
-import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 jest.setTimeout(5 * 60_000);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
 beforeAll(async () => {

@@ -4,7 +4,7 @@
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { pauseGateSignal, pauseUpdate, resumeUpdate, statusQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, startHarness, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { scriptScenario, DEFAULT_GOAL } from '../support/scenario';
 
 let h: Harness;
@@ -14,7 +14,6 @@ beforeAll(async () => {
 afterAll(async () => h?.stop());
 beforeEach(() => h.fake.reset());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits until no LLM request is in flight and none started in the last `quietMs`. */
 const quiet = (quietMs = 1500) =>
   until(

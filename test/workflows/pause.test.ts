@@ -13,12 +13,11 @@ import { decisionsQuery, pauseUpdate, statusQuery, type PauseAck } from '../../s
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { freePort, OwnDevServer } from '../support/dev-server';
 import { FakeOpenAI } from '../support/fake-openai';
-import { FAST, uniqueId, until } from '../support/harness';
+import { FAST, uniqueId, sleep, until } from '../support/harness';
 import { fourFileTasks, scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
 import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 const exec = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 afterAll(async () => killAllWorkers());
 
