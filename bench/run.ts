@@ -211,6 +211,8 @@ interface Ctx {
   taskQueue: string;
   opts: BenchOptions;
   seq: number;
+  /** CPU of the last floor run measured (bench process, dev server). */
+  lastFloorCpu?: { bench: number; server: number };
 }
 
 export interface ReplannerFigures {
@@ -232,9 +234,40 @@ export interface ReplannerFigures {
   /** History events per LLM call by event type (the last rep), to see where the events go. */
   eventsPerLlmCallByType: Record<string, number>;
   workflows: number;
+  /** CPU ms of one run (median): the bench process (worker, client, fake LLM) and the dev server. */
+  cpuMs: { bench: number; server: number };
 }
 
+/** CPU ms used so far (user + system, from /proc) by this process (worker, client, fake LLM) and by its children (the dev server it started). */
+export function cpuNow(): { bench: number; server: number } {
+  const ms = (stat: string) => {
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in ticks of 10 ms
+  };
+  let server = 0;
+  for (const pid of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) server += ms(stat);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return { bench: ms(fs.readFileSync('/proc/self/stat', 'utf8')), server };
+}
+
+const cpuSince = (c0: { bench: number; server: number }) => {
+  const c1 = cpuNow();
+  return { bench: c1.bench - c0.bench, server: c1.server - c0.server };
+};
+
 async function oneRun(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, config?: unknown) {
+  const c0 = cpuNow();
+  const run = await oneRunMeasured(ctx, plan, latencyMs, maxParallelTasks, config);
+  return { ...run, cpu: cpuSince(c0) };
+}
+
+async function oneRunMeasured(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, config?: unknown) {
   const { client, fake } = ctx;
   fake.reset();
   scriptScenario(fake, { tasks: plan, latencyMs });
@@ -281,6 +314,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
       largest: Math.max(...run.hist.events),
       largestBytes: Math.max(...run.hist.bytes),
       workflows: run.hist.events.length,
+      cpu: run.cpu,
     };
   });
   const purposes: Record<string, number> = {};
@@ -304,6 +338,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
     largestHistoryBytes: Math.max(...perRun.map((p) => p.largestBytes)),
     eventsPerLlmCallByType: perCall(runs[runs.length - 1]!),
     workflows: median(perRun.map((p) => p.workflows)),
+    cpuMs: { bench: median(perRun.map((p) => p.cpu.bench)), server: median(perRun.map((p) => p.cpu.server)) },
   };
   ctx.opts.log?.(
     `  replanner ${plan.length} tasks, ${latencyMs} ms, parallel ${maxParallelTasks}: ${figures.makespanMs} ms (bound ${figures.boundMs} ms, ${figures.criticalPathCalls} critical calls)`,
@@ -329,10 +364,19 @@ async function floor(ctx: Ctx, shape: FloorShape, reps: number): Promise<number>
   const ms: number[] = [];
   for (let r = 0; r < reps; r++) {
     const t0 = performance.now();
+    const c0 = cpuNow();
     await ctx.client.workflow.execute(FloorRunWorkflow, { taskQueue: ctx.taskQueue, workflowId: `floor-${process.pid}-${++ctx.seq}`, args: [shape] });
     ms.push(performance.now() - t0);
+    ctx.lastFloorCpu = cpuSince(c0);
+    if (process.env.REPLANNER_BENCH_DUMP) await dumpTree(ctx.client, `floor-${process.pid}-${ctx.seq}`);
   }
   return Math.round(median(ms));
+}
+
+/** REPLANNER_BENCH_DUMP: a workflow's history and its children's, recursively (the floor's, to compare with Replanner's). */
+async function dumpTree(client: Client, workflowId: string): Promise<void> {
+  const runs = await historyRuns(client, workflowId, { bytes: [], types: {} });
+  for (const c of children(runs.flat())) await dumpTree(client, c.id);
 }
 
 /** Per sequential no-op activity and per bare child workflow (a child with no activity), from the difference of two floors. */
@@ -567,13 +611,16 @@ export async function runBench(opts: BenchOptions) {
       log?.('(b) independent tasks');
       const plan = independent(s ? 4 : 64);
       const latency = s ? 20 : 50;
-      const parallels = s ? [1, 4] : [1, 4, 16];
+      // BENCH_B_PARALLELS=16 (comma-separated): only these maxParallelTasks, to study one of them.
+      const parallels = process.env.BENCH_B_PARALLELS ? process.env.BENCH_B_PARALLELS.split(',').map(Number) : s ? [1, 4] : [1, 4, 16];
       const rows: ReplannerFigures[] = [];
       const floors: Record<string, number> = {};
+      const floorCpu: Record<string, { bench: number; server: number }> = {};
       for (const p of parallels) {
         const { figures, shape } = await replanner(ctx, plan, latency, p, reps, { planning: { maxTasks: 200 } });
         rows.push(figures);
         floors[`maxParallelTasks=${p}`] = await floor(ctx, withParallel(shape, p), reps);
+        floorCpu[`maxParallelTasks=${p}`] = ctx.lastFloorCpu!;
         log?.(`  floor parallel ${p}: ${floors[`maxParallelTasks=${p}`]} ms`);
       }
       const first = parallels[0]!;
@@ -585,6 +632,8 @@ export async function runBench(opts: BenchOptions) {
         latencyMs: latency,
         runs: rows,
         floor: floors,
+        /** CPU ms of the floor's last run per maxParallelTasks (bench process, dev server); Replanner's are in runs[].cpuMs. */
+        floorCpuMs: floorCpu,
         speedUp: Math.round(speedUp * 100) / 100,
         floorSpeedUp: Math.round(floorSpeedUp * 100) / 100,
         speedUpShareOfFloor: Math.round((speedUp / floorSpeedUp) * 100) / 100,
@@ -655,10 +704,10 @@ function table(doc: Record<string, any>): string {
   const lines: string[] = [`Replanner bench (${doc.reps} reps, medians${doc.smoke ? ', smoke' : ''})`];
   lines.push(`floor: ${JSON.stringify(doc.floorUnits)}`);
   const rows = (title: string, rs: ReplannerFigures[]) => {
-    lines.push('', title, 'tasks latency par | makespan bound  mk/bound | calls crit | ovh/crit-call | ev/call largest bytes');
+    lines.push('', title, 'tasks latency par | makespan bound  mk/bound | calls crit | ovh/crit-call | ev/call largest bytes | cpu bench server');
     for (const r of rs) {
       lines.push(
-        `${String(r.tasks).padStart(5)} ${String(r.latencyMs).padStart(7)} ${String(r.maxParallelTasks).padStart(3)} | ${String(r.makespanMs).padStart(8)} ${String(r.boundMs).padStart(5)} ${String(r.makespanOverBound ?? '-').padStart(9)} | ${String(r.llmCalls).padStart(5)} ${String(r.criticalPathCalls).padStart(4)} | ${String(r.overheadPerCriticalCallMs).padStart(13)} | ${String(r.historyEventsPerLlmCall).padStart(6)} ${String(r.largestHistory).padStart(7)} ${String(r.largestHistoryBytes).padStart(9)}`,
+        `${String(r.tasks).padStart(5)} ${String(r.latencyMs).padStart(7)} ${String(r.maxParallelTasks).padStart(3)} | ${String(r.makespanMs).padStart(8)} ${String(r.boundMs).padStart(5)} ${String(r.makespanOverBound ?? '-').padStart(9)} | ${String(r.llmCalls).padStart(5)} ${String(r.criticalPathCalls).padStart(4)} | ${String(r.overheadPerCriticalCallMs).padStart(13)} | ${String(r.historyEventsPerLlmCall).padStart(6)} ${String(r.largestHistory).padStart(7)} ${String(r.largestHistoryBytes).padStart(9)} | ${String(r.cpuMs.bench).padStart(9)} ${String(r.cpuMs.server).padStart(6)}`,
       );
     }
   };
@@ -671,6 +720,7 @@ function table(doc: Record<string, any>): string {
     rows('(b) independent tasks', doc.independent.runs);
     lines.push(
       `floor: ${JSON.stringify(doc.independent.floor)}; speed-up ${doc.independent.speedUp}x, floor ${doc.independent.floorSpeedUp}x, share ${doc.independent.speedUpShareOfFloor}`,
+      `floor CPU ms: ${JSON.stringify(doc.independent.floorCpuMs)}`,
     );
   }
   if (doc.largePlan) rows('(c) large plan', [doc.largePlan]);

@@ -58,8 +58,9 @@ async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   const ctx = Context.current();
   const every = Math.max(500, Math.min(3000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3));
   const beat = setInterval(() => ctx.heartbeat(), every);
+  // No beat at the start: the heartbeat timeout counts from the start anyway, and most calls end
+  // before the first interval, so a beat now would be one more server write per LLM call.
   try {
-    ctx.heartbeat();
     return await work();
   } finally {
     clearInterval(beat);

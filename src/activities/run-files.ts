@@ -13,10 +13,26 @@ export function safeName(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
 }
 
+// A directory made once is not made again: the journal and the transcripts write several small
+// files per LLM call into a few directories.
+const madeDirs = new Set<string>();
+
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
+  const dir = path.dirname(file);
+  if (!madeDirs.has(dir)) {
+    await fs.mkdir(dir, { recursive: true });
+    if (madeDirs.size > 10_000) madeDirs.clear();
+    madeDirs.add(dir);
+  }
   const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, JSON.stringify(value, null, 1));
+  try {
+    await fs.writeFile(tmp, JSON.stringify(value, null, 1));
+  } catch (err) {
+    // Removed since it was made (a workspace cleaned under a long-lived worker): make it again.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(tmp, JSON.stringify(value, null, 1));
+  }
   await fs.rename(tmp, file);
 }
 

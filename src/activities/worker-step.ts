@@ -2,10 +2,11 @@
 // the tool calls that reply asked for, inside the same activity. TaskWorkflow runs the loop, one
 // activity per step, so the history shows every step and a crash loses at most the step in flight.
 // Tools run inside the step rather than in an activity of their own: that saves a round trip and
-// ~6 history events per step, and it is safe on retry: the LLM result is journaled (a retry gets
-// it from the journal, not the LLM) and each tool result is persisted in the step file before the
-// next tool runs, so a retry repeats neither the LLM call nor a finished tool call (only a tool
-// call cut off by the crash runs again).
+// ~6 history events per step, and it is safe on retry: the step file is the step's journal. The
+// LLM reply is written to it before any tool runs (a retry reads it there, not from the LLM), and
+// each tool result is persisted in it before the next tool runs, so a retry repeats neither the LLM
+// call nor a finished tool call (only a tool call cut off by the crash runs again). The step file's
+// directory is unique per worker iteration (its iterationKey), as the journal's key is per activity.
 //
 // Transcript layout, one file per step so every write is idempotent:
 //   <workspace>/.replanner/runs/<runId>/tasks/<taskId>/iteration-<n>.<iteration key>/
@@ -23,7 +24,6 @@ import type { LlmGateway } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt } from '../llm/prompts/task';
 import type { TokenUsage } from '../llm/usage';
-import { journaled } from './journal';
 import { clip, readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
 import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
 import { runTool, TOOL_DEFINITIONS } from './tools';
@@ -118,19 +118,17 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     let rec = await readJson<StepFile>(file);
     if (!rec) {
       const messages = await messagesBefore(dir, input.step);
-      const reply = await journaled(input.workspace, input.runId, async () => {
-        const { message, usage } = await llm.chat({
-          purpose: 'worker_step',
-          messages,
-          tools: TOOL_DEFINITIONS,
-          signal: ctx.cancellationSignal,
-        });
-        const calls = (message.tool_calls ?? []).flatMap((c) =>
-          c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
-        );
-        return { content: message.content ?? '', calls, usage };
+      // The step file is this call's journal: a retry finds the reply there and asks no LLM again.
+      const { message, usage } = await llm.chat({
+        purpose: 'worker_step',
+        messages,
+        tools: TOOL_DEFINITIONS,
+        signal: ctx.cancellationSignal,
       });
-      rec = { step: input.step, ...reply };
+      const calls = (message.tool_calls ?? []).flatMap((c) =>
+        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+      );
+      rec = { step: input.step, content: message.content ?? '', calls, usage };
       await writeJsonAtomic(file, rec);
     }
     for (const [i, call] of rec.calls.entries()) {

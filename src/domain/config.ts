@@ -12,6 +12,7 @@
 // The seed's own wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
 // Unknown keys are rejected with their full path (typo protection).
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema';
 import { budgetConfigProblems, MAX_BUDGET_TOKENS, MAX_BUDGET_USD } from './budget';
 import { PacemakerConfigSchema } from './pacemaker/config';
 import { RefinementConfigSchema } from './refinement/config';
@@ -62,115 +63,129 @@ const section = <T extends z.core.$ZodLooseShape>(shape: T) =>
 export const ON_REPLAN_FAILURE = ['continue', 'abort'] as const;
 export type OnReplanFailure = (typeof ON_REPLAN_FAILURE)[number];
 
-export const ReplanningConfigSchema = section({
-  enabled: flag(true),
-  /** X13 / seed §13.2 step 4: after escalation found no way forward, go on with assumptions or stop. */
-  on_replan_failure: z.enum(ON_REPLAN_FAILURE, { error: `must be one of ${ON_REPLAN_FAILURE.join(', ')}` }).default('continue'),
-  llm_decision: section({
-    min_confidence_threshold: prob(0.5),
-    require_user_confirmation_on_low_confidence: flag(true),
-    user_confirmation_threshold: prob(0.3),
+export const ReplanningConfigSchema = lazySchema(() =>
+  section({
+    enabled: flag(true),
+    /** X13 / seed §13.2 step 4: after escalation found no way forward, go on with assumptions or stop. */
+    on_replan_failure: z.enum(ON_REPLAN_FAILURE, { error: `must be one of ${ON_REPLAN_FAILURE.join(', ')}` }).default('continue'),
+    llm_decision: section({
+      min_confidence_threshold: prob(0.5),
+      require_user_confirmation_on_low_confidence: flag(true),
+      user_confirmation_threshold: prob(0.3),
+    }),
+    goal_understanding: section({
+      max_clarification_requests: perType(2),
+      auto_assume_on_no_response: flag(true),
+      auto_assume_timeout_minutes: nonNegative(30, BOUNDS.humanWaitMinutes),
+    }),
+    task_decomposition: section({ max_redecomposition_attempts: perType(3) }),
+    action_sequence: section({ max_regeneration_attempts: perType(3) }),
+    execution: section({ max_action_retries: perType(3), max_partial_replans: perType(2) }),
+    reflection: section({ max_plan_revisions: perType(2) }),
+    global: section({
+      max_total_replans: count(10, 0, BOUNDS.totalReplans),
+      infinite_loop_detection: flag(true),
+      same_trigger_max_count: count(2, 1, BOUNDS.replansPerType),
+    }),
   }),
-  goal_understanding: section({
-    max_clarification_requests: perType(2),
-    auto_assume_on_no_response: flag(true),
-    auto_assume_timeout_minutes: nonNegative(30, BOUNDS.humanWaitMinutes),
-  }),
-  task_decomposition: section({ max_redecomposition_attempts: perType(3) }),
-  action_sequence: section({ max_regeneration_attempts: perType(3) }),
-  execution: section({ max_action_retries: perType(3), max_partial_replans: perType(2) }),
-  reflection: section({ max_plan_revisions: perType(2) }),
-  global: section({
-    max_total_replans: count(10, 0, BOUNDS.totalReplans),
-    infinite_loop_detection: flag(true),
-    same_trigger_max_count: count(2, 1, BOUNDS.replansPerType),
-  }),
-});
+);
 
 /** J8: judge-driven task re-decomposition (seed 000's `replanning` block). */
-export const TaskReplanningConfigSchema = section({
-  enabled: flag(true),
-  maxIterations: count(3, 0, BOUNDS.redecompositionIterations),
-  timeoutSeconds: positive(300, BOUNDS.machineTimeoutSeconds),
-});
+export const TaskReplanningConfigSchema = lazySchema(() =>
+  section({
+    enabled: flag(true),
+    maxIterations: count(3, 0, BOUNDS.redecompositionIterations),
+    timeoutSeconds: positive(300, BOUNDS.machineTimeoutSeconds),
+  }),
+);
 
 export const NO_SANDBOX_REFUSED = "a run cannot turn the sandbox off: the sandbox is the worker's setting; start the worker with --no-sandbox";
 
-export const ExecutionConfigSchema = section({
-  maxParallelTasks: count(3, 1, BOUNDS.parallelTasks),
-  maxTaskIterations: count(5, 1, BOUNDS.taskIterations),
-  commandTimeoutSeconds: positive(120, BOUNDS.machineTimeoutSeconds),
-  // S1: a run may only narrow the worker's sandbox (anyone who can reach Temporal can start a run).
-  /** Network for commands: absent = the worker's setting; true is granted only where the worker allows network. */
-  network: z.boolean({ error: 'must be true or false' }).optional(),
-  /** Only `true` (the default): whether commands are sandboxed is the worker's setting. */
-  sandbox: z
-    .boolean({ error: 'must be true or false' })
-    .refine((v) => v, { error: NO_SANDBOX_REFUSED })
-    .optional(),
-});
+export const ExecutionConfigSchema = lazySchema(() =>
+  section({
+    maxParallelTasks: count(3, 1, BOUNDS.parallelTasks),
+    maxTaskIterations: count(5, 1, BOUNDS.taskIterations),
+    commandTimeoutSeconds: positive(120, BOUNDS.machineTimeoutSeconds),
+    // S1: a run may only narrow the worker's sandbox (anyone who can reach Temporal can start a run).
+    /** Network for commands: absent = the worker's setting; true is granted only where the worker allows network. */
+    network: z.boolean({ error: 'must be true or false' }).optional(),
+    /** Only `true` (the default): whether commands are sandboxed is the worker's setting. */
+    sandbox: z
+      .boolean({ error: 'must be true or false' })
+      .refine((v) => v, { error: NO_SANDBOX_REFUSED })
+      .optional(),
+  }),
+);
 
 /** S3: plan size. A decomposition or re-decomposition over maxTasks goes back to the planner once, then fails. */
-export const PlanningConfigSchema = section({
-  maxTasks: count(30, 1, BOUNDS.maxTasks),
-});
+export const PlanningConfigSchema = lazySchema(() =>
+  section({
+    maxTasks: count(30, 1, BOUNDS.maxTasks),
+  }),
+);
 
 /** O3: the run's budget. No maxTokens and no maxCostUsd: no budget. */
-const price = z
-  .number({ error: 'must be a number ≥ 0 (US dollars per million tokens)' })
-  .min(0, { error: 'must be a number ≥ 0 (US dollars per million tokens)' })
-  .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` });
-export const BudgetConfigSchema = section({
-  maxTokens: z
-    .number({ error: 'must be a whole number of tokens > 0' })
-    .int({ error: 'must be a whole number of tokens > 0' })
-    .positive({ error: 'must be a whole number of tokens > 0' })
-    .max(MAX_BUDGET_TOKENS, { error: `must be at most ${MAX_BUDGET_TOKENS}` })
-    .optional(),
-  maxCostUsd: z
-    .number({ error: 'must be a number of US dollars > 0' })
-    .positive({ error: 'must be a number of US dollars > 0' })
-    .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` })
-    .optional(),
-  /** Which entry of `prices` the run's model is (absent: the only entry). */
-  model: z.string({ error: 'must be a model name' }).min(1, { error: 'must be a model name' }).max(200).optional(),
-  prices: z
-    .record(
-      z.string().min(1).max(200),
-      z.strictObject({ inputPerMTok: price, outputPerMTok: price }, { error: 'must be a mapping { inputPerMTok, outputPerMTok }' }),
-      { error: 'must be a mapping of model name → { inputPerMTok, outputPerMTok }' },
-    )
-    .optional(),
-});
+const price = lazySchema(() =>
+  z
+    .number({ error: 'must be a number ≥ 0 (US dollars per million tokens)' })
+    .min(0, { error: 'must be a number ≥ 0 (US dollars per million tokens)' })
+    .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` }),
+);
+export const BudgetConfigSchema = lazySchema(() =>
+  section({
+    maxTokens: z
+      .number({ error: 'must be a whole number of tokens > 0' })
+      .int({ error: 'must be a whole number of tokens > 0' })
+      .positive({ error: 'must be a whole number of tokens > 0' })
+      .max(MAX_BUDGET_TOKENS, { error: `must be at most ${MAX_BUDGET_TOKENS}` })
+      .optional(),
+    maxCostUsd: z
+      .number({ error: 'must be a number of US dollars > 0' })
+      .positive({ error: 'must be a number of US dollars > 0' })
+      .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` })
+      .optional(),
+    /** Which entry of `prices` the run's model is (absent: the only entry). */
+    model: z.string({ error: 'must be a model name' }).min(1, { error: 'must be a model name' }).max(200).optional(),
+    prices: z
+      .record(
+        z.string().min(1).max(200),
+        z.strictObject({ inputPerMTok: price, outputPerMTok: price }, { error: 'must be a mapping { inputPerMTok, outputPerMTok }' }),
+        { error: 'must be a mapping of model name → { inputPerMTok, outputPerMTok }' },
+      )
+      .optional(),
+  }),
+);
 
-export const ReplannerConfigSchema = z
-  .strictObject(
-    {
-      planning: PlanningConfigSchema,
-      replanning: ReplanningConfigSchema,
-      task_replanning: TaskReplanningConfigSchema,
-      execution: ExecutionConfigSchema,
-      // One parser for the whole config (client for early errors, workflow as the source of truth).
-      refinement: RefinementConfigSchema,
-      pacemaker: PacemakerConfigSchema.prefault({}),
-      budget: BudgetConfigSchema,
-    },
-    { error: 'must be a mapping (key: value)' },
-  )
-  .superRefine((cfg, ctx) => {
-    const d = cfg.replanning.llm_decision;
-    if (d.user_confirmation_threshold > d.min_confidence_threshold) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['replanning', 'llm_decision', 'user_confirmation_threshold'],
-        message: `must not exceed replanning.llm_decision.min_confidence_threshold (${d.min_confidence_threshold})`,
-        input: d.user_confirmation_threshold,
-      });
-    }
-    for (const p of budgetConfigProblems(cfg.budget)) {
-      ctx.addIssue({ code: 'custom', path: ['budget', p.path], message: p.message, input: undefined });
-    }
-  });
+export const ReplannerConfigSchema = lazySchema(() =>
+  z
+    .strictObject(
+      {
+        planning: PlanningConfigSchema,
+        replanning: ReplanningConfigSchema,
+        task_replanning: TaskReplanningConfigSchema,
+        execution: ExecutionConfigSchema,
+        // One parser for the whole config (client for early errors, workflow as the source of truth).
+        refinement: RefinementConfigSchema,
+        pacemaker: PacemakerConfigSchema.prefault({}),
+        budget: BudgetConfigSchema,
+      },
+      { error: 'must be a mapping (key: value)' },
+    )
+    .superRefine((cfg, ctx) => {
+      const d = cfg.replanning.llm_decision;
+      if (d.user_confirmation_threshold > d.min_confidence_threshold) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['replanning', 'llm_decision', 'user_confirmation_threshold'],
+          message: `must not exceed replanning.llm_decision.min_confidence_threshold (${d.min_confidence_threshold})`,
+          input: d.user_confirmation_threshold,
+        });
+      }
+      for (const p of budgetConfigProblems(cfg.budget)) {
+        ctx.addIssue({ code: 'custom', path: ['budget', p.path], message: p.message, input: undefined });
+      }
+    }),
+);
 
 export type ReplannerConfig = z.output<typeof ReplannerConfigSchema>;
 export type PlanningConfig = ReplannerConfig['planning'];
@@ -220,28 +235,30 @@ export function durationMs(v: number | string): number | undefined {
   return Number(m[1]) * DURATION_UNITS_MS[key]!;
 }
 
-export const RunOptionsInputSchema = z.strictObject(
-  {
-    maxParallelTasks: bounded(1, BOUNDS.parallelTasks),
-    workerMaxSteps: bounded(1, 200),
-    workerHeartbeatTimeoutMs: bounded(1000, 600_000),
-    commandTimeoutMs: bounded(1, DAY_MS),
-    llmMaxAttempts: bounded(1, 20),
-    llmRetryInitialMs: bounded(1, 60_000),
-    llmCallTimeout: z
-      .union([z.number(), z.string()], { error: 'must be a duration (ms, or text like "3 minutes")' })
-      .refine(
-        (v) => {
-          const ms = durationMs(v);
-          return ms !== undefined && ms >= 1 && ms <= DAY_MS;
-        },
-        { error: 'must be a duration between 1 ms and 24 hours' },
-      )
-      .optional(),
-    maxGraphRepairs: bounded(0, 10),
-    continueAsNewAfterEvents: bounded(1, 40_000),
-  },
-  { error: 'must be a mapping (key: value)' },
+export const RunOptionsInputSchema = lazySchema(() =>
+  z.strictObject(
+    {
+      maxParallelTasks: bounded(1, BOUNDS.parallelTasks),
+      workerMaxSteps: bounded(1, 200),
+      workerHeartbeatTimeoutMs: bounded(1000, 600_000),
+      commandTimeoutMs: bounded(1, DAY_MS),
+      llmMaxAttempts: bounded(1, 20),
+      llmRetryInitialMs: bounded(1, 60_000),
+      llmCallTimeout: z
+        .union([z.number(), z.string()], { error: 'must be a duration (ms, or text like "3 minutes")' })
+        .refine(
+          (v) => {
+            const ms = durationMs(v);
+            return ms !== undefined && ms >= 1 && ms <= DAY_MS;
+          },
+          { error: 'must be a duration between 1 ms and 24 hours' },
+        )
+        .optional(),
+      maxGraphRepairs: bounded(0, 10),
+      continueAsNewAfterEvents: bounded(1, 40_000),
+    },
+    { error: 'must be a mapping (key: value)' },
+  ),
 );
 
 /** S2/S3: checks a run's options (RunInput.options); throws ConfigError naming `options.<key>`. */

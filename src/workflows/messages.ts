@@ -5,6 +5,7 @@
 // Names are what users type in `temporal workflow query/signal/update --name ...`.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { lazySchema } from '../domain/lazy-schema';
 import { CONSULTATION_EFFECTS, INTERVENTION_KINDS, type ConsultationEffect, type Vitals } from '../domain/pacemaker';
 import { PAUSE_KINDS, type PauseKind } from '../domain/run/llm-outage';
 import {
@@ -38,73 +39,85 @@ export function parsePayload<T>(schema: z.ZodType<T>, payload: unknown): Parsed<
   return { ok: false, reason: `invalid payload (${issues.join('; ').slice(0, 500)})` };
 }
 
-const id = z.string().min(1).max(200);
+const id = lazySchema(() => z.string().min(1).max(200));
 const text = (max: number) => z.string().max(max);
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const count = lazySchema(() => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
 
-const UsageSchema: z.ZodType<TokenUsage> = z.strictObject({ promptTokens: count, completionTokens: count, totalTokens: count, calls: count });
+const UsageSchema: z.ZodType<TokenUsage> = lazySchema(() =>
+  z.strictObject({ promptTokens: count, completionTokens: count, totalTokens: count, calls: count }),
+);
 
-const TaskRecordSchema: z.ZodType<TaskRecord> = z.strictObject({
-  id,
-  title: text(2000),
-  description: text(20_000),
-  acceptanceCriteria: z.array(text(4000)).max(100),
-  dependencies: z.array(id).max(500),
-  scopePaths: z.array(text(1000)).max(200),
-  profile: text(100) as z.ZodType<TaskRecord['profile']>,
-  state: z.enum(Object.values(TaskState) as [TaskState, ...TaskState[]]),
-  replanningInfo: z
-    .strictObject({
-      iteration: count,
-      maxIterations: count,
-      originalTaskId: id.optional(),
-      replacedBy: z.array(id).max(100),
-      replanReason: text(4000).optional(),
-    })
-    .optional(),
-  summary: text(8000).optional(),
-});
+const TaskRecordSchema: z.ZodType<TaskRecord> = lazySchema(() =>
+  z.strictObject({
+    id,
+    title: text(2000),
+    description: text(20_000),
+    acceptanceCriteria: z.array(text(4000)).max(100),
+    dependencies: z.array(id).max(500),
+    scopePaths: z.array(text(1000)).max(200),
+    profile: text(100) as z.ZodType<TaskRecord['profile']>,
+    state: z.enum(Object.values(TaskState) as [TaskState, ...TaskState[]]),
+    replanningInfo: z
+      .strictObject({
+        iteration: count,
+        maxIterations: count,
+        originalTaskId: id.optional(),
+        replacedBy: z.array(id).max(100),
+        replanReason: text(4000).optional(),
+      })
+      .optional(),
+    summary: text(8000).optional(),
+  }),
+);
 
-const ConsultationSchema = z.strictObject({
-  id,
-  taskId: id,
-  kind: z.enum(INTERVENTION_KINDS),
-  iteration: count,
-  maxLoops: count,
-  message: text(8000),
-  trigger: text(2000),
-  choices: z
-    .array(
-      z.strictObject({
-        number: count,
-        key: text(100),
-        effect: z.enum(CONSULTATION_EFFECTS),
-        label: text(500),
-        ja: text(500),
-        needsText: z.boolean(),
-      }),
-    )
-    .max(10),
-  timeoutMinutes: z.number().min(0).max(1e6),
-});
+const ConsultationSchema = lazySchema(() =>
+  z.strictObject({
+    id,
+    taskId: id,
+    kind: z.enum(INTERVENTION_KINDS),
+    iteration: count,
+    maxLoops: count,
+    message: text(8000),
+    trigger: text(2000),
+    choices: z
+      .array(
+        z.strictObject({
+          number: count,
+          key: text(100),
+          effect: z.enum(CONSULTATION_EFFECTS),
+          label: text(500),
+          ja: text(500),
+          needsText: z.boolean(),
+        }),
+      )
+      .max(10),
+    timeoutMinutes: z.number().min(0).max(1e6),
+  }),
+);
 
-export const ClarificationAnswerSchema: z.ZodType<QuestionAnswer> = z.strictObject({
-  questionId: id,
-  answer: text(MAX_ANSWER_CHARS),
-});
+export const ClarificationAnswerSchema: z.ZodType<QuestionAnswer> = lazySchema(() =>
+  z.strictObject({
+    questionId: id,
+    answer: text(MAX_ANSWER_CHARS),
+  }),
+);
 
-export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = z.strictObject({
-  round: z.number().int().min(1).max(1e6),
-  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  tasks: z.array(TaskRecordSchema).max(1000),
-  usage: UsageSchema,
-});
+export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = lazySchema(() =>
+  z.strictObject({
+    round: z.number().int().min(1).max(1e6),
+    seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    tasks: z.array(TaskRecordSchema).max(1000),
+    usage: UsageSchema,
+  }),
+);
 
-export const TaskConsultationSchema: z.ZodType<ConsultationMessage> = z.strictObject({
-  taskId: id,
-  consultationId: id,
-  consultation: ConsultationSchema.nullable(),
-});
+export const TaskConsultationSchema: z.ZodType<ConsultationMessage> = lazySchema(() =>
+  z.strictObject({
+    taskId: id,
+    consultationId: id,
+    consultation: ConsultationSchema.nullable(),
+  }),
+);
 
 // The consultation answer's schema lives with its validation in src/domain/pacemaker (one home).
 
@@ -184,12 +197,14 @@ export interface PauseInput {
   reason?: string;
 }
 /** No payload (the temporal CLI without --input), null, or an object with an optional reason. */
-export const PauseInputSchema: z.ZodType<PauseInput | undefined | null> = z
-  .strictObject({ reason: text(MAX_PAUSE_REASON_CHARS).optional() })
-  .nullable()
-  .optional();
+export const PauseInputSchema: z.ZodType<PauseInput | undefined | null> = lazySchema(() =>
+  z
+    .strictObject({ reason: text(MAX_PAUSE_REASON_CHARS).optional() })
+    .nullable()
+    .optional(),
+);
 /** resume carries nothing: no payload, null or {}. */
-export const ResumeInputSchema: z.ZodType<Record<string, never> | undefined | null> = z.strictObject({}).nullable().optional();
+export const ResumeInputSchema: z.ZodType<Record<string, never> | undefined | null> = lazySchema(() => z.strictObject({}).nullable().optional());
 
 export interface PauseAck {
   runId: string;
@@ -218,10 +233,12 @@ export interface PauseGateMessage {
   /** O2: why (absent in older messages: the user's pause); a prober of an outage goes on while only 'llm_outage' holds. */
   kinds?: PauseKind[];
 }
-export const PauseGateSchema: z.ZodType<PauseGateMessage> = z.strictObject({
-  paused: z.boolean(),
-  kinds: z.array(z.enum(PAUSE_KINDS)).max(PAUSE_KINDS.length).optional(),
-});
+export const PauseGateSchema: z.ZodType<PauseGateMessage> = lazySchema(() =>
+  z.strictObject({
+    paused: z.boolean(),
+    kinds: z.array(z.enum(PAUSE_KINDS)).max(PAUSE_KINDS.length).optional(),
+  }),
+);
 /**
  * O1, internal: a run tells its current phase child, and the execution phase its running tasks,
  * whether they may start LLM calls. A forged one is at worst a pause: `resume` on the run tells
@@ -232,10 +249,12 @@ export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 // ---------------------------------------------------------------- O2 LLM outage / rejected access
 
 export type { LlmTroubleMessage } from '../domain/run/state';
-export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = z.strictObject({
-  trouble: z.enum(['unavailable', 'rejected', 'recovered']),
-  error: text(4000).optional(),
-});
+export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
+  z.strictObject({
+    trouble: z.enum(['unavailable', 'rejected', 'recovered']),
+    error: text(4000).optional(),
+  }),
+);
 /**
  * O2, internal: an LLM call of the run (in any of its workflows) failed past its quick retries
  * because the LLM is unavailable or rejected access — the run pauses — or, after that, succeeded
@@ -257,14 +276,16 @@ export interface BudgetRequestMessage {
   /** Tokens the child (and its children, as far as it knows) spent so far: `status` shows it. */
   spent: number;
 }
-const tokens = z.number().int().min(0).max(1e12);
-export const BudgetRequestSchema: z.ZodType<BudgetRequestMessage> = z.strictObject({
-  from: id,
-  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  want: tokens.min(1),
-  largest: tokens,
-  spent: tokens,
-});
+const tokens = lazySchema(() => z.number().int().min(0).max(1e12));
+export const BudgetRequestSchema: z.ZodType<BudgetRequestMessage> = lazySchema(() =>
+  z.strictObject({
+    from: id,
+    seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    want: tokens.min(1),
+    largest: tokens,
+    spent: tokens,
+  }),
+);
 /**
  * O3, internal: a child whose token allowance is used up asks its parent (the run, or the execution
  * phase for its tasks) for more. Sent only when an allowance runs out, never per LLM call.
@@ -277,9 +298,11 @@ export interface BudgetGrantMessage {
   /** Tokens added to the child's allowance (at most what it asked for). */
   tokens: number;
 }
-export const BudgetGrantSchema: z.ZodType<BudgetGrantMessage> = z.strictObject({
-  seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  tokens: tokens.min(1),
-});
+export const BudgetGrantSchema: z.ZodType<BudgetGrantMessage> = lazySchema(() =>
+  z.strictObject({
+    seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    tokens: tokens.min(1),
+  }),
+);
 /** O3, internal: a parent lends a child more tokens, answering its open request (once). */
 export const budgetGrantSignal = defineSignal<[BudgetGrantMessage]>('budgetGrant');

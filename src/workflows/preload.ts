@@ -1,7 +1,22 @@
 // Modules the worker evaluates once and shares between all workflows of its V8 context
-// (WorkerOptions `preloadModules`), instead of once per cached workflow. zod is the largest part
-// of the workflow bundle (≈ 1 MB of 1.8 MB); evaluating it per workflow put a worker with 50
-// concurrent runs near 1 GiB (bench (d), issue 11). The SDK deep-freezes what is shared, so only
-// code without per-workflow state belongs here — and not our own schema modules: a zod schema
-// materialises its methods on first use, which a frozen schema refuses.
+// (WorkerOptions `preloadModules`), instead of once per workflow it starts. Evaluating the bundle's
+// modules was most of a workflow's start-up CPU (≈ 22 ms on the bench machine; bench/README.md
+// "Shared modules") and every cached workflow kept its own copies.
+//
+// The SDK deep-freezes what is shared, so only code without per-workflow state belongs here: zod,
+// the pure policies of src/domain and the message schemas. Their zod schemas are lazySchema
+// (src/domain/lazy-schema.ts): built after the freeze, so a schema can still bind its methods on
+// first use. A module these import is shared with them; src/workflows' own modules (workflow APIs,
+// per-workflow state) are not. test/unit/shared-modules.test.ts checks the list is complete.
 import 'zod';
+import '../domain/budget';
+import '../domain/config';
+import '../domain/graph';
+import '../domain/pacemaker';
+import '../domain/refinement';
+import '../domain/replan';
+import '../domain/replan/decision-order';
+import '../domain/run-input';
+import '../domain/run/state';
+import '../domain/worker-steps';
+import './messages';

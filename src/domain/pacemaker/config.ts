@@ -1,6 +1,7 @@
 // P1–P7: Duck Pacemaker configuration (seed 002; snake_case keys as in its
 // `config.duck_pacemaker.dynamic_limits.max_loops`). Pure: zod only.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 
 /** P1: the hard range of a computed limit. */
 export const MIN_LOOPS = 3;
@@ -9,44 +10,48 @@ export const MAX_LOOPS = 20;
 export const FINAL_FALLBACK_MAX_LOOPS = 15;
 
 /** P7: when an intervention (consultation with the user) is triggered. */
-export const PacemakerInterventionConfigSchema = z.strictObject({
-  /** "no progress / repeating work": this many consecutive iterations without progress. */
-  no_progress_iterations: z.number().int().min(1).max(100).default(3),
-  /** "lost confidence": mood below this (seed 002 marks mood < 0.5 as プラン自信度が低下). */
-  low_mood_threshold: z.number().min(0).max(1).default(0.5),
-  /** "confused thinking": focus below this (seed 002: focus < 0.5 = 思考一貫性が低下; its example 0.80→0.45). */
-  low_focus_threshold: z.number().min(0).max(1).default(0.5),
-  /**
-   * After a consultation, the soft triggers (no progress, mood, focus) stay quiet for this
-   * many iterations so the user's answer gets a chance to work. Reaching the limit
-   * ("too many attempts") always triggers.
-   */
-  cooldown_iterations: z.number().int().min(0).max(100).default(2),
-  /** The first soft trigger may fire only from this iteration on (vitals need a few samples). */
-  min_iteration: z.number().int().min(1).max(100).default(2),
-});
+export const PacemakerInterventionConfigSchema = lazySchema(() =>
+  z.strictObject({
+    /** "no progress / repeating work": this many consecutive iterations without progress. */
+    no_progress_iterations: z.number().int().min(1).max(100).default(3),
+    /** "lost confidence": mood below this (seed 002 marks mood < 0.5 as プラン自信度が低下). */
+    low_mood_threshold: z.number().min(0).max(1).default(0.5),
+    /** "confused thinking": focus below this (seed 002: focus < 0.5 = 思考一貫性が低下; its example 0.80→0.45). */
+    low_focus_threshold: z.number().min(0).max(1).default(0.5),
+    /**
+     * After a consultation, the soft triggers (no progress, mood, focus) stay quiet for this
+     * many iterations so the user's answer gets a chance to work. Reaching the limit
+     * ("too many attempts") always triggers.
+     */
+    cooldown_iterations: z.number().int().min(0).max(100).default(2),
+    /** The first soft trigger may fire only from this iteration on (vitals need a few samples). */
+    min_iteration: z.number().int().min(1).max(100).default(2),
+  }),
+);
 
-export const PacemakerConfigSchema = z.strictObject({
-  /** Off: the limit is default_max_loops and there are no consultations (the task stops at the limit). */
-  enabled: z.boolean().default(true),
-  /** P5: limit used when the dynamic computation fails (and when disabled). */
-  default_max_loops: z.number().int().min(1).max(100).default(FINAL_FALLBACK_MAX_LOOPS),
-  /** P7: how long a consultation waits for the user (durably, in the workflow). */
-  consultation_timeout_minutes: z
-    .number()
-    .min(0)
-    .max(7 * 24 * 60)
-    .default(30),
-  /**
-   * P7: what happens when nobody answers in time. 'stop' (default, fail-safe: the agent is
-   * stuck, so burning more LLM calls unattended is the worse outcome); 'continue' with
-   * the current limit; 'raise_limit' = continue_raised.
-   */
-  on_consultation_timeout: z.enum(['continue', 'stop', 'raise_limit']).default('stop'),
-  /** P7 continue_raised: how many loops "continue" adds to the current limit. */
-  raise_limit_by: z.number().int().min(1).max(50).default(5),
-  interventions: PacemakerInterventionConfigSchema.default(() => PacemakerInterventionConfigSchema.parse({})),
-});
+export const PacemakerConfigSchema = lazySchema(() =>
+  z.strictObject({
+    /** Off: the limit is default_max_loops and there are no consultations (the task stops at the limit). */
+    enabled: z.boolean().default(true),
+    /** P5: limit used when the dynamic computation fails (and when disabled). */
+    default_max_loops: z.number().int().min(1).max(100).default(FINAL_FALLBACK_MAX_LOOPS),
+    /** P7: how long a consultation waits for the user (durably, in the workflow). */
+    consultation_timeout_minutes: z
+      .number()
+      .min(0)
+      .max(7 * 24 * 60)
+      .default(30),
+    /**
+     * P7: what happens when nobody answers in time. 'stop' (default, fail-safe: the agent is
+     * stuck, so burning more LLM calls unattended is the worse outcome); 'continue' with
+     * the current limit; 'raise_limit' = continue_raised.
+     */
+    on_consultation_timeout: z.enum(['continue', 'stop', 'raise_limit']).default('stop'),
+    /** P7 continue_raised: how many loops "continue" adds to the current limit. */
+    raise_limit_by: z.number().int().min(1).max(50).default(5),
+    interventions: PacemakerInterventionConfigSchema.default(() => PacemakerInterventionConfigSchema.parse({})),
+  }),
+);
 
 export type PacemakerConfig = z.output<typeof PacemakerConfigSchema>;
 export type PacemakerConfigInput = z.input<typeof PacemakerConfigSchema>;

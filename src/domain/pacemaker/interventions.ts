@@ -3,6 +3,7 @@
 // and of answer validation: the workflow validates an answer with validateConsultationAnswer (update
 // validator and signal alike), waits durably, and applies it with applyConsultationAnswer.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { DEFAULT_PACEMAKER_CONFIG, type PacemakerConfig } from './config';
 import type { Vitals } from './vitals';
 
@@ -106,14 +107,16 @@ export function resolveConsultationChoice(kind: InterventionKind, choice: unknow
 }
 
 /** P7: the answer payload as it arrives (signal/update); anything else is rejected. */
-export const ConsultationAnswerSchema = z.strictObject({
-  /** When given, it must be the pending consultation's id. */
-  consultationId: z.string().max(200).optional(),
-  /** The choice's number (1–4), key or effect. */
-  choice: z.union([z.number(), z.string().max(100)]),
-  /** The user's text: required for guidance and consult_reference, optional hint for the others. */
-  guidance: z.string().max(8000).optional(),
-});
+export const ConsultationAnswerSchema = lazySchema(() =>
+  z.strictObject({
+    /** When given, it must be the pending consultation's id. */
+    consultationId: z.string().max(200).optional(),
+    /** The choice's number (1–4), key or effect. */
+    choice: z.union([z.number(), z.string().max(100)]),
+    /** The user's text: required for guidance and consult_reference, optional hint for the others. */
+    guidance: z.string().max(8000).optional(),
+  }),
+);
 export type ConsultationAnswerPayload = z.input<typeof ConsultationAnswerSchema>;
 
 /** A validated answer: the chosen choice and its (trimmed) text. */

@@ -1,6 +1,7 @@
 // R1 / R6 / R7 / C3 / C4: the plan-quality judgement, what "quality OK" means, and the
 // criteria the quality prompt is built from. Pure data and functions.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import type { RefinementConfig } from './config';
 
 /** R1: what the QualityJudge returns for a plan (seed 003 TaskQualityJudgement). */
@@ -17,18 +18,20 @@ export interface QualityJudgeResult {
  * score is read as "no score". A score outside 0..100 fails validation (the calling
  * activity retries the LLM call).
  */
-export const QualityJudgeResultSchema = z
-  .object({
-    isAcceptable: z.boolean(),
-    issues: z.array(z.string()).default([]),
-    suggestions: z.array(z.string()).default([]),
-    overallScore: z.number().min(0).max(100).nullish(),
-  })
-  .transform((r): QualityJudgeResult => {
-    const out: QualityJudgeResult = { isAcceptable: r.isAcceptable, issues: r.issues, suggestions: r.suggestions };
-    if (r.overallScore !== null && r.overallScore !== undefined) out.overallScore = r.overallScore;
-    return out;
-  });
+export const QualityJudgeResultSchema = lazySchema(() =>
+  z
+    .object({
+      isAcceptable: z.boolean(),
+      issues: z.array(z.string()).default([]),
+      suggestions: z.array(z.string()).default([]),
+      overallScore: z.number().min(0).max(100).nullish(),
+    })
+    .transform((r): QualityJudgeResult => {
+      const out: QualityJudgeResult = { isAcceptable: r.isAcceptable, issues: r.issues, suggestions: r.suggestions };
+      if (r.overallScore !== null && r.overallScore !== undefined) out.overallScore = r.overallScore;
+      return out;
+    }),
+);
 
 /**
  * R6: "quality OK" is exactly `isAcceptable === true`. The score — even at or above

@@ -1,6 +1,7 @@
 // X2 / X3 / X13: the LLM's replan decision — zod schemas per phase, parsing of raw replies, and the
 // replan types and levels with their target phases. Pure (zod only): runs inside workflow sandboxes.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { PHASES, type Phase } from '../types';
 import { itemToText } from './text';
 
@@ -96,16 +97,18 @@ function normEnum(v: unknown): unknown {
 const NONE_WORDS = new Set(['', 'none', 'null', 'n/a', 'na', 'no_replan']);
 
 /** A list of text items; missing/null → []. Non-string items (objects) become compact JSON lines. */
-const textList = z.preprocess(
-  (v) => (v === null || v === undefined ? [] : v),
-  z
-    .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), {
-      error: 'must be a list',
-    })
-    .transform((items) => items.map(itemToText)),
+const textList = lazySchema(() =>
+  z.preprocess(
+    (v) => (v === null || v === undefined ? [] : v),
+    z
+      .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), {
+        error: 'must be a list',
+      })
+      .transform((items) => items.map(itemToText)),
+  ),
 );
 /** Optional text; null → undefined. */
-const optText = z.preprocess((v) => (v === null ? undefined : v), z.string().optional());
+const optText = lazySchema(() => z.preprocess((v) => (v === null ? undefined : v), z.string().optional()));
 /** Optional enum, lenient about case/spacing; null/"none" → undefined. */
 function optEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess(
@@ -117,37 +120,39 @@ function optEnum<const T extends readonly [string, ...string[]]>(values: T) {
   );
 }
 
-export const BaseDecisionSchema = z.object({
-  replan_needed: z.boolean({ error: 'must be true or false' }),
-  confidence: z
-    .number({ error: 'must be a number between 0 and 1' })
-    .min(0, { error: 'must be between 0 and 1' })
-    .max(1, { error: 'must be between 0 and 1' }),
-  reasoning: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
-  /** null when no replan is wanted ("none" is read as null). */
-  replan_type: z.preprocess(
-    (v) => {
-      const n = normEnum(v);
-      return n === undefined || (typeof n === 'string' && NONE_WORDS.has(n)) ? null : n;
-    },
-    z.enum(REPLAN_TYPES, { error: `must be one of ${REPLAN_TYPES.join(', ')} or none` }).nullable(),
-  ),
-  target_phase: optEnum(PHASES),
-  replan_level: z.preprocess(
-    (v) => (v === null ? undefined : v),
-    z
-      .number({ error: 'must be a whole number 1..5' })
-      .int({ error: 'must be a whole number 1..5' })
-      .min(1, { error: 'must be a whole number 1..5' })
-      .max(5, { error: 'must be a whole number 1..5' })
-      .transform((n) => n as ReplanLevel)
-      .optional(),
-  ),
-  issues_found: textList,
-  recommended_actions: textList,
-  clarification_needed: z.preprocess((v) => (v === null || v === undefined ? false : v), z.boolean()),
-  clarification_questions: textList,
-});
+export const BaseDecisionSchema = lazySchema(() =>
+  z.object({
+    replan_needed: z.boolean({ error: 'must be true or false' }),
+    confidence: z
+      .number({ error: 'must be a number between 0 and 1' })
+      .min(0, { error: 'must be between 0 and 1' })
+      .max(1, { error: 'must be between 0 and 1' }),
+    reasoning: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
+    /** null when no replan is wanted ("none" is read as null). */
+    replan_type: z.preprocess(
+      (v) => {
+        const n = normEnum(v);
+        return n === undefined || (typeof n === 'string' && NONE_WORDS.has(n)) ? null : n;
+      },
+      z.enum(REPLAN_TYPES, { error: `must be one of ${REPLAN_TYPES.join(', ')} or none` }).nullable(),
+    ),
+    target_phase: optEnum(PHASES),
+    replan_level: z.preprocess(
+      (v) => (v === null ? undefined : v),
+      z
+        .number({ error: 'must be a whole number 1..5' })
+        .int({ error: 'must be a whole number 1..5' })
+        .min(1, { error: 'must be a whole number 1..5' })
+        .max(5, { error: 'must be a whole number 1..5' })
+        .transform((n) => n as ReplanLevel)
+        .optional(),
+    ),
+    issues_found: textList,
+    recommended_actions: textList,
+    clarification_needed: z.preprocess((v) => (v === null || v === undefined ? false : v), z.boolean()),
+    clarification_questions: textList,
+  }),
+);
 
 const GoalExtras = { assumptions_to_make: textList };
 const DecompositionExtras = {
@@ -184,20 +189,22 @@ const ReflectionExtras = {
   revision_scope: optEnum(REVISION_SCOPES),
 };
 
-export const GoalDecisionSchema = BaseDecisionSchema.extend(GoalExtras);
-export const DecompositionDecisionSchema = BaseDecisionSchema.extend(DecompositionExtras);
-export const ActionDecisionSchema = BaseDecisionSchema.extend(ActionExtras);
-export const ExecutionDecisionSchema = BaseDecisionSchema.extend(ExecutionExtras);
-export const ReflectionDecisionSchema = BaseDecisionSchema.extend(ReflectionExtras);
+export const GoalDecisionSchema = lazySchema(() => BaseDecisionSchema.extend(GoalExtras));
+export const DecompositionDecisionSchema = lazySchema(() => BaseDecisionSchema.extend(DecompositionExtras));
+export const ActionDecisionSchema = lazySchema(() => BaseDecisionSchema.extend(ActionExtras));
+export const ExecutionDecisionSchema = lazySchema(() => BaseDecisionSchema.extend(ExecutionExtras));
+export const ReflectionDecisionSchema = lazySchema(() => BaseDecisionSchema.extend(ReflectionExtras));
 
 /** All extras optional: the shape every phase's decision fits into. */
-const AnyDecisionSchema = BaseDecisionSchema.extend({
-  ...GoalExtras,
-  ...DecompositionExtras,
-  ...ActionExtras,
-  ...ExecutionExtras,
-  ...ReflectionExtras,
-});
+const AnyDecisionSchema = lazySchema(() =>
+  BaseDecisionSchema.extend({
+    ...GoalExtras,
+    ...DecompositionExtras,
+    ...ActionExtras,
+    ...ExecutionExtras,
+    ...ReflectionExtras,
+  }),
+);
 
 export type BaseDecision = z.output<typeof BaseDecisionSchema>;
 /** A decision of any phase: the base fields plus whichever phase fields were present. */

@@ -1,5 +1,6 @@
 // J1 / J2 (seed 000 §1): the judge's verdict and what it means for the task.
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema';
 import { itemToText } from './text';
 
 /**
@@ -7,19 +8,21 @@ import { itemToText } from './text';
  * (0..1, how sure the judge is that the task's current plan leads to the goal) must be given; null
  * when the judge cannot say. It becomes the task's mood.
  */
-export const JudgeResultSchema = z.object({
-  success: z.boolean({ error: 'must be true or false' }),
-  shouldContinue: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
-  shouldReplan: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
-  reason: z.preprocess((v) => v ?? '', z.string({ error: 'must be text' })),
-  missingRequirements: z.preprocess(
-    (v) => v ?? [],
-    z
-      .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), { error: 'must be a list' })
-      .transform((items) => items.map(itemToText)),
-  ),
-  confidence: z.number({ error: 'must be a number 0..1 or null' }).min(0).max(1).nullable(),
-});
+export const JudgeResultSchema = lazySchema(() =>
+  z.object({
+    success: z.boolean({ error: 'must be true or false' }),
+    shouldContinue: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
+    shouldReplan: z.preprocess((v) => v ?? false, z.boolean({ error: 'must be true or false' })),
+    reason: z.preprocess((v) => v ?? '', z.string({ error: 'must be text' })),
+    missingRequirements: z.preprocess(
+      (v) => v ?? [],
+      z
+        .array(z.union([z.string(), z.number(), z.record(z.string(), z.unknown())]), { error: 'must be a list' })
+        .transform((items) => items.map(itemToText)),
+    ),
+    confidence: z.number({ error: 'must be a number 0..1 or null' }).min(0).max(1).nullable(),
+  }),
+);
 export type JudgeResult = z.output<typeof JudgeResultSchema>;
 
 export type JudgeOutcome = 'DONE' | 'NEEDS_CONTINUATION' | 'REPLAN' | 'BLOCKED';
