@@ -130,10 +130,10 @@ async function historyRuns(client: Client, workflowId: string, sink: HistorySink
       lines.push(
         `${String(e.eventId)} ${e.eventTime?.seconds?.toString() ?? ''}.${String(e.eventTime?.nanos ?? 0)
           .padStart(9, '0')
-          .slice(0, 3)} ${type} ${what}`,
+          .slice(0, 3)} ${type} ${what} ${temporal.api.history.v1.HistoryEvent.encode(e).finish().length}B`,
       );
     }
-    // REPLANNER_BENCH_DUMP=DIR: each history as one line per event (id, time, type, activity/signal/child), to see where events go.
+    // REPLANNER_BENCH_DUMP=DIR: each history as one line per event (id, time, type, activity/signal/child, bytes), to see where events go.
     const dump = process.env.REPLANNER_BENCH_DUMP;
     if (dump) {
       fs.mkdirSync(dump, { recursive: true });
