@@ -98,11 +98,21 @@ if (require.main === module) {
   });
 }
 
-/** Operator knobs (see README): REPLANNER_MAX_CACHED_WORKFLOWS bounds the sticky cache. */
-export function workerOverridesFromEnv(env: NodeJS.ProcessEnv): { maxCachedWorkflows?: number } {
-  const v = env.REPLANNER_MAX_CACHED_WORKFLOWS;
-  if (v === undefined || v === '') return {};
+/**
+ * Operator knobs (see README): REPLANNER_MAX_CACHED_WORKFLOWS bounds the sticky cache;
+ * REPLANNER_MAX_CONCURRENT_ACTIVITIES the activities (LLM calls with their tool calls) run at once.
+ */
+export function workerOverridesFromEnv(env: NodeJS.ProcessEnv): { maxCachedWorkflows?: number; maxConcurrentActivityTaskExecutions?: number } {
+  return {
+    ...wholeNumber(env, 'REPLANNER_MAX_CACHED_WORKFLOWS', 0, (n) => ({ maxCachedWorkflows: n })),
+    ...wholeNumber(env, 'REPLANNER_MAX_CONCURRENT_ACTIVITIES', 1, (n) => ({ maxConcurrentActivityTaskExecutions: n })),
+  };
+}
+
+function wholeNumber<T>(env: NodeJS.ProcessEnv, name: string, min: number, to: (n: number) => T): T | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`REPLANNER_MAX_CACHED_WORKFLOWS must be a whole number ≥ 0, got "${v}"`);
-  return { maxCachedWorkflows: n };
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${v}"`);
+  return to(n);
 }

@@ -1,6 +1,7 @@
 // Builds the Worker: the workflow bundle, the activities wired to an LLM gateway, one task queue.
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from './activities';
+import { BOUNDS } from './domain/config';
 import { LlmGateway, type LlmSettings } from './llm/gateway';
 
 export const DEFAULT_TASK_QUEUE = 'replanner';
@@ -35,6 +36,9 @@ export interface WorkerParams {
   overrides?: Partial<WorkerOptions>;
 }
 
+/** Activities one worker runs at once by default (REPLANNER_MAX_CONCURRENT_ACTIVITIES overrides it). */
+export const ACTIVITY_SLOTS = 2 * BOUNDS.parallelTasks;
+
 export async function createWorker(p: WorkerParams): Promise<Worker> {
   return Worker.create({
     connection: p.connection,
@@ -44,7 +48,10 @@ export async function createWorker(p: WorkerParams): Promise<Worker> {
     ...(p.workflowBundle
       ? { workflowBundle: p.workflowBundle }
       : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
-    maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? 20,
+    // A run at the largest maxParallelTasks has each task's LLM call and each finished task's replan
+    // decision in flight at once; fewer slots queue them, and a call with no free slot also loses
+    // eager dispatch (≈ 50 ms more through matching). bench/README.md "Activity slots".
+    maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? ACTIVITY_SLOTS,
     // Cancellation reaches an activity only through a heartbeat: keep them frequent so a cancelled
     // run stops its workers within seconds.
     maxHeartbeatThrottleInterval: '2 seconds',

@@ -1,6 +1,7 @@
 // Where a run keeps what must not go into workflow history: transcripts, logs, the LLM journal.
 // Layout: <workspace>/.replanner/runs/<runId>/...
-import * as fs from 'node:fs/promises';
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { instructionFilePath } from '../domain/run-input';
@@ -17,28 +18,64 @@ export function safeName(s: string): string {
 // files per LLM call into a few directories.
 const madeDirs = new Set<string>();
 
+// What this process wrote last, by path (the text, so no reader can change it): reading a file back
+// soon after writing it (the next worker step's conversation, the judge's evidence) needs no file
+// system round trip. Only this process's own writes are kept; a file it never wrote is read from
+// disk. Bounded by count and by size, oldest out first.
+const recentWrites = new Map<string, string>();
+let recentChars = 0;
+const RECENT_MAX_FILES = 512;
+const RECENT_MAX_CHARS = 8 * 1024 * 1024;
+
+function remember(file: string, text: string): void {
+  forget(file);
+  recentWrites.set(file, text);
+  recentChars += text.length;
+  for (const oldest of recentWrites.keys()) {
+    if (recentWrites.size <= RECENT_MAX_FILES && recentChars <= RECENT_MAX_CHARS) break;
+    forget(oldest);
+  }
+}
+
+function forget(file: string): void {
+  const text = recentWrites.get(file);
+  if (text === undefined) return;
+  recentChars -= text.length;
+  recentWrites.delete(file);
+}
+
+// Written and read synchronously: these files are small (a transcript step is at most a few hundred
+// KB, most are under 1 KB) and local, so a call blocks the activities' event loop for tens of
+// microseconds, while the promise API's several thread-pool round trips per file cost more CPU on a
+// busy worker, and measurably slower runs at 16 parallel tasks (bench/README.md, "Run files").
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  const text = JSON.stringify(value, null, 1);
   const dir = path.dirname(file);
   if (!madeDirs.has(dir)) {
-    await fs.mkdir(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
     if (madeDirs.size > 10_000) madeDirs.clear();
     madeDirs.add(dir);
   }
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    await fs.writeFile(tmp, JSON.stringify(value, null, 1));
+    fs.writeFileSync(tmp, text);
   } catch (err) {
     // Removed since it was made (a workspace cleaned under a long-lived worker): make it again.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(tmp, JSON.stringify(value, null, 1));
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(tmp, text);
   }
-  await fs.rename(tmp, file);
+  // Not remembered until it is on disk: a failed write leaves nothing to read back.
+  forget(file);
+  fs.renameSync(tmp, file);
+  remember(file, text);
 }
 
 export async function readJson<T>(file: string): Promise<T | undefined> {
+  const recent = recentWrites.get(file);
+  if (recent !== undefined) return JSON.parse(recent) as T;
   try {
-    return JSON.parse(await fs.readFile(file, 'utf8')) as T;
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -68,7 +105,7 @@ export async function readInstruction(run: { runId: string; workspace: string; i
   }
   let st;
   try {
-    st = await fs.lstat(expected);
+    st = await fsp.lstat(expected);
   } catch (err) {
     throw ApplicationFailure.nonRetryable(`the instruction file ${expected} cannot be read: ${(err as Error).message}`, 'InvalidInput');
   }
@@ -78,5 +115,5 @@ export async function readInstruction(run: { runId: string; workspace: string; i
       'InvalidInput',
     );
   }
-  return fs.readFile(expected, 'utf8');
+  return fsp.readFile(expected, 'utf8');
 }

@@ -5,6 +5,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { classifyLlmError, LLM_BAD_REPLY } from './errors';
+import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
 import type { TokenUsage } from './usage';
 
@@ -56,6 +57,7 @@ export class LlmGateway {
       baseURL: settings.baseURL,
       maxRetries: 0,
       timeout: settings.timeoutMs,
+      fetch: httpTransport,
     });
   }
 

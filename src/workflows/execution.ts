@@ -32,6 +32,7 @@ import { rootMessage } from './failures';
 import { taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
+import { inbox } from './inbox';
 import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
@@ -103,6 +104,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const running = new Map<string, Promise<SchedulerEvent>>();
   /** Re-decompositions and replan decisions, run beside the scheduler (never in front of it). */
   const beside = new Map<number, Promise<SchedulerEvent>>();
+  /** Both kinds' events, in the order they happened (inbox.ts: one subscription per source, not one per turn). */
+  const events = inbox<SchedulerEvent>();
   let jobs = 0;
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
   // Progress to the run (status stays live): fired, never awaited on the critical path; at most one
@@ -247,13 +250,12 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   /** Runs `job` beside the scheduler; its event says when it ended (it never rejects). */
   const besides = (job: Promise<void>, event: (n: number) => SchedulerEvent) => {
     const n = ++jobs;
-    beside.set(
-      n,
-      job.then(
-        () => event(n),
-        (error: unknown) => ({ ...event(n), error }),
-      ),
+    const ended = job.then(
+      () => event(n),
+      (error: unknown) => ({ ...event(n), error }),
     );
+    beside.set(n, ended);
+    events.add(ended);
   };
   /** A task reached its end state: ask "replan?" beside the scheduler (X1), unless a replan is already wanted. */
   const finished = (id: string) => {
@@ -282,31 +284,30 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         setTask(t.id, { state: TaskState.RUNNING });
         started += 1;
         const budget = lease.leaseFor(childId(t.id));
-        running.set(
-          t.id,
-          executeChild(TaskWorkflow, {
-            workflowId: childId(t.id),
-            args: [
-              {
-                run: input.run,
-                task: t,
-                steps: input.actions[t.id] ?? [],
-                options: input.options,
-                runWorkflowId: input.runWorkflowId,
-                ...(budget ? { budget } : {}),
-              },
-            ],
-            staticSummary: `task ${t.id}: ${t.title}`,
-          }).then(
-            (outcome): SchedulerEvent => ({ kind: 'task', id: t.id, outcome }),
-            (error: unknown): SchedulerEvent => ({ kind: 'task', id: t.id, error }),
-          ),
+        const ended = executeChild(TaskWorkflow, {
+          workflowId: childId(t.id),
+          args: [
+            {
+              run: input.run,
+              task: t,
+              steps: input.actions[t.id] ?? [],
+              options: input.options,
+              runWorkflowId: input.runWorkflowId,
+              ...(budget ? { budget } : {}),
+            },
+          ],
+          staticSummary: `task ${t.id}: ${t.title}`,
+        }).then(
+          (outcome): SchedulerEvent => ({ kind: 'task', id: t.id, outcome }),
+          (error: unknown): SchedulerEvent => ({ kind: 'task', id: t.id, error }),
         );
+        running.set(t.id, ended);
+        events.add(ended);
       }
       report();
       if (running.size === 0 && beside.size === 0) break;
 
-      const ev = await Promise.race([...running.values(), ...beside.values()]);
+      const ev = await events.take();
       if (ev.kind === 'task') {
         running.delete(ev.id);
         lease.childEnded(childId(ev.id), ev.outcome?.usage);

@@ -29,38 +29,45 @@ function troubleOf(err: unknown): { trouble: LlmTrouble; message: string } | und
 }
 
 /** Runs `call`; without a hook (a workflow started on its own, no run above it) failures propagate as they are. */
-export async function callThroughLlmTrouble<R>(hook: LlmTroubleHook | undefined, call: () => Promise<R>): Promise<R> {
+export function callThroughLlmTrouble<R>(hook: LlmTroubleHook | undefined, call: () => Promise<R>): Promise<R> {
   if (!hook) return call();
+  // The common case, no trouble, costs one promise more than the call (the SDK captures a stack
+  // trace for every promise a workflow makes).
+  return call().catch((err: unknown) => throughTrouble(hook, call, err));
+}
+
+/** After `call` failed with `first`: pause and probe (or wait for the resume) until it succeeds. */
+async function throughTrouble<R>(hook: LlmTroubleHook, call: () => Promise<R>, first: unknown): Promise<R> {
+  let err = first;
   let probes = 0;
-  let troubled = false;
   for (;;) {
+    const t = troubleOf(err);
+    if (!t) throw err;
+    // Told once per pause, not per probe: a long outage must not grow the run's history.
+    if (!hook.kinds().includes(t.trouble === 'unavailable' ? 'llm_outage' : 'llm_rejected'))
+      await hook.report({ trouble: t.trouble, error: t.message });
+    if (t.trouble === 'unavailable') {
+      probes += 1;
+      const wait = probeDelayMs(probes);
+      log.warn(`LLM unavailable; the run is paused, probing again in ${wait / 1000} s: ${t.message}`);
+      // Sooner when the outage pause ends meanwhile (another prober got through, or the user resumed).
+      const end = Date.now() + wait;
+      const outage = () => hook.kinds().includes('llm_outage');
+      await condition(outage, wait);
+      if (end > Date.now()) await condition(() => !outage(), end - Date.now());
+    } else {
+      probes = 0;
+      log.warn(`LLM access rejected; the run is paused until resumed: ${t.message}`);
+      // The run's pause reaches a child through the relay: wait to see it, then for the user's resume.
+      await condition(() => hook.kinds().includes('llm_rejected'), REJECTION_SEEN_TIMEOUT_MS);
+    }
+    await condition(() => mayProbe(hook.kinds()));
     try {
       const r = await call();
-      if (troubled && hook.kinds().includes('llm_outage')) await hook.report({ trouble: 'recovered' });
+      if (hook.kinds().includes('llm_outage')) await hook.report({ trouble: 'recovered' });
       return r;
-    } catch (err) {
-      const t = troubleOf(err);
-      if (!t) throw err;
-      troubled = true;
-      // Told once per pause, not per probe: a long outage must not grow the run's history.
-      if (!hook.kinds().includes(t.trouble === 'unavailable' ? 'llm_outage' : 'llm_rejected'))
-        await hook.report({ trouble: t.trouble, error: t.message });
-      if (t.trouble === 'unavailable') {
-        probes += 1;
-        const wait = probeDelayMs(probes);
-        log.warn(`LLM unavailable; the run is paused, probing again in ${wait / 1000} s: ${t.message}`);
-        // Sooner when the outage pause ends meanwhile (another prober got through, or the user resumed).
-        const end = Date.now() + wait;
-        const outage = () => hook.kinds().includes('llm_outage');
-        await condition(outage, wait);
-        if (end > Date.now()) await condition(() => !outage(), end - Date.now());
-      } else {
-        probes = 0;
-        log.warn(`LLM access rejected; the run is paused until resumed: ${t.message}`);
-        // The run's pause reaches a child through the relay: wait to see it, then for the user's resume.
-        await condition(() => hook.kinds().includes('llm_rejected'), REJECTION_SEEN_TIMEOUT_MS);
-      }
-      await condition(() => mayProbe(hook.kinds()));
+    } catch (e) {
+      err = e;
     }
   }
 }

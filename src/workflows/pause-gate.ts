@@ -34,9 +34,11 @@ export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook): PauseGate
         get(target, name, receiver) {
           const f: unknown = Reflect.get(target, name, receiver);
           if (typeof f !== 'function') return f;
-          return async (...args: unknown[]) => {
-            await ready();
-            return callThroughLlmTrouble(llm, () => (f as (...a: unknown[]) => Promise<unknown>)(...args));
+          return (...args: unknown[]) => {
+            const call = () => callThroughLlmTrouble(llm, () => (f as (...a: unknown[]) => Promise<unknown>)(...args));
+            // Not paused: straight through. Every promise a workflow makes costs a stack trace in
+            // the SDK, and this runs for every LLM call.
+            return isPaused() ? ready().then(call) : call();
           };
         },
       });

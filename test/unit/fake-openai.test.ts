@@ -1,8 +1,12 @@
 import OpenAI, { APIError, APIConnectionError } from 'openai';
+import { httpTransport } from '../../src/llm/http-transport';
 import { FakeOpenAI, lastUserMessage, type RecordedRequest } from '../support/fake-openai';
 
 // The fake is shared by every workflow test and the offline demo; these tests pin
-// down that the real `openai` v6 client sees it exactly like the real API.
+// down that the real `openai` v6 client sees it exactly like the real API. Each runs twice: with the
+// client's own fetch and with the worker's transport (src/llm/http-transport.ts), which must keep
+// every answer and every failure the same.
+let transport: { fetch?: typeof httpTransport } = {};
 
 function client(fake: FakeOpenAI, purpose = 'judge', opts: { timeout?: number } = {}): OpenAI {
   return new OpenAI({
@@ -10,6 +14,7 @@ function client(fake: FakeOpenAI, purpose = 'judge', opts: { timeout?: number } 
     baseURL: fake.baseURL,
     maxRetries: 0,
     defaultHeaders: { 'x-replanner-purpose': purpose },
+    ...transport,
     ...opts,
   });
 }
@@ -27,8 +32,14 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the promise to reject');
 }
 
-describe('FakeOpenAI', () => {
+describe.each([
+  ["the client's fetch", {}],
+  ['httpTransport', { fetch: httpTransport }],
+])('FakeOpenAI through %s', (_name, t) => {
   let fake: FakeOpenAI;
+  beforeAll(() => {
+    transport = t;
+  });
 
   beforeEach(async () => {
     fake = await FakeOpenAI.start({ logUnscripted: false });
@@ -253,7 +264,7 @@ describe('FakeOpenAI', () => {
   });
 
   test('missing purpose header is a 400', async () => {
-    const c = new OpenAI({ apiKey: 'test', baseURL: fake.baseURL, maxRetries: 0 });
+    const c = new OpenAI({ apiKey: 'test', baseURL: fake.baseURL, maxRetries: 0, ...transport });
     const err = await rejection(ask(c));
     expect((err as APIError).status).toBe(400);
     expect((err as APIError).message).toContain('missing x-replanner-purpose header');
@@ -325,7 +336,13 @@ describe('FakeOpenAI', () => {
     expect((err as APIError).status).toBe(401);
     expect((err as APIError).code).toBe('invalid_api_key');
     expect(fake.requestsFor('judge').map((r) => r.status)).toEqual([401]);
-    const good = new OpenAI({ apiKey: 'good-key', baseURL: fake.baseURL, maxRetries: 0, defaultHeaders: { 'x-replanner-purpose': 'judge' } });
+    const good = new OpenAI({
+      apiKey: 'good-key',
+      baseURL: fake.baseURL,
+      maxRetries: 0,
+      defaultHeaders: { 'x-replanner-purpose': 'judge' },
+      ...transport,
+    });
     expect((await ask(good)).choices).toHaveLength(1);
   });
 });

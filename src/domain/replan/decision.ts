@@ -228,8 +228,16 @@ const SCHEMA_FOR_PHASE = {
  * `{ "replan_decision": {...} }`; unknown fields are dropped; missing lists default to [].
  */
 export function decisionSchemaFor<P extends Phase>(phase: P): z.ZodType<z.output<(typeof SCHEMA_FOR_PHASE)[P]>, unknown> {
-  return z.preprocess(unwrap, SCHEMA_FOR_PHASE[phase]);
+  // Built once per phase: every replan decision parses with it, and the LLM request's JSON Schema
+  // is derived from it once (the gateway caches by schema identity).
+  let schema = phaseSchemas.get(phase);
+  if (!schema) {
+    schema = z.preprocess(unwrap, SCHEMA_FOR_PHASE[phase]);
+    phaseSchemas.set(phase, schema);
+  }
+  return schema as z.ZodType<z.output<(typeof SCHEMA_FOR_PHASE)[P]>, unknown>;
 }
+const phaseSchemas = new Map<Phase, z.ZodType>();
 
 function unwrap(v: unknown): unknown {
   if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'replan_decision' in v) {

@@ -1,0 +1,123 @@
+// The OpenAI client's transport: node:http / node:https with keep-alive, in place of the global
+// fetch (undici). Why: every LLM activity runs on the worker's main thread, beside the SDK's own
+// work for all activities and workflows; per request, undici's fetch took about twice the CPU of
+// node:http there (bench/README.md, "HTTP transport"), and at 16 parallel tasks that thread is busy.
+//
+// It answers what the client asks of fetch: a plain request (URL, method, headers, string body,
+// abort signal) gives a standard Response with the whole body read. Anything else (a Request object,
+// a streamed body, another scheme) and redirects go to the global fetch, which handles them.
+// Failures keep the fetch contract the client's error mapping relies on (errors.ts, SPEC O2):
+// an abort rejects with an error named AbortError; a connection failure rejects with the socket's
+// error (its message, e.g. "connect ECONNREFUSED", becomes the cause the user sees).
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true }),
+  'https:': new https.Agent({ keepAlive: true }),
+};
+
+/** Statuses whose Response may carry no body. */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+export function httpTransport(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const body = init.body;
+  if (!(typeof input === 'string' || input instanceof URL) || (body !== undefined && body !== null && typeof body !== 'string')) {
+    return fetch(input, init);
+  }
+  const url = new URL(input);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+  const signal = init.signal ?? undefined;
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
+    headers['accept-encoding'] ??= 'gzip, deflate, br';
+    const failed = (err: Error) => reject(signal?.aborted ? abortError(signal) : err);
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
+      method: init.method ?? 'GET',
+      headers,
+      agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
+      ...(signal ? { signal } : {}),
+    });
+    req.on('error', failed);
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400 && res.headers.location) {
+        // Redirects as fetch follows them (method and body rules included): by fetch itself.
+        res.resume();
+        resolve(fetch(input, init));
+        return;
+      }
+      const decoded = decode(res, res.headers['content-encoding']);
+      const chunks: Buffer[] = [];
+      decoded.on('data', (c: Buffer) => chunks.push(c));
+      decoded.on('error', failed);
+      res.on('error', failed);
+      // The server closed mid-body: the client must see a failure, not a truncated reply.
+      res.on('close', () => {
+        if (!res.complete) failed(new Error(`the connection to ${url.host} closed before the whole reply arrived`));
+      });
+      decoded.on('end', () => {
+        try {
+          resolve(toResponse(status, res, Buffer.concat(chunks)));
+        } catch (err) {
+          failed(err instanceof Error ? err : new Error(String(err)));
+        }
+      });
+    });
+    req.end(typeof body === 'string' ? body : undefined);
+  });
+}
+
+function decode(res: http.IncomingMessage, encoding: string | undefined): Readable {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return res.pipe(zlib.createGunzip());
+    case 'deflate':
+      return res.pipe(zlib.createInflate());
+    case 'br':
+      return res.pipe(zlib.createBrotliDecompress());
+    default:
+      return res;
+  }
+}
+
+function toResponse(status: number, res: http.IncomingMessage, body: Buffer): Response {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+    const name = res.rawHeaders[i]!;
+    // The body is decoded here: its encoding and length no longer describe it.
+    if (/^content-(encoding|length)$/i.test(name)) continue;
+    try {
+      headers.append(name, res.rawHeaders[i + 1]!);
+    } catch {
+      /* a header fetch would refuse too */
+    }
+  }
+  const init = { status, headers, statusText: res.statusMessage ?? '' };
+  const payload = NULL_BODY.has(status) ? null : body;
+  try {
+    return new Response(payload, init);
+  } catch {
+    // A reason phrase a Response refuses: keep the status, drop the phrase.
+    return new Response(payload, { status, headers });
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  const err = new Error('The operation was aborted', { cause: reason });
+  err.name = 'AbortError';
+  return err;
+}
