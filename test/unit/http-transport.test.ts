@@ -129,6 +129,14 @@ describe('httpTransport', () => {
     expect(Date.now() - t0).toBeLessThan(3000);
   });
 
+  it('speaks TLS to an https base URL (a plain HTTP server there is a connection error naming the TLS failure)', async () => {
+    handler = (_req, res) => res.end(completion('plain'));
+    const c = new OpenAI({ apiKey: 'k', baseURL: base.replace('http:', 'https:'), maxRetries: 0, fetch: httpTransport });
+    const err = await rejection(ask(c));
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(String((err as APIConnectionError).cause)).toMatch(/SSL|TLS|EPROTO|wrong version/i);
+  });
+
   it('gives anything but a plain request to the global fetch', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
