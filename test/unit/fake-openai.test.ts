@@ -1,6 +1,7 @@
 import OpenAI, { APIError, APIConnectionError } from 'openai';
 import { httpTransport } from '../../src/llm/http-transport';
 import { FakeOpenAI, lastUserMessage, type RecordedRequest } from '../support/fake-openai';
+import { rejection } from '../support/promises';
 
 // The fake is shared by every workflow test and the offline demo; these tests pin
 // down that the real `openai` v6 client sees it exactly like the real API. Each runs twice: with the
@@ -21,15 +22,6 @@ function client(fake: FakeOpenAI, purpose = 'judge', opts: { timeout?: number } 
 
 function ask(c: OpenAI, text = 'hello') {
   return c.chat.completions.create({ model: 'test-model', messages: [{ role: 'user', content: text }] });
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe.each([

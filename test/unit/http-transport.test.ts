@@ -8,6 +8,7 @@ import * as zlib from 'node:zlib';
 import OpenAI, { APIConnectionError, APIUserAbortError } from 'openai';
 import { classifyLlmError, LLM_UNAVAILABLE } from '../../src/llm/errors';
 import { httpTransport } from '../../src/llm/http-transport';
+import { rejection } from '../support/promises';
 
 const completion = (content: string) =>
   JSON.stringify({
@@ -38,15 +39,6 @@ afterAll(async () => {
 const client = (opts: { timeout?: number } = {}) => new OpenAI({ apiKey: 'k', baseURL: base, maxRetries: 0, fetch: httpTransport, ...opts });
 const ask = (c = client(), signal?: AbortSignal) =>
   c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { signal });
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('httpTransport', () => {
   it('sends the body and headers; decodes a gzip reply; keeps one connection alive for several requests', async () => {
