@@ -50,7 +50,7 @@ export async function createWorker(p: WorkerParams): Promise<Worker> {
       : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
     // A run at the largest maxParallelTasks has each task's LLM call and each finished task's replan
     // decision in flight at once; fewer slots queue them, and a call with no free slot also loses
-    // eager dispatch (≈ 50 ms more through matching). bench/README.md "Activity slots".
+    // eager dispatch (≈ 50 ms more through matching). bench/README.md "Parallel 16 (session 6)".
     maxConcurrentActivityTaskExecutions: p.maxConcurrentActivityTaskExecutions ?? ACTIVITY_SLOTS,
     // Cancellation reaches an activity only through a heartbeat: keep them frequent so a cancelled
     // run stops its workers within seconds.

@@ -47,7 +47,7 @@ function forget(file: string): void {
 // Written and read synchronously: these files are small (a transcript step is at most a few hundred
 // KB, most are under 1 KB) and local, so a call blocks the activities' event loop for tens of
 // microseconds, while the promise API's several thread-pool round trips per file cost more CPU on a
-// busy worker, and measurably slower runs at 16 parallel tasks (bench/README.md, "Run files").
+// busy worker, and measurably slower runs at 16 parallel tasks (bench/README.md, "Parallel 16 (session 6)").
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   const text = JSON.stringify(value, null, 1);
   const dir = path.dirname(file);

@@ -1,7 +1,7 @@
 // The OpenAI client's transport: node:http / node:https with keep-alive, in place of the global
 // fetch (undici). Why: every LLM activity runs on the worker's main thread, beside the SDK's own
 // work for all activities and workflows; per request, undici's fetch took about twice the CPU of
-// node:http there (bench/README.md, "HTTP transport"), and at 16 parallel tasks that thread is busy.
+// node:http there (bench/README.md, "Parallel 16 (session 6)"), and at 16 parallel tasks that thread is busy.
 //
 // It answers what the client asks of fetch: a plain request (URL, method, headers, string body,
 // abort signal) gives a standard Response with the whole body read. Anything else (a Request object,
@@ -95,11 +95,10 @@ function decode(res: http.IncomingMessage, encoding: string | undefined): Readab
 function toResponse(status: number, res: http.IncomingMessage, body: Buffer): Response {
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-    const name = res.rawHeaders[i]!;
-    // The body is decoded here: its encoding and length no longer describe it.
-    if (/^content-(encoding|length)$/i.test(name)) continue;
+    // As fetch gives them: all of them, content-encoding and content-length too (the client reads
+    // a content-length of 0 as "no body"), though the body is already decoded.
     try {
-      headers.append(name, res.rawHeaders[i + 1]!);
+      headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
     } catch {
       /* a header fetch would refuse too */
     }

@@ -4,7 +4,7 @@
 // Why not `await Promise.race(sources)` each turn: a race subscribes to every source again, one new
 // promise per source per turn, and the SDK captures (and source-maps) a stack trace for every
 // promise a workflow creates. With 16 tasks and their decisions running, that was the largest part
-// of ExecutionWorkflow's CPU (bench/README.md, "Scheduler inbox"). Here each source is subscribed
+// of ExecutionWorkflow's CPU (bench/README.md, "Parallel 16 (session 6)"). Here each source is subscribed
 // once, and a wait costs one promise whatever the number of sources.
 
 export interface Inbox<T> {
