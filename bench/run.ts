@@ -262,17 +262,12 @@ const cpuSince = (c0: { bench: number; server: number }) => {
 };
 
 async function oneRun(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, config?: unknown) {
-  const c0 = cpuNow();
-  const run = await oneRunMeasured(ctx, plan, latencyMs, maxParallelTasks, config);
-  return { ...run, cpu: cpuSince(c0) };
-}
-
-async function oneRunMeasured(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, config?: unknown) {
   const { client, fake } = ctx;
   fake.reset();
   scriptScenario(fake, { tasks: plan, latencyMs });
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-bench-'));
   const runId = `bench-${process.pid}-${++ctx.seq}`;
+  const c0 = cpuNow();
   const t0 = performance.now();
   const handle = await client.workflow.start(RunWorkflow, {
     taskQueue: ctx.taskQueue,
@@ -281,11 +276,13 @@ async function oneRunMeasured(ctx: Ctx, plan: ScenarioTask[], latencyMs: number,
   });
   const res = await handle.result();
   const makespanMs = performance.now() - t0;
+  // The run's CPU, as the floor's: up to its result, not the history reads below.
+  const cpu = cpuSince(c0);
   if (res.status !== 'DONE') throw new Error(`bench run ${runId} ended ${res.status}`);
   const requests = [...fake.requests];
   const hist = await runHistories(client, handle.workflowId, plan, maxParallelTasks);
   fs.rmSync(ws, { recursive: true, force: true });
-  return { makespanMs, requests, hist };
+  return { makespanMs, requests, hist, cpu };
 }
 
 /** Events by type / LLM calls of one run, largest first. */
@@ -298,9 +295,27 @@ function perCall(run: { requests: RecordedRequest[]; hist: RunHistories }): Reco
   );
 }
 
-async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxParallelTasks: number, reps: number, config?: unknown) {
+/**
+ * `reps` Replanner runs; with `withFloor`, each followed at once by one run of its floor (the same
+ * shape, same maxParallelTasks), so each floor figure is measured beside the run it is compared
+ * with: this shared machine's speed drifts over minutes (bench/README.md, "Parallel 16 (session 7)").
+ */
+async function replanner(
+  ctx: Ctx,
+  plan: ScenarioTask[],
+  latencyMs: number,
+  maxParallelTasks: number,
+  reps: number,
+  config?: unknown,
+  withFloor = false,
+) {
   const runs = [];
-  for (let r = 0; r < reps; r++) runs.push(await oneRun(ctx, plan, latencyMs, maxParallelTasks, config));
+  const floorMs: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const run = await oneRun(ctx, plan, latencyMs, maxParallelTasks, config);
+    runs.push(run);
+    if (withFloor) floorMs.push(await floor(ctx, withParallel(run.hist.shape, maxParallelTasks), 1));
+  }
   const perRun = runs.map((run) => {
     const cp = criticalPathCalls(run.requests, plan);
     const calls = run.requests.length;
@@ -343,7 +358,7 @@ async function replanner(ctx: Ctx, plan: ScenarioTask[], latencyMs: number, maxP
   ctx.opts.log?.(
     `  replanner ${plan.length} tasks, ${latencyMs} ms, parallel ${maxParallelTasks}: ${figures.makespanMs} ms (bound ${figures.boundMs} ms, ${figures.criticalPathCalls} critical calls)`,
   );
-  return { figures, shape: runs[runs.length - 1]!.hist.shape };
+  return { figures, shape: runs[runs.length - 1]!.hist.shape, floorMs: withFloor ? Math.round(median(floorMs)) : undefined };
 }
 
 function shapeActivities(shape: FloorShape): number {
@@ -581,10 +596,10 @@ export async function runBench(opts: BenchOptions) {
       const floors: Record<string, number> = {};
       for (const latency of latencies) {
         for (const p of parallels) {
-          const { figures, shape } = await replanner(ctx, plan, latency, p, reps);
+          const { figures, shape, floorMs } = await replanner(ctx, plan, latency, p, reps, undefined, latency === 0);
           rows.push(figures);
-          if (latency === 0) {
-            floors[`maxParallelTasks=${p}`] = await floor(ctx, withParallel(shape, p), reps);
+          if (floorMs !== undefined) {
+            floors[`maxParallelTasks=${p}`] = floorMs;
             floors[`activities`] = shapeActivities(shape);
             log?.(`  floor parallel ${p}: ${floors[`maxParallelTasks=${p}`]} ms`);
           }
@@ -617,9 +632,9 @@ export async function runBench(opts: BenchOptions) {
       const floors: Record<string, number> = {};
       const floorCpu: Record<string, { bench: number; server: number }> = {};
       for (const p of parallels) {
-        const { figures, shape } = await replanner(ctx, plan, latency, p, reps, { planning: { maxTasks: 200 } });
+        const { figures, floorMs } = await replanner(ctx, plan, latency, p, reps, { planning: { maxTasks: 200 } }, true);
         rows.push(figures);
-        floors[`maxParallelTasks=${p}`] = await floor(ctx, withParallel(shape, p), reps);
+        floors[`maxParallelTasks=${p}`] = floorMs!;
         floorCpu[`maxParallelTasks=${p}`] = ctx.lastFloorCpu!;
         log?.(`  floor parallel ${p}: ${floors[`maxParallelTasks=${p}`]} ms`);
       }

@@ -146,7 +146,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       call.ok = result.ok;
       call.output = clip(result.output, TOOL_OUTPUT_CHARS);
       await writeJsonAtomic(file, rec);
-      ctx.heartbeat({ step: input.step });
+      // No beat per tool call: the timer's beats keep the step alive and bring a cancellation; one
+      // here was one more server write per step (bench/README.md, "Parallel 16 (session 7)").
     }
     // A command killed by the cancellation ends the step as cancelled, not as a result.
     throwIfCancelled(ctx.cancellationSignal);
