@@ -358,7 +358,13 @@ async function replanner(
   ctx.opts.log?.(
     `  replanner ${plan.length} tasks, ${latencyMs} ms, parallel ${maxParallelTasks}: ${figures.makespanMs} ms (bound ${figures.boundMs} ms, ${figures.criticalPathCalls} critical calls)`,
   );
-  return { figures, shape: runs[runs.length - 1]!.hist.shape, floorMs: withFloor ? Math.round(median(floorMs)) : undefined };
+  return {
+    figures,
+    shape: runs[runs.length - 1]!.hist.shape,
+    floorMs: withFloor ? Math.round(median(floorMs)) : undefined,
+    /** Rep by rep: [Replanner ms, its floor's ms]. */
+    pairs: runs.map((r, i) => [Math.round(r.makespanMs), Math.round(floorMs[i] ?? NaN)] as const),
+  };
 }
 
 function shapeActivities(shape: FloorShape): number {
@@ -631,10 +637,12 @@ export async function runBench(opts: BenchOptions) {
       const rows: ReplannerFigures[] = [];
       const floors: Record<string, number> = {};
       const floorCpu: Record<string, { bench: number; server: number }> = {};
+      const pairs: (readonly [number, number])[][] = [];
       for (const p of parallels) {
-        const { figures, floorMs } = await replanner(ctx, plan, latency, p, reps, { planning: { maxTasks: 200 } }, true);
-        rows.push(figures);
-        floors[`maxParallelTasks=${p}`] = floorMs!;
+        const r = await replanner(ctx, plan, latency, p, reps, { planning: { maxTasks: 200 } }, true);
+        rows.push(r.figures);
+        pairs.push(r.pairs);
+        floors[`maxParallelTasks=${p}`] = r.floorMs!;
         floorCpu[`maxParallelTasks=${p}`] = ctx.lastFloorCpu!;
         log?.(`  floor parallel ${p}: ${floors[`maxParallelTasks=${p}`]} ms`);
       }
@@ -652,6 +660,14 @@ export async function runBench(opts: BenchOptions) {
         speedUp: Math.round(speedUp * 100) / 100,
         floorSpeedUp: Math.round(floorSpeedUp * 100) / 100,
         speedUpShareOfFloor: Math.round((speedUp / floorSpeedUp) * 100) / 100,
+        /**
+         * The same share rep by rep, each from runs measured side by side (rep i of the first and of
+         * the last maxParallelTasks, each with its floor): how far one rep moves it on this machine.
+         */
+        speedUpSharePerRep: pairs[0]!.map(([r1, f1], i) => {
+          const [rN, fN] = pairs[pairs.length - 1]![i]!;
+          return Math.round((r1 / rN / (f1 / fN)) * 100) / 100;
+        }),
       };
     }
 
@@ -734,7 +750,7 @@ function table(doc: Record<string, any>): string {
   if (doc.independent) {
     rows('(b) independent tasks', doc.independent.runs);
     lines.push(
-      `floor: ${JSON.stringify(doc.independent.floor)}; speed-up ${doc.independent.speedUp}x, floor ${doc.independent.floorSpeedUp}x, share ${doc.independent.speedUpShareOfFloor}`,
+      `floor: ${JSON.stringify(doc.independent.floor)}; speed-up ${doc.independent.speedUp}x, floor ${doc.independent.floorSpeedUp}x, share ${doc.independent.speedUpShareOfFloor} (rep by rep ${JSON.stringify(doc.independent.speedUpSharePerRep)})`,
       `floor CPU ms: ${JSON.stringify(doc.independent.floorCpuMs)}`,
     );
   }

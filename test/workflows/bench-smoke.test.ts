@@ -31,6 +31,9 @@ describe('npm run bench -- --smoke', () => {
 
     expect(doc.independent.runs.map((r: ReplannerFigures) => r.maxParallelTasks)).toEqual([1, 4]);
     expect(doc.independent.floorSpeedUp).toBeGreaterThan(0);
+    // One share per rep, each from runs measured beside their floors (smoke: 1 rep).
+    expect(doc.independent.speedUpSharePerRep).toHaveLength(doc.reps);
+    expect(doc.independent.speedUpSharePerRep[0]).toBeGreaterThan(0);
     expect(doc.largePlan.tasks).toBe(10);
     expect(doc.largePlan.largestHistory).toBeGreaterThan(0);
     expect(doc.largePlan.largestHistoryBytes).toBeGreaterThan(0);
