@@ -2,18 +2,12 @@
 // SIGKILLed while goal_understanding's LLM call hangs: another worker retries that call within
 // 30 s, measured on the child workflow's history (attempt 1 scheduled → attempt 2 started).
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
-import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
+import { harnessForWorkerProcesses, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await killAllWorkers();
-  await h?.stop();
-});
+harnessForWorkerProcesses((x) => (h = x));
 
 const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 

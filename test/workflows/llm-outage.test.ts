@@ -9,20 +9,14 @@ import { decisionsQuery, pauseUpdate, statusQuery, type RunStatus } from '../../
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { cli } from '../support/cli';
-import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, sleep, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, temporalAddress, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
-import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
+import { harnessForWorkerProcesses, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 jest.setTimeout(5 * 60_000);
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await killAllWorkers();
-  await h?.stop();
-});
+harnessForWorkerProcesses((x) => (h = x));
 beforeEach(() => {
   h.fake.reset();
   h.fake.apiKey = undefined;

@@ -4,8 +4,8 @@
 // without repeating any finished LLM call.
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { killAllWorkers, startWorkerProcess as startWorker } from '../support/worker-proc';
+import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForWorkerProcesses, startWorkerProcess as startWorker } from '../support/worker-proc';
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
@@ -13,14 +13,7 @@ import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions
 let h: Harness;
 const taskQueue = uniqueId('worker-kill');
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  // Never leave a worker process behind, whatever happened in the test.
-  await killAllWorkers();
-  await h?.stop();
-});
+harnessForWorkerProcesses((x) => (h = x));
 
 /** A Replanner worker in its own process on this test's task queue, talking to the harness's fake LLM. */
 const startWorkerProcess = () => startWorker({ address: temporalAddress(), taskQueue: taskQueue, llmBaseURL: h.fake.baseURL });

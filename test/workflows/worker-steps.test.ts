@@ -6,18 +6,12 @@ import * as path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import type { WorkerStepResult } from '../../src/activities/worker-step';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { killAllWorkers, startWorkerProcess as startWorker } from '../support/worker-proc';
+import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForWorkerProcesses, startWorkerProcess as startWorker } from '../support/worker-proc';
 import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await killAllWorkers();
-  await h?.stop();
-});
+harnessForWorkerProcesses((x) => (h = x));
 beforeEach(() => h.fake.reset());
 
 /** Four files → four tool-calling replies, then the final answer: five worker steps. */
