@@ -22,7 +22,8 @@ describe('OwnDevServer (test support)', () => {
   it('a first start whose port is taken moves to a free port; a restart keeps it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-own-server-'));
     const taken = await freePort();
-    const squatter = net.createServer();
+    // Holds the port; a client that reaches it is dropped at once (no connection outlives the test).
+    const squatter = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => squatter.listen(taken, '127.0.0.1', resolve));
     const server = new OwnDevServer(path.join(dir, 'temporal.db'), taken);
     try {
@@ -36,7 +37,7 @@ describe('OwnDevServer (test support)', () => {
       expect(await answers(server.address)).toBe(true);
     } finally {
       await server.stop();
-      squatter.close();
+      await new Promise((resolve) => squatter.close(resolve));
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
