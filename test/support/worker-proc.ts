@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { pollersOf } from '../../src/client/workers';
-import { startHarness, until, type Harness } from './harness';
+import { until } from './harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKER_SCRIPT = path.join(ROOT, 'test/support/worker-process.js');
@@ -91,20 +91,4 @@ export async function killWorker(w: WorkerProc): Promise<void> {
 /** Never leave a worker process behind, whatever happened in the test. */
 export async function killAllWorkers(): Promise<void> {
   for (const w of started.splice(0)) await killWorker(w);
-}
-
-/**
- * For a suite whose tests start worker processes: the harness is started before all its tests
- * (handed to `use`), and after all of them every worker process is killed, then the harness stopped.
- */
-export function harnessForWorkerProcesses(use: (h: Harness) => void): void {
-  let h: Harness | undefined;
-  beforeAll(async () => {
-    h = await startHarness();
-    use(h);
-  });
-  afterAll(async () => {
-    await killAllWorkers();
-    await h?.stop();
-  });
 }

@@ -4,7 +4,8 @@
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
-import { harnessForWorkerProcesses, killWorker, startWorkerProcess } from '../support/worker-proc';
+import { killWorker, startWorkerProcess } from '../support/worker-proc';
+import { harnessForWorkerProcesses } from '../support/suite-hooks';
 
 let h: Harness;
 harnessForWorkerProcesses((x) => (h = x));

@@ -11,7 +11,8 @@ import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { cli } from '../support/cli';
 import { FAST, runOutcome, temporalAddress, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
-import { harnessForWorkerProcesses, killWorker, startWorkerProcess } from '../support/worker-proc';
+import { killWorker, startWorkerProcess } from '../support/worker-proc';
+import { harnessForWorkerProcesses } from '../support/suite-hooks';
 
 jest.setTimeout(5 * 60_000);
 

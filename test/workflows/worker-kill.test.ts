@@ -5,7 +5,8 @@
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { harnessForWorkerProcesses, startWorkerProcess as startWorker } from '../support/worker-proc';
+import { startWorkerProcess as startWorker } from '../support/worker-proc';
+import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';

@@ -7,7 +7,8 @@ import type { temporal } from '@temporalio/proto';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import type { WorkerStepResult } from '../../src/activities/worker-step';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { harnessForWorkerProcesses, startWorkerProcess as startWorker } from '../support/worker-proc';
+import { startWorkerProcess as startWorker } from '../support/worker-proc';
+import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;

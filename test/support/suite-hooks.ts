@@ -1,0 +1,19 @@
+// Jest hooks shared by suites. Test-only: jest's globals, so not part of the build (tsconfig.build.json).
+import { startHarness, type Harness } from './harness';
+import { killAllWorkers } from './worker-proc';
+
+/**
+ * For a suite whose tests start worker processes: the harness is started before all its tests
+ * (handed to `use`), and after all of them every worker process is killed, then the harness stopped.
+ */
+export function harnessForWorkerProcesses(use: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness();
+    use(h);
+  });
+  afterAll(async () => {
+    await killAllWorkers();
+    await h?.stop();
+  });
+}
