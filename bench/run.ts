@@ -13,6 +13,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import { FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai';
 import { scriptScenario, taskIdOf, type ScenarioTask } from '../test/support/scenario';
+import { devServerDynamicConfigArgs } from '../test/support/dev-server-config';
 import { createWorker, sharedWorkflowModules, WORKER_NODE_ARGS } from '../src/worker';
 import { RunWorkflow, runWorkflowId } from '../src/workflows/run';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
@@ -565,7 +566,13 @@ export async function runBench(opts: BenchOptions) {
       server: {
         executable: { type: 'existing-path', path: cli },
         searchAttributes: SEARCH_ATTRIBUTE_KEYS,
-        extraArgs: ['--log-level', 'error', ...(opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv])],
+        // The project's dev-server config first; --dc values after it (bench/README.md).
+        extraArgs: [
+          '--log-level',
+          'error',
+          ...devServerDynamicConfigArgs(),
+          ...(opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv]),
+        ],
       },
     });
     address = env.address;

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import { Connection } from '@temporalio/client';
+import { devServerDynamicConfigArgs } from './dev-server-config';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,6 +70,7 @@ export class OwnDevServer {
         'ReplannerStatus=Keyword',
         '--search-attribute',
         'ReplanCount=Int',
+        ...devServerDynamicConfigArgs(),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflows } from '../../src/worker';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/search-attributes';
+import { devServerDynamicConfigArgs } from './dev-server-config';
 
 export default async function globalSetup(): Promise<void> {
   const root = path.resolve(__dirname, '../..');
@@ -17,7 +18,7 @@ export default async function globalSetup(): Promise<void> {
       server: {
         executable: { type: 'existing-path', path: cli },
         searchAttributes: SEARCH_ATTRIBUTE_KEYS,
-        extraArgs: ['--log-level', 'error'],
+        extraArgs: ['--log-level', 'error', ...devServerDynamicConfigArgs()],
       },
     });
     (globalThis as { __replannerTemporal?: TestWorkflowEnvironment }).__replannerTemporal = env;
