@@ -5,7 +5,9 @@
 //   the run and keeps probing (src/workflows/llm-trouble.ts);
 // - access rejected (401/403/404): LlmAccessRejected, not retried; the run pauses with the fix named
 //   and `replanner resume` retries;
-// - any other 4xx: LlmRequestRejected, a real rejection of that request, not retried.
+// - any other 4xx: LlmRequestRejected, a real rejection of that request, not retried;
+// - a TLS failure (an untrusted certificate, https to a plain HTTP server): LlmAccessRejected like a
+//   wrong key: the worker's configuration, fixed by the user, then `replanner resume`.
 // No message here says "will retry": whether anything retries is the workflow's decision.
 import { ApplicationFailure } from '@temporalio/common';
 import { APIError, APIConnectionError } from 'openai';
@@ -62,6 +64,11 @@ export function classifyLlmError(err: unknown, ctx: { purpose: string; baseURL: 
     }
     return ApplicationFailure.create({ type: LLM_REJECTED, message: `${where} was rejected with HTTP ${status}. ${detail}`, nonRetryable: true });
   }
+  // A TLS failure is the worker's configuration, not an outage: no retry or probe would fix it.
+  const tls = err instanceof APIConnectionError ? tlsProblem(err) : undefined;
+  if (tls) {
+    return ApplicationFailure.create({ type: LLM_ACCESS_REJECTED, message: `${where} failed TLS (${tls.detail}): ${tls.fix}`, nonRetryable: true });
+  }
   // APIConnectionTimeoutError is a subclass: a timeout is an outage too.
   if (err instanceof APIConnectionError) {
     const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
@@ -73,4 +80,48 @@ export function classifyLlmError(err: unknown, ctx: { purpose: string; baseURL: 
   }
   const message = err instanceof Error ? err.message : String(err);
   return ApplicationFailure.create({ type: LLM_RETRYABLE, message: `${where} failed: ${message}`, nonRetryable: false });
+}
+
+/** Node's codes for a certificate the worker does not trust (or that does not name the host). */
+const CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * The TLS failure behind a connection error, with the fix a user can apply: an https URL to a plain
+ * HTTP server, or a certificate the worker does not trust. Undefined for any other connection error.
+ */
+export function tlsProblem(err: APIConnectionError): { detail: string; fix: string } | undefined {
+  const restart = 'restart the worker, then `replanner resume <runId>`';
+  // Duck-typed, not `instanceof Error`: the socket's error may come from another realm (a vm context).
+  let c: unknown = err.cause;
+  for (let depth = 0; typeof c === 'object' && c !== null && depth < 5; depth++) {
+    const { code, message, cause } = c as { code?: unknown; message?: unknown; cause?: unknown };
+    const text = typeof message === 'string' ? message.replace(/\s+/g, ' ').trim() : '';
+    // The code, or the message alone: the client copies an error from another realm without its code.
+    if ((typeof code === 'string' && CERT_CODES.has(code)) || /certificate/i.test(text)) {
+      return {
+        detail: typeof code === 'string' ? `${code}: ${text}` : text,
+        fix: `the server's certificate is not trusted by the worker: give its CA certificate in NODE_EXTRA_CA_CERTS (or fix OPENAI_BASE_URL's host name), ${restart}`,
+      };
+    }
+    const plain = /wrong version number|packet length too long|unknown protocol/i.exec(text);
+    if (plain) {
+      return {
+        detail: `${typeof code === 'string' ? `${code}: ` : ''}${plain[0]}`,
+        fix: `the server does not speak TLS at this address: use http:// in OPENAI_BASE_URL (or the server's TLS port), ${restart}`,
+      };
+    }
+    c = cause;
+  }
+  return undefined;
 }

@@ -2,11 +2,14 @@
 // against a real local HTTP server: what fetch would do with compressed and redirected replies, the
 // failures the error mapping relies on (refused, cut off, aborted, timed out), and kept-alive sockets.
 // Every FakeOpenAI scenario also runs through it (fake-openai.test.ts).
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import OpenAI, { APIConnectionError, APIUserAbortError } from 'openai';
-import { classifyLlmError, LLM_UNAVAILABLE } from '../../src/llm/errors';
+import { classifyLlmError, LLM_ACCESS_REJECTED, LLM_UNAVAILABLE } from '../../src/llm/errors';
 import { httpTransport } from '../../src/llm/http-transport';
 import { rejection } from '../support/promises';
 
@@ -127,6 +130,36 @@ describe('httpTransport', () => {
     const err = await rejection(ask(c));
     expect(err).toBeInstanceOf(APIConnectionError);
     expect(String((err as APIConnectionError).cause)).toMatch(/SSL|TLS|EPROTO|wrong version/i);
+    // O2: the worker's configuration, not an outage: no probing; the fix is named (http://).
+    const failure = classifyLlmError(err, { purpose: 'judge', baseURL: 'https://x' });
+    expect(failure.type).toBe(LLM_ACCESS_REJECTED);
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toMatch(/failed TLS .*use http:\/\/ in OPENAI_BASE_URL.*replanner resume/);
+  });
+
+  it('O2: a certificate the worker does not trust is a configuration error naming NODE_EXTRA_CA_CERTS, not an outage', async () => {
+    const dir = path.join(__dirname, '../fixtures/tls');
+    const tls = https.createServer(
+      { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) },
+      (_req, res) => res.end(completion('secure')),
+    );
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    try {
+      const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/v1`;
+      const err = await rejection(ask(new OpenAI({ apiKey: 'k', baseURL: url, maxRetries: 0, fetch: httpTransport })));
+      expect(err).toBeInstanceOf(APIConnectionError);
+      const failure = classifyLlmError(err, { purpose: 'judge', baseURL: url });
+      expect(failure.type).toBe(LLM_ACCESS_REJECTED);
+      // Node's code when the client keeps it (outside jest's realm); its message always.
+      expect(failure.message).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT|self-signed certificate/);
+      expect(failure.message).toContain('NODE_EXTRA_CA_CERTS');
+      // A refused connection stays an outage (probed, the run resumes by itself).
+      const refused = await rejection(ask(new OpenAI({ apiKey: 'k', baseURL: 'http://127.0.0.1:1/v1', maxRetries: 0, fetch: httpTransport })));
+      expect(classifyLlmError(refused, { purpose: 'judge', baseURL: 'http://127.0.0.1:1' }).type).toBe(LLM_UNAVAILABLE);
+    } finally {
+      tls.closeAllConnections();
+      await new Promise((r) => tls.close(r));
+    }
   });
 
   it('gives anything but a plain request to the global fetch', async () => {
