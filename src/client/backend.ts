@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Client, Connection } from '@temporalio/client';
 import { decideLiveness } from '../domain/worker-lifecycle';
+import { PROJECT_ROOT } from '../project-root';
 import { ensureWorker, pollersOf, routeOf } from './workers';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
 
 export interface Backend {
   client: Client;

@@ -3,10 +3,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** The repository root, from the sources (test/support) or the build (dist/test/support). */
-const ROOT = path.resolve(__dirname, '..', '..', fs.existsSync(path.resolve(__dirname, '..', '..', 'package.json')) ? '' : '..');
+import { PROJECT_ROOT } from '../../src/project-root';
 
-export const DEV_SERVER_CONFIG_FILE = path.join(ROOT, 'scripts', 'dev-server.dynamic-config');
+export const DEV_SERVER_CONFIG_FILE = path.join(PROJECT_ROOT, 'scripts', 'dev-server.dynamic-config');
 
 /** The file's KEY=VALUE lines (comments and blank lines skipped); a malformed line is an error. */
 export function devServerDynamicConfig(file = DEV_SERVER_CONFIG_FILE): string[] {
