@@ -11,7 +11,6 @@ import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { ensureWorker, pollersOf, routeOf } from './workers';
 
-
 export interface Backend {
   client: Client;
   connection: Connection;
