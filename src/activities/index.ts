@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Purpose } from '../llm/purposes';
 import type { Prompt } from '../llm/prompts/common';
 import type { TaskRecord, TaskSpec } from '../domain/types';
+import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
@@ -42,12 +43,17 @@ export interface RunRef {
   /** The whole instruction, or with `instructionFile` its head only (prompts read the file: readInstruction). */
   instruction: string;
   instructionFile?: string;
+  /** M1: the ladder's rung and request timeout, set by the calling workflow's gate (llm-form.ts). */
+  llm?: LlmCallSettings;
 }
 
-export interface WithUsage<T> {
+export interface WithUsage<T> extends LlmRungReport {
   value: T;
   usage: TokenUsage;
 }
+
+/** M1: a result names its rung when it is below the top (the workflow keeps it for later calls). */
+const rungOfCall = (rung: LlmRung): LlmRungReport => (rung === TOP_RUNG ? {} : { llmRung: rung });
 
 /**
  * O4: heartbeat on a timer while an LLM call runs, so a call lost with its worker is retried after
@@ -78,8 +84,8 @@ export function createActivities(llm: LlmGateway) {
   ): Promise<WithUsage<z.output<S>>> =>
     heartbeating(() =>
       journaled(run.workspace, run.runId, async () => {
-        const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal() });
-        return { value: r.value, usage: r.usage };
+        const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
+        return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
       }),
     );
 
@@ -92,7 +98,7 @@ export function createActivities(llm: LlmGateway) {
 
     async decomposeTasks(input: RunRef & { goal: Goal; feedback?: string; previousTasks?: TaskSpec[] }): Promise<WithUsage<TaskSpec[]>> {
       const r = await ask(input, 'task_decomposition', DecompositionSchema, (instruction) => decompositionPrompt({ ...input, instruction }));
-      return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
+      return { ...r, value: toTaskSpecs(r.value.tasks) };
     },
 
     /** R1 / C1: the plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
@@ -102,7 +108,7 @@ export function createActivities(llm: LlmGateway) {
 
     async planActions(input: RunRef & { goal: Goal; tasks: TaskSpec[]; feedback?: string }): Promise<WithUsage<ActionPlan>> {
       const r = await ask(input, 'action_sequence', ActionSequenceSchema, (instruction) => actionSequencePrompt({ ...input, instruction }));
-      return { value: toActionPlan(r.value), usage: r.usage };
+      return { ...r, value: toActionPlan(r.value) };
     },
 
     /** One worker step: one LLM request, then the tool calls it asked for (see worker-step.ts). */
@@ -132,11 +138,11 @@ export function createActivities(llm: LlmGateway) {
               ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
               : input.context;
           const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
-          const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal() });
+          const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal(), llm: input.llm });
           const parsed = parseDecision(phase, r.raw);
-          if (parsed.ok) return { value: parsed.decision, usage: r.usage };
+          if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
           Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
-          return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason };
+          return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason, ...rungOfCall(r.rung) };
         }),
       );
     },
@@ -159,7 +165,7 @@ export function createActivities(llm: LlmGateway) {
           runLog: input.logPath ? await evidenceFromTranscript(input.workspace, input.logPath, 6000) : '',
         }),
       );
-      return { value: toTaskSpecs(r.value.tasks), usage: r.usage };
+      return { ...r, value: toTaskSpecs(r.value.tasks) };
     },
 
     async reflect(input: RunRef & { goal: Goal; tasks: TaskRecord[] }): Promise<WithUsage<Reflection>> {

@@ -20,6 +20,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { WorkerStepReport } from '../domain/worker-steps';
 import type { TaskSpec } from '../domain/types';
+import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt } from '../llm/prompts/task';
@@ -56,9 +57,11 @@ export interface WorkerStepInput {
   network?: boolean;
   /** Step 1 only. */
   prompt?: WorkerPromptInput;
+  /** M1: the ladder's rung and request timeout, set by the calling workflow's gate. */
+  llm?: LlmCallSettings;
 }
 
-export interface WorkerStepResult extends WorkerStepReport {
+export interface WorkerStepResult extends WorkerStepReport, LlmRungReport {
   step: number;
   usage: TokenUsage;
 }
@@ -77,6 +80,8 @@ interface StepFile {
   content: string;
   calls: StepCall[];
   usage: TokenUsage;
+  /** M1: the rung the reply came at (absent: the top). */
+  rung?: LlmRung;
 }
 
 const TOOL_OUTPUT_CHARS = 6000;
@@ -119,16 +124,17 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     if (!rec) {
       const messages = await messagesBefore(dir, input.step);
       // The step file is this call's journal: a retry finds the reply there and asks no LLM again.
-      const { message, usage } = await llm.chat({
+      const { message, usage, rung } = await llm.chat({
         purpose: 'worker_step',
         messages,
         tools: TOOL_DEFINITIONS,
         signal: ctx.cancellationSignal,
+        llm: input.llm,
       });
       const calls = (message.tool_calls ?? []).flatMap((c) =>
         c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
       );
-      rec = { step: input.step, content: message.content ?? '', calls, usage };
+      rec = { step: input.step, content: message.content ?? '', calls, usage, ...(rung !== TOP_RUNG ? { rung } : {}) };
       await writeJsonAtomic(file, rec);
     }
     for (const [i, call] of rec.calls.entries()) {
@@ -160,6 +166,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       actions: actions.slice(-MAX_SIGNATURES),
       usage: rec.usage,
       logPath,
+      ...(rec.rung ? { llmRung: rec.rung } : {}),
     };
   } finally {
     clearInterval(beat);

@@ -209,7 +209,7 @@ export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): s
   const next =
     p.kind === 'llm_outage'
       ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
-      : p.kind === 'llm_rejected'
+      : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported'
         ? `fix it, then: replanner resume ${runId}`
         : p.kind === 'budget'
           ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.

@@ -124,6 +124,19 @@ export const PlanningConfigSchema = lazySchema(() =>
   }),
 );
 
+/** M1: LLM requests. */
+export const LLM_TIMEOUT_MAX_SECONDS = 3600;
+export const LlmConfigSchema = lazySchema(() =>
+  section({
+    /** The request timeout of every LLM call of the run (absent: the worker's, 120 s); for slow local models. */
+    timeoutSeconds: z
+      .number({ error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
+      .min(1, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
+      .max(LLM_TIMEOUT_MAX_SECONDS, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
+      .optional(),
+  }),
+);
+
 /** O3: the run's budget. No maxTokens and no maxCostUsd: no budget. */
 const price = lazySchema(() =>
   z
@@ -168,6 +181,7 @@ export const ReplannerConfigSchema = lazySchema(() =>
         refinement: RefinementConfigSchema,
         pacemaker: PacemakerConfigSchema.prefault({}),
         budget: BudgetConfigSchema,
+        llm: LlmConfigSchema,
       },
       { error: 'must be a mapping (key: value)' },
     )
@@ -340,7 +354,8 @@ function suggestKey(parentPath: string[], key: string): string | undefined {
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
   if (!isRecord(node)) return undefined;
   // O3: the budget's keys are all optional (absent from the defaults), so name them here.
-  const keys = parentPath.join('.') === 'budget' ? ['maxTokens', 'maxCostUsd', 'model', 'prices'] : Object.keys(node);
+  const optionalKeys: Record<string, string[]> = { budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'], llm: ['timeoutSeconds'] };
+  const keys = optionalKeys[parentPath.join('.')] ?? Object.keys(node);
   let best: { k: string; d: number } | undefined;
   for (const k of keys) {
     const d = editDistance(k.toLowerCase(), key.toLowerCase());

@@ -12,9 +12,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APIError, APIConnectionError } from 'openai';
 
-import { LLM_ACCESS_REJECTED, LLM_UNAVAILABLE } from '../domain/run/llm-outage';
+import { LLM_ACCESS_REJECTED, LLM_UNAVAILABLE, LLM_UNSUPPORTED } from '../domain/run/llm-outage';
 
-export { LLM_ACCESS_REJECTED, LLM_UNAVAILABLE };
+export { LLM_ACCESS_REJECTED, LLM_UNAVAILABLE, LLM_UNSUPPORTED };
 export const LLM_REJECTED = 'LlmRequestRejected';
 export const LLM_BAD_REPLY = 'LlmBadReply';
 /** Anything else thrown by the client (a bug, an unexpected body): retried like a blip, never a pause. */

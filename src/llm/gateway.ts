@@ -1,19 +1,32 @@
 // The one place that talks to an OpenAI-compatible server. Structured replies are validated by zod
 // here, inside the activity that made the call, so a bad reply fails and retries that activity.
-import OpenAI from 'openai';
+// M1: structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
+// reached: a server that rejects a form moves the call down at once, in the same activity.
+import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { classifyLlmError, LLM_BAD_REPLY } from './errors';
+import {
+  isFormRejection,
+  nextRung,
+  TOOL_CALLS_FIX,
+  toolCallWrittenAsText,
+  TOP_RUNG,
+  workerRejection,
+  type LlmCallSettings,
+  type LlmRung,
+} from '../domain/llm-form';
+import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED } from './errors';
 import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
+import { toStrictJsonSchema } from './strict-schema';
 import type { TokenUsage } from './usage';
 
 export interface LlmSettings {
   apiKey: string;
   baseURL: string;
   model: string;
-  /** Per-request timeout; keep it below the activity's startToCloseTimeout. */
+  /** Per-request timeout (a run's `llm.timeoutSeconds` overrides it per call). */
   timeoutMs: number;
 }
 
@@ -33,6 +46,8 @@ export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LlmSet
 export interface CallOptions {
   purpose: Purpose;
   signal?: AbortSignal;
+  /** M1: the rung to start at and the run's request timeout (set by the calling workflow). */
+  llm?: LlmCallSettings;
 }
 
 export interface StructuredResult<T> {
@@ -40,11 +55,14 @@ export interface StructuredResult<T> {
   usage: TokenUsage;
   /** The raw assistant text, for callers that parse leniently themselves. */
   raw: string;
+  /** The rung the request was answered at. */
+  rung: LlmRung;
 }
 
 export interface ChatResult {
   message: OpenAI.Chat.Completions.ChatCompletionMessage;
   usage: TokenUsage;
+  rung: LlmRung;
 }
 
 export class LlmGateway {
@@ -61,16 +79,34 @@ export class LlmGateway {
     });
   }
 
-  /** A chat completion with tools (the worker's loop). */
+  /**
+   * A chat completion with tools (the worker's loop). At the top rung the tools are strict
+   * functions. A server that rejects tool calling, or a model that writes its calls as text
+   * (toolCallWrittenAsText), fails with LlmUnsupported: the run pauses with the fix (M1).
+   */
   async chat(opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): Promise<ChatResult> {
-    const completion = await this.request(opts, {
-      model: this.settings.model,
-      messages: opts.messages,
-      ...(opts.tools?.length ? { tools: opts.tools } : {}),
-    });
-    const message = completion.choices[0]?.message;
-    if (!message) throw badReply(opts.purpose, 'the reply has no choices');
-    return { message, usage: usageOf(completion) };
+    let rung = opts.llm?.rung ?? TOP_RUNG;
+    const tools = opts.tools ?? [];
+    for (;;) {
+      const offered = rung === TOP_RUNG ? tools.map(strictTool) : tools;
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await this.send(opts, { model: this.settings.model, messages: opts.messages, ...(offered.length ? { tools: offered } : {}) });
+      } catch (err) {
+        const form = tools.length ? formRejection(err) : undefined;
+        if (form === undefined) throw this.classify(opts, err);
+        const next = workerRejection(rung, form);
+        if (next === 'unsupported') throw unsupported(opts.purpose, this.settings, `the server rejected a request offering tools: ${form}`);
+        rung = next.next;
+        continue;
+      }
+      const message = completion.choices[0]?.message;
+      if (!message) throw badReply(opts.purpose, 'the reply has no choices');
+      const names = tools.flatMap((t) => (t.type === 'function' ? [t.function.name] : []));
+      const asText = !message.tool_calls?.length && message.content ? toolCallWrittenAsText(message.content, names) : undefined;
+      if (asText) throw unsupported(opts.purpose, this.settings, `the model wrote a ${asText} call as text instead of a tool call`);
+      return { message, usage: usageOf(completion), rung };
+    }
   }
 
   /** A JSON reply validated against `schema`; schema violations are retryable activity failures. */
@@ -79,50 +115,89 @@ export class LlmGateway {
     return { ...r, value: parseStructured(opts.purpose, opts.schema, r.raw) };
   }
 
-  /** Asks for JSON matching `schema` but returns the raw text unvalidated (X13's lenient parsing). */
+  /**
+   * Asks for JSON matching `schema` but returns the raw text unvalidated (X13's lenient parsing).
+   * M1: from the rung the run reached down the ladder; a server rejecting the request's form moves
+   * it down at once (no retry, no outage pause).
+   */
   async text(opts: CallOptions & { schema: z.ZodType; system: string; user: string }): Promise<StructuredResult<string>> {
-    const completion = await this.request(opts, {
-      model: this.settings.model,
-      messages: [
-        { role: 'system', content: opts.system },
-        { role: 'user', content: opts.user },
-      ],
-      response_format: {
-        type: 'json_schema',
-        json_schema: { name: opts.purpose, schema: jsonSchemaOf(opts.schema), strict: false },
-      },
-    });
-    const raw = completion.choices[0]?.message?.content ?? '';
-    return { value: raw, raw, usage: usageOf(completion) };
+    let rung = opts.llm?.rung ?? TOP_RUNG;
+    const schema = toStrictJsonSchema(opts.schema);
+    for (;;) {
+      try {
+        const completion = await this.send(opts, structuredBody(this.settings.model, rung, opts.purpose, schema, opts));
+        const raw = completion.choices[0]?.message?.content ?? '';
+        return { value: raw, raw, usage: usageOf(completion), rung };
+      } catch (err) {
+        const next = formRejection(err) !== undefined ? nextRung(rung) : undefined;
+        if (!next || opts.signal?.aborted) throw this.classify(opts, err);
+        rung = next;
+      }
+    }
   }
 
-  private async request(
+  /** One request; failures as the client threw them (the callers decide: ladder, or classify). */
+  private async send(
     opts: CallOptions,
     body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
   ): Promise<OpenAI.Chat.Completions.ChatCompletion> {
-    try {
-      return await this.client.chat.completions.create(body, {
-        headers: { [PURPOSE_HEADER]: opts.purpose },
-        signal: opts.signal,
-      });
-    } catch (err) {
-      // Aborted by its activity's cancellation: rethrow the cancellation itself, so Temporal records
-      // the activity (and the task awaiting it) as cancelled, not as a failed "Request was aborted".
-      if (opts.signal?.aborted) throw (opts.signal.reason as unknown) ?? err;
-      throw classifyLlmError(err, { purpose: opts.purpose, baseURL: this.settings.baseURL });
-    }
+    return this.client.chat.completions.create(body, {
+      headers: { [PURPOSE_HEADER]: opts.purpose },
+      signal: opts.signal,
+      ...(opts.llm?.timeoutMs ? { timeout: opts.llm.timeoutMs } : {}),
+    });
+  }
+
+  private classify(opts: CallOptions, err: unknown): unknown {
+    // Aborted by its activity's cancellation: rethrow the cancellation itself, so Temporal records
+    // the activity (and the task awaiting it) as cancelled, not as a failed "Request was aborted".
+    if (opts.signal?.aborted) return (opts.signal.reason as unknown) ?? err;
+    return classifyLlmError(err, { purpose: opts.purpose, baseURL: this.settings.baseURL });
   }
 }
 
-const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  let js = schemaCache.get(schema);
-  if (!js) {
-    js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-    delete js.$schema;
-    schemaCache.set(schema, js);
+/** The rejection (status and message) when `err` is the server rejecting the request's form, else undefined. */
+function formRejection(err: unknown): string | undefined {
+  if (!(err instanceof APIError) || typeof err.status !== 'number') return undefined;
+  return isFormRejection(err.status, err.message) ? `HTTP ${err.status}: ${err.message}` : undefined;
+}
+
+/** The request body of a structured call at `rung`. */
+export function structuredBody(
+  model: string,
+  rung: LlmRung,
+  name: string,
+  schema: Record<string, unknown>,
+  prompt: { system: string; user: string },
+): OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming {
+  const messages = (system: string): ChatCompletionMessageParam[] => [
+    { role: 'system', content: system },
+    { role: 'user', content: prompt.user },
+  ];
+  if (rung === 'json_schema') {
+    return { model, messages: messages(prompt.system), response_format: { type: 'json_schema', json_schema: { name, schema, strict: true } } };
   }
-  return js;
+  // Below the top rung the schema is in the prompt too: a server may take the form but not the schema.
+  const described = `${prompt.system}\n\nReply with one JSON object only (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(schema)}`;
+  if (rung === 'json_object') {
+    // `schema` beside the type is not in OpenAI's API; llama.cpp servers constrain the reply with it.
+    const response_format = { type: 'json_object', schema } as unknown as OpenAI.ResponseFormatJSONObject;
+    return { model, messages: messages(described), response_format };
+  }
+  return { model, messages: messages(described) };
+}
+
+/** A tool offered as a strict function (its parameters are strict-valid: tools/definitions.ts). */
+function strictTool(t: ChatCompletionTool): ChatCompletionTool {
+  return t.type === 'function' ? { ...t, function: { ...t.function, strict: true } } : t;
+}
+
+function unsupported(purpose: string, settings: LlmSettings, why: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: LLM_UNSUPPORTED,
+    message: `the model ${settings.model} at ${settings.baseURL} cannot make tool calls (${purpose}: ${why}); ${TOOL_CALLS_FIX}`,
+    nonRetryable: true,
+  });
 }
 
 /** JSON first, then JSON inside a markdown code block; then zod. */

@@ -29,14 +29,22 @@ export { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/ref
  */
 export const MAX_REPLY_TASKS = 2 * BOUNDS.maxTasks;
 
-const strings = z.array(z.string()).default([]);
+// M1: an optional field is nullable on the wire (strict mode makes the model write every key); null
+// and a missing key both read as absent, so the same schema validates every rung's reply.
+const strings = z
+  .array(z.string())
+  .nullish()
+  .transform((v) => v ?? []);
+const text = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? '');
 
-/** P4: a profile outside the enum (or none, or not text) becomes UNKNOWN (base 8), never another profile. */
-const profile = z
-  .unknown()
-  .describe(`one of ${TASK_PROFILES.join(', ')}`)
-  .optional()
-  .transform(toTaskProfile);
+/**
+ * P4: the profile enum (UNKNOWN included) on the wire; a reply outside it (or none, or not text)
+ * becomes UNKNOWN (base 8), never another profile.
+ */
+const profile = z.preprocess(toTaskProfile, z.enum(TASK_PROFILES));
 
 export const GoalSchema = z.object({
   main_objective: z.string().min(1),
@@ -51,7 +59,7 @@ export type Goal = z.output<typeof GoalSchema>;
 export const PlannedTaskSchema = z.object({
   id: z.string().min(1),
   title: z.string().min(1),
-  description: z.string().default(''),
+  description: text,
   acceptance_criteria: z.array(z.string()).min(1),
   dependencies: strings,
   scope_paths: strings,
@@ -60,7 +68,7 @@ export const PlannedTaskSchema = z.object({
 
 export const DecompositionSchema = z.object({
   tasks: z.array(PlannedTaskSchema).min(1).max(MAX_REPLY_TASKS),
-  rationale: z.string().default(''),
+  rationale: text,
 });
 export type Decomposition = z.output<typeof DecompositionSchema>;
 
@@ -103,7 +111,10 @@ export const ReflectionSchema = z.object({
   achievement_rate: z.number().min(0).max(100),
   issues_identified: strings,
   additional_actions: strings,
-  revision_scope: z.enum(['minor', 'moderate', 'major']).default('minor'),
-  summary: z.string().default(''),
+  revision_scope: z
+    .enum(['minor', 'moderate', 'major'])
+    .nullish()
+    .transform((v) => v ?? 'minor'),
+  summary: text,
 });
 export type Reflection = z.output<typeof ReflectionSchema>;

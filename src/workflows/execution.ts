@@ -34,6 +34,8 @@ import { llmActivityOptions, type RunOptions } from './options';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { inbox } from './inbox';
 import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
+import { llmFormOn, rungReport } from './llm-form';
+import type { LlmRungReport } from '../domain/llm-form';
 import { TaskWorkflow, type TaskOutcome } from './task';
 
 /** What the run gives the phase for its replan-decision prompts (X6 loop warning, X9 history). */
@@ -71,7 +73,7 @@ export interface ExecutionDecision {
   context: ReplanContext;
 }
 
-export interface ExecutionResult {
+export interface ExecutionResult extends LlmRungReport {
   tasks: TaskRecord[];
   usage: TokenUsage;
   /** Every decision asked: those wanting no replan first, then those wanting one (the phase then ended early), each in answer order. */
@@ -156,8 +158,10 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const lease = installLease(input.budget);
   lease.serveChildren((wfId) => [...running.keys()].some((id) => childId(id) === wfId));
   // A pause may hold the decisions beside for long: status must not wait for the phase's result.
+  // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
+  const form = llmFormOn(input.options);
   const gate = budgetedGate(
-    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell())),
+    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()), form),
     lease,
   );
   relay.current = startPauseRelay(
@@ -311,6 +315,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       if (ev.kind === 'task') {
         running.delete(ev.id);
         lease.childEnded(childId(ev.id), ev.outcome?.usage);
+        form.learned(ev.outcome);
         rethrowCancellation(ev.error);
         if (ev.error !== undefined) {
           setTask(ev.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(ev.error)}` });
@@ -342,7 +347,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     }
     // The result carries the final states; earlier reports must not arrive after it.
     await reportsDelivered();
-    return { tasks, usage, decisions: decisionsForRun(decisions) };
+    return { tasks, usage, decisions: decisionsForRun(decisions), ...rungReport(input.options) };
   } catch (err) {
     if (isCancellation(err)) {
       for (const t of tasks) {

@@ -5,11 +5,11 @@
 //   outage pause ends meanwhile) and calls again, through the outage pause but never through the
 //   user's (or any other) pause; the first call that succeeds tells the run, which ends the outage
 //   pause only;
-// - rejected: this caller waits until the user resumes the run, then calls again at once; a second
+// - rejected (or unsupported, M1: no tool calls): this caller waits until the user resumes the run, then calls again at once; a second
 //   rejection pauses again.
 // Nothing is sent while calls succeed: history grows only when there is trouble.
 import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
-import { llmTroubleOf, mayProbe, probeDelayMs, type LlmTrouble, type PauseKind } from '../domain/run/llm-outage';
+import { llmTroubleOf, mayProbe, pauseKindOf, probeDelayMs, type LlmTrouble, type PauseKind } from '../domain/run/llm-outage';
 import type { LlmTroubleMessage } from './messages';
 
 export interface LlmTroubleHook {
@@ -44,8 +44,7 @@ async function throughTrouble<R>(hook: LlmTroubleHook, call: () => Promise<R>, f
     const t = troubleOf(err);
     if (!t) throw err;
     // Told once per pause, not per probe: a long outage must not grow the run's history.
-    if (!hook.kinds().includes(t.trouble === 'unavailable' ? 'llm_outage' : 'llm_rejected'))
-      await hook.report({ trouble: t.trouble, error: t.message });
+    if (!hook.kinds().includes(pauseKindOf(t.trouble))) await hook.report({ trouble: t.trouble, error: t.message });
     if (t.trouble === 'unavailable') {
       probes += 1;
       const wait = probeDelayMs(probes);
@@ -57,9 +56,10 @@ async function throughTrouble<R>(hook: LlmTroubleHook, call: () => Promise<R>, f
       if (end > Date.now()) await condition(() => !outage(), end - Date.now());
     } else {
       probes = 0;
-      log.warn(`LLM access rejected; the run is paused until resumed: ${t.message}`);
+      log.warn(`LLM ${t.trouble === 'rejected' ? 'access rejected' : 'cannot make tool calls'}; the run is paused until resumed: ${t.message}`);
       // The run's pause reaches a child through the relay: wait to see it, then for the user's resume.
-      await condition(() => hook.kinds().includes('llm_rejected'), REJECTION_SEEN_TIMEOUT_MS);
+      const kind = pauseKindOf(t.trouble);
+      await condition(() => hook.kinds().includes(kind), REJECTION_SEEN_TIMEOUT_MS);
     }
     await condition(() => mayProbe(hook.kinds()));
     try {

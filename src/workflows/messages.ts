@@ -251,7 +251,7 @@ export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 export type { LlmTroubleMessage } from '../domain/run/state';
 export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
   z.strictObject({
-    trouble: z.enum(['unavailable', 'rejected', 'recovered']),
+    trouble: z.enum(['unavailable', 'rejected', 'unsupported', 'recovered']),
     error: text(4000).optional(),
   }),
 );

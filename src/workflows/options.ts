@@ -2,6 +2,8 @@
 // the activity options derived from them.
 import type { ActivityOptions } from '@temporalio/workflow';
 import { ActivityCancellationType, type Duration, type RetryPolicy } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
+import type { LlmCallSettings } from '../domain/llm-form';
 import type { PacemakerConfig } from '../domain/pacemaker/config';
 import type { RefinementConfig } from '../domain/refinement/config';
 
@@ -27,6 +29,11 @@ export interface RunOptions {
   refinement?: RefinementConfig;
   /** P1–P8: the Duck Pacemaker, set by RunWorkflow from its parsed config (absent: defaults). */
   pacemaker?: PacemakerConfig;
+  /**
+   * M1: the ladder's rung this workflow knows and the run's `llm.timeoutSeconds`; set by RunWorkflow
+   * (from its state and config), lowered by any workflow that learns a lower rung (./llm-form.ts).
+   */
+  llm?: LlmCallSettings;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -50,13 +57,17 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
     backoffCoefficient: 2,
     maximumInterval: '60 seconds',
     maximumAttempts: o.llmMaxAttempts,
-    nonRetryableErrorTypes: ['LlmRequestRejected', 'LlmAccessRejected'],
+    nonRetryableErrorTypes: ['LlmRequestRejected', 'LlmAccessRejected', 'LlmUnsupported'],
   };
 }
 
+/** The request timeout leaves room for the ladder's quick rejections before the attempt times out. */
+const LADDER_MARGIN_MS = 60_000;
+
 export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
   return {
-    startToCloseTimeout: o.llmCallTimeout,
+    // A run's llm.timeoutSeconds longer than the default call timeout lengthens the attempt too.
+    startToCloseTimeout: o.llm?.timeoutMs ? Math.max(msToNumber(o.llmCallTimeout), o.llm.timeoutMs + LADDER_MARGIN_MS) : o.llmCallTimeout,
     // O4: the activity heartbeats every few seconds; a call lost with its worker is retried soon.
     heartbeatTimeout: LLM_HEARTBEAT_TIMEOUT_MS,
     // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.

@@ -4,6 +4,7 @@
 // the internal `pauseGate` signal, which each workflow relays to its own children in order.
 import { condition, getExternalWorkflowHandle, log, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import { gateKinds, type PauseKind } from '../domain/run/llm-outage';
+import type { LlmForm } from './llm-form';
 import { callThroughLlmTrouble, type LlmTroubleHook } from './llm-trouble';
 import { llmTroubleSignal, parsePayload, pauseGateSignal, PauseGateSchema } from './messages';
 
@@ -19,9 +20,10 @@ export interface PauseGate {
 
 /**
  * A gate whose state `isPaused` reads (the run: its RunState). With `llm` (O2), each gated call
- * that meets an LLM outage or rejection pauses the run instead of failing (llm-trouble.ts).
+ * that meets an LLM outage or rejection pauses the run instead of failing (llm-trouble.ts). With
+ * `form` (M1), each gated call carries the workflow's ladder rung and reports a lower one.
  */
-export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook): PauseGate {
+export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook, form?: LlmForm): PauseGate {
   const ready = () => (isPaused() ? condition(() => !isPaused()) : Promise.resolve());
   return {
     get paused() {
@@ -29,7 +31,8 @@ export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook): PauseGate
     },
     kinds: () => llm?.kinds() ?? (isPaused() ? ['user'] : []),
     ready,
-    gated<T extends object>(activities: T): T {
+    gated<T extends object>(stubs: T): T {
+      const activities = form ? form.gated(stubs) : stubs;
       return new Proxy(activities, {
         get(target, name, receiver) {
           const f: unknown = Reflect.get(target, name, receiver);
@@ -51,7 +54,7 @@ export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook): PauseGate
  * resume message (even a repeated one), so a parent can tell its own children again. LLM trouble
  * (O2) is reported to the run: the root of the child's workflow chain (none when started on its own).
  */
-export function installPauseGate(onChange?: (paused: boolean) => void): PauseGate {
+export function installPauseGate(onChange?: (paused: boolean) => void, form?: LlmForm): PauseGate {
   let kinds: PauseKind[] = [];
   setHandler(pauseGateSignal, (payload: unknown) => {
     const p = parsePayload(PauseGateSchema, payload);
@@ -75,7 +78,7 @@ export function installPauseGate(onChange?: (paused: boolean) => void): PauseGat
         },
       }
     : undefined;
-  return gateOn(() => kinds.length > 0, llm);
+  return gateOn(() => kinds.length > 0, llm, form);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type QualityJudgeResult,
   type RefinementDecision,
 } from '../domain/refinement';
+import type { LlmRungReport } from '../domain/llm-form';
 import type { TaskRecord, TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ActionPlan, Goal, Reflection } from '../llm/schemas';
@@ -20,6 +21,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { llmActivityOptions, type RunOptions } from './options';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, type PauseGate } from './pause-gate';
+import { llmFormOn, rungReport } from './llm-form';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
 
@@ -31,7 +33,7 @@ export interface PhaseInput {
   budget?: LeaseInput;
 }
 
-export interface PhaseResult<T> {
+export interface PhaseResult<T> extends LlmRungReport {
   value: T;
   usage: TokenUsage;
 }
@@ -42,7 +44,7 @@ function llm(options: RunOptions, summary: string, gate: PauseGate) {
 }
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
-  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
   try {
     return await llm(input.options, 'understand the goal', gate).understandGoal({ ...input.run, feedback: input.feedback });
   } catch (err) {
@@ -108,7 +110,7 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  * the plan unless `refinement.failOpen` (C3).
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo, gate);
@@ -153,7 +155,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
 
     if (decision.action === 'accept') {
       quality.suggestions = (decision.suggestions ?? []).slice(0, 10).map((x) => clip(x, 300));
-      return { value: tasks, usage, quality };
+      return { value: tasks, usage, quality, ...rungReport(input.options) };
     }
     if (decision.action === 'reject') {
       quality.outcome = 'rejected';
@@ -222,7 +224,7 @@ function clip(s: string, max: number): string {
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
-  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
   try {
     return await llm(input.options, 'plan the action sequence', gate).planActions({
       ...input.run,
@@ -236,7 +238,7 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 }
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
-  const gate = budgetedGate(installPauseGate(), installLease(input.budget)); // O1 + O3
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
   try {
     return await llm(input.options, 'reflect on the run', gate).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
   } catch (err) {

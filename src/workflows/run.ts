@@ -44,6 +44,7 @@ import {
   finishExecution,
   initialRunState,
   isPaused,
+  noteLlmRung,
   nextPhase,
   pauseKinds,
   pauseRun,
@@ -95,6 +96,8 @@ import {
 } from './messages';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from './options';
 import { gateOn, startPauseRelay } from './pause-gate';
+import { llmFormOn } from './llm-form';
+import { rungOf } from '../domain/llm-form';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from './phases';
 import { createReplanning, type RunEntity } from './replanning';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
@@ -147,10 +150,19 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const now = () => new Date().toISOString();
   // O1: the run's safe points wait on this gate; its phase child (current below) is kept told. O2:
   // the run's own LLM calls (replan decisions) report LLM trouble straight into its state.
-  const gate = gateOn(() => isPaused(entity.state), {
-    kinds: () => pauseKinds(entity.state),
-    report: async (m) => llmTrouble(m),
-  });
+  // M1: the fallback ladder's rung lives in the run's state (carried across continue-as-new);
+  // every workflow of the run starts its calls there, and a lower rung any of them learns comes back here.
+  const carriedRung = rungOf(entity.state.llmRung);
+  if (carriedRung) options.llm = { rung: carriedRung };
+  const form = llmFormOn(options, (rung) => entity.apply((s) => noteLlmRung(s, rung)));
+  const gate = gateOn(
+    () => isPaused(entity.state),
+    {
+      kinds: () => pauseKinds(entity.state),
+      report: async (m) => llmTrouble(m),
+    },
+    form,
+  );
   let currentChild: string | undefined;
   const relay = startPauseRelay(
     () => pauseKinds(entity.state),
@@ -262,6 +274,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   options.refinement = config.refinement;
   options.pacemaker = config.pacemaker;
   options.commandNetwork = config.execution.network;
+  // M1: llm.timeoutSeconds is every LLM request's timeout (for slow local models).
+  if (config.llm.timeoutSeconds !== undefined) options.llm = { ...options.llm, timeoutMs: Math.round(config.llm.timeoutSeconds * 1000) };
   entity.apply((s) => setBudget(s, runBudgetOf(config.budget)));
   const rp = createReplanning({ run, options, config, entity, gate, budget: ledger });
 
@@ -277,9 +291,10 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     currentChild = `${wfId}.${phase}-${n}`;
     return currentChild;
   };
-  const usageOf = <T>(r: { value: T; usage: TokenUsage }): T => {
+  const usageOf = <T>(r: { value: T; usage: TokenUsage; llmRung?: unknown }): T => {
     const ended = currentChild;
     currentChild = undefined; // the phase child ended: nothing more to tell it
+    form.learned(r);
     entity.apply((s) => addPlanningUsage(s, r.usage));
     if (ended) ledger.childEnded(ended, r.usage);
     return r.value;
@@ -388,6 +403,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       currentChild = undefined;
       entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
       ledger.childEnded(workflowId, executed.usage);
+      form.learned(executed);
       rp.phaseFinished('execution');
       // One route for decisions: each one the phase asked after an action, replan or not, goes
       // through the same policy step as any phase's "replan?".

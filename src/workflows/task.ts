@@ -40,6 +40,8 @@ import { llmActivityOptions, type RunOptions } from './options';
 import { runWorkerIteration } from './worker-loop';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate } from './pause-gate';
+import { llmFormOn, rungReport } from './llm-form';
+import type { LlmRungReport } from '../domain/llm-form';
 import { explainActivityFailure } from './failures';
 
 export interface TaskInput {
@@ -53,7 +55,7 @@ export interface TaskInput {
   budget?: LeaseInput;
 }
 
-export interface TaskOutcome {
+export interface TaskOutcome extends LlmRungReport {
   taskId: string;
   /** REPLAN: the judge (J2) or the user (P7 redecompose / simplify) asked for re-decomposition; the execution phase decides what to do. */
   state: 'DONE' | 'BLOCKED' | 'REPLAN';
@@ -133,7 +135,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // O1: told by the execution phase; every worker step and the judge wait here while paused.
   // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
-  const gate = budgetedGate(installPauseGate(), lease);
+  // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options)), lease);
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,
@@ -224,7 +227,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         outcome: state === 'DONE' ? 'success' : `${state.toLowerCase()}: ${reason}`,
       }),
     );
-    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...last };
+    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...last, ...rungReport(options) };
   };
 
   try {

@@ -90,6 +90,16 @@ export class FakeOpenAI {
    */
   latencyMs = 0;
 
+  /**
+   * M1: request forms this server rejects, like a real server without them: `json_schema` (a
+   * response_format of that type), `json_object` (of that type) and `tools` (any request offering
+   * tools). A rejected request consumes no scripted reply. `rejectStyle` picks the answer:
+   * 'http400' (an OpenAI-style 400 naming the field; for tools Ollama's "does not support tools"),
+   * or 'llamacpp' (llama-cpp-python 0.3.16's HTTP 500 validation error for a json_schema response_format).
+   */
+  readonly rejects = new Set<'json_schema' | 'json_object' | 'tools'>();
+  rejectStyle: 'http400' | 'llamacpp' = 'http400';
+
   /** When set, a chat request whose `Authorization` is not `Bearer <apiKey>` is answered 401 (a wrong OPENAI_API_KEY). */
   apiKey: string | undefined;
   /** Set while the listener is closed (refuseConnections): clients see ECONNREFUSED. */
@@ -174,6 +184,8 @@ export class FakeOpenAI {
     this.defaults.clear();
     this.fallbackResponder = undefined;
     this.usages.clear();
+    this.rejects.clear();
+    this.rejectStyle = 'http400';
     this.requests.length = 0;
   }
 
@@ -350,6 +362,9 @@ export class FakeOpenAI {
       return fail(401, 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.');
     }
 
+    const rejected = this.rejection(body);
+    if (rejected) return this.send(rec, res, rejected.status, rejected.body);
+
     let reply: Reply | undefined;
     try {
       reply = this.pick(rec);
@@ -366,6 +381,23 @@ export class FakeOpenAI {
       return fail(400, msg);
     }
     await this.deliver(rec, res, ctx, reply);
+  }
+
+  /** M1: the answer of a server that does not take this request's form (see `rejects`), or undefined. */
+  private rejection(body: any): { status: number; body: unknown } | undefined {
+    const format: unknown = body?.response_format?.type;
+    const offersTools = Array.isArray(body?.tools) && body.tools.length > 0;
+    if (offersTools && this.rejects.has('tools')) {
+      return { status: 400, body: errorBody(400, `registry.ollama.ai/library/${String(body?.model)} does not support tools`) };
+    }
+    if ((format === 'json_schema' || format === 'json_object') && this.rejects.has(format)) {
+      if (this.rejectStyle === 'llamacpp') {
+        const message = `1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", 'input': '${format}', 'ctx': {'expected': "'text' or 'json_object'"}}`;
+        return { status: 500, body: { error: { message, type: 'internal_server_error' } } };
+      }
+      return { status: 400, body: errorBody(400, `Invalid parameter: 'response_format' of type '${format}' is not supported with this model.`) };
+    }
+    return undefined;
   }
 
   /** Queue first, then the purpose default, then the global fallback. */

@@ -1,4 +1,7 @@
-// The tools as offered to the model (OpenAI chat-completions `tools`).
+// The tools as offered to the model (OpenAI chat-completions `tools`). M1: the parameters are
+// strict-mode valid (every property required, the optional ones nullable: null reads as absent in
+// ./args), so the gateway can offer them as strict functions where the server takes strict schemas.
+import { makeStrict } from '../../llm/strict-schema';
 import { ToolDefinition } from './types';
 
 const def = (name: string, description: string, properties: Record<string, unknown>, required: string[]): ToolDefinition => ({
@@ -6,7 +9,7 @@ const def = (name: string, description: string, properties: Record<string, unkno
   function: {
     name,
     description,
-    parameters: { type: 'object', properties, required, additionalProperties: false },
+    parameters: makeStrict({ type: 'object', properties, required }),
   },
 });
 

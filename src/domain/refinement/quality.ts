@@ -22,12 +22,13 @@ export const QualityJudgeResultSchema = lazySchema(() =>
   z
     .object({
       isAcceptable: z.boolean(),
-      issues: z.array(z.string()).default([]),
-      suggestions: z.array(z.string()).default([]),
+      // M1: nullable on the wire (strict mode); null reads as [].
+      issues: z.array(z.string()).nullish(),
+      suggestions: z.array(z.string()).nullish(),
       overallScore: z.number().min(0).max(100).nullish(),
     })
     .transform((r): QualityJudgeResult => {
-      const out: QualityJudgeResult = { isAcceptable: r.isAcceptable, issues: r.issues, suggestions: r.suggestions };
+      const out: QualityJudgeResult = { isAcceptable: r.isAcceptable, issues: r.issues ?? [], suggestions: r.suggestions ?? [] };
       if (r.overallScore !== null && r.overallScore !== undefined) out.overallScore = r.overallScore;
       return out;
     }),

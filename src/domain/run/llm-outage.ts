@@ -5,14 +5,17 @@
 /** ApplicationFailure types set by src/llm/errors.ts (kept here so workflow code can read them without the openai client). */
 export const LLM_UNAVAILABLE = 'LlmUnavailable';
 export const LLM_ACCESS_REJECTED = 'LlmAccessRejected';
+/** M1: the model or server cannot make tool calls (src/domain/llm-form.ts). */
+export const LLM_UNSUPPORTED = 'LlmUnsupported';
 
 /** What an LLM call that failed past its quick retries means for the run. */
-export type LlmTrouble = 'unavailable' | 'rejected';
+export type LlmTrouble = 'unavailable' | 'rejected' | 'unsupported';
 
 /** The failure type at the bottom of an activity failure → the trouble it is, or undefined (a real failure). */
 export function llmTroubleOf(failureType: string | undefined): LlmTrouble | undefined {
   if (failureType === LLM_UNAVAILABLE) return 'unavailable';
   if (failureType === LLM_ACCESS_REJECTED) return 'rejected';
+  if (failureType === LLM_UNSUPPORTED) return 'unsupported';
   return undefined;
 }
 
@@ -26,7 +29,7 @@ export function probeDelayMs(n: number): number {
 }
 
 /** Why a run (or a child told by it) is paused; several may hold at once. */
-export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'budget'] as const;
+export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'llm_unsupported', 'budget'] as const;
 export type PauseKind = (typeof PAUSE_KINDS)[number];
 
 /**
@@ -34,6 +37,11 @@ export type PauseKind = (typeof PAUSE_KINDS)[number];
  * pause (the user's, a rejected key, …) holds it like every other call.
  */
 export const mayProbe = (kinds: readonly PauseKind[]): boolean => kinds.every((k) => k === 'llm_outage');
+
+/** The pause kind of an LLM trouble. */
+export function pauseKindOf(trouble: LlmTrouble): PauseKind {
+  return trouble === 'unavailable' ? 'llm_outage' : trouble === 'rejected' ? 'llm_rejected' : 'llm_unsupported';
+}
 
 /** A child's pause kinds from its parent's pauseGate message (an older message carries only `paused`: the user's pause). */
 export function gateKinds(m: { paused: boolean; kinds?: readonly PauseKind[] | undefined }): PauseKind[] {

@@ -27,6 +27,7 @@ import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '.
 import type { ReplanContext } from '../../llm/prompts/replan';
 import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
+import { lowerRung, type LlmRung } from '../llm-form';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
@@ -155,10 +156,12 @@ export interface RunState {
   previous?: PreviousPlan;
   /** O1: set while the user paused the run. */
   pause?: PauseState;
-  /** O2: set while the LLM is unavailable ('llm_outage') or rejected access ('llm_rejected'); apart from the user's pause. */
+  /** O2: set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected') or cannot make tool calls ('llm_unsupported', M1); apart from the user's pause. */
   llmPause?: PauseState;
   /** O3: the run's budget (absent: none) and its ledger. */
   budget?: RunBudgetState;
+  /** M1: the fallback ladder's rung the run's requests start at (absent: the top, json_schema). */
+  llmRung?: LlmRung;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -387,6 +390,12 @@ export function endUnprobedOutage(s: RunState): RunState {
   return next;
 }
 
+/** M1: a workflow of the run learned a lower rung of the fallback ladder; the rung never goes back up. */
+export function noteLlmRung(s: RunState, rung: LlmRung | undefined): RunState {
+  const low = lowerRung(s.llmRung, rung);
+  return low === s.llmRung ? s : { ...s, llmRung: low };
+}
+
 /** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
 export interface LlmTroubleMessage {
   trouble: LlmTrouble | 'recovered';
@@ -414,9 +423,12 @@ export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): 
     const reason = `LLM unavailable since ${at}: ${error}; retrying by itself with backoff (${PROBE_INITIAL_MS / 1000} s doubling, at most every ${PROBE_MAX_MS / 1000} s)`;
     return { ok: true, state: { ...s, llmPause: { kind: 'llm_outage', by: 'llm', reason, since: at } } };
   }
-  if (s.llmPause?.kind === 'llm_rejected') return { ok: true, state: s };
-  const reason = `LLM access rejected: ${shortError(m.error ?? 'no detail', 600).replace(/<runId>/g, s.runId)}`;
-  return { ok: true, state: { ...s, llmPause: { kind: 'llm_rejected', by: 'llm', reason, since: at } } };
+  const kind = m.trouble === 'unsupported' ? 'llm_unsupported' : 'llm_rejected';
+  if (s.llmPause?.kind === kind) return { ok: true, state: s };
+  // M1: a model without tool calls pauses with the fix named, like a rejected key: `resume` retries.
+  const what = m.trouble === 'unsupported' ? 'LLM cannot make tool calls' : 'LLM access rejected';
+  const reason = `${what}: ${shortError(m.error ?? 'no detail', 600).replace(/<runId>/g, s.runId)}`;
+  return { ok: true, state: { ...s, llmPause: { kind, by: 'llm', reason, since: at } } };
 }
 
 // ---------------------------------------------------------------- internal progress (SPEC S2)
