@@ -142,7 +142,12 @@ export function createActivities(llm: LlmGateway) {
           const parsed = parseDecision(phase, r.raw);
           if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
           Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
-          return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason, ...rungOfCall(r.rung) };
+          return {
+            value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`),
+            usage: r.usage,
+            parseError: parsed.reason,
+            ...rungOfCall(r.rung),
+          };
         }),
       );
     },

@@ -69,7 +69,8 @@ export function strictSchemaProblems(schema: unknown): string[] {
       if (node.additionalProperties !== false) problems.push(`${at}: an object needs additionalProperties: false`);
       const props = isObj(node.properties) ? Object.keys(node.properties) : [];
       const required = Array.isArray(node.required) ? node.required : [];
-      for (const p of props) if (!required.includes(p)) problems.push(`${at}.${p}: every property must be listed in required (make it nullable instead)`);
+      for (const p of props)
+        if (!required.includes(p)) problems.push(`${at}.${p}: every property must be listed in required (make it nullable instead)`);
       for (const r of required) if (!props.includes(r as string)) problems.push(`${at}: required names "${String(r)}", which is not a property`);
       if (isObj(node.properties)) for (const [k, v] of Object.entries(node.properties)) walk(v, `${at}.${k}`);
     }
@@ -108,7 +109,10 @@ function strip(schema: Json): Json {
   }
   if (isObj(out.items)) out.items = strip(out.items);
   if (Array.isArray(out.anyOf)) {
-    const branches = (out.anyOf as unknown[]).filter(isObj).filter((b) => !isFreeForm(b)).map(strip);
+    const branches = (out.anyOf as unknown[])
+      .filter(isObj)
+      .filter((b) => !isFreeForm(b))
+      .map(strip);
     if (branches.length === 1 && Object.keys(out).length === 1) return branches[0]!;
     out.anyOf = branches;
   }
@@ -137,7 +141,8 @@ function isFreeForm(s: Json): boolean {
 /** `s` or null. */
 function nullable(s: Json): Json {
   if (typeof s.type === 'string' && !('enum' in s) && !('const' in s)) return s.type === 'null' ? s : { ...s, type: [s.type, 'null'] };
-  if (Array.isArray(s.type) && !('enum' in s) && !('const' in s)) return s.type.includes('null') ? s : { ...s, type: [...(s.type as string[]), 'null'] };
+  if (Array.isArray(s.type) && !('enum' in s) && !('const' in s))
+    return s.type.includes('null') ? s : { ...s, type: [...(s.type as string[]), 'null'] };
   if (Array.isArray(s.anyOf)) {
     return (s.anyOf as Json[]).some((b) => b.type === 'null') ? s : { ...s, anyOf: [...(s.anyOf as Json[]), { type: 'null' }] };
   }

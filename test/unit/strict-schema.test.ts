@@ -64,9 +64,16 @@ describe('M1 strict structured outputs', () => {
     expect(Object.keys((toStrictJsonSchema(JudgeSchema) as any).properties)).toEqual(
       expect.arrayContaining(['success', 'shouldContinue', 'shouldReplan', 'reason', 'missingRequirements']),
     );
-    expect(Object.keys((toStrictJsonSchema(QualityJudgeResultSchema) as any).properties)).toEqual(['isAcceptable', 'issues', 'suggestions', 'overallScore']);
+    expect(Object.keys((toStrictJsonSchema(QualityJudgeResultSchema) as any).properties)).toEqual([
+      'isAcceptable',
+      'issues',
+      'suggestions',
+      'overallScore',
+    ]);
     const decision = toStrictJsonSchema(decisionSchemaFor('execution')) as any;
-    expect(decision.required).toEqual(expect.arrayContaining(['replan_needed', 'replan_type', 'target_phase', 'replan_level', 'error_classification']));
+    expect(decision.required).toEqual(
+      expect.arrayContaining(['replan_needed', 'replan_type', 'target_phase', 'replan_level', 'error_classification']),
+    );
     const goal = toStrictJsonSchema(GoalSchema) as any;
     expect(goal.properties.task_profile.enum).toEqual([...TASK_PROFILES]);
     expect(goal.properties.task_profile.enum).toContain('UNKNOWN');
@@ -105,9 +112,9 @@ describe('M1 strict structured outputs', () => {
       ]),
     );
     expect(strictSchemaProblems({ anyOf: [{ type: 'object' }] })).toContain('(root): the root must not be anyOf');
-    expect(strictSchemaProblems({ type: 'object', properties: { d: { type: 'string', format: 'uri' } }, required: ['d'], additionalProperties: false })).toEqual([
-      '(root).d: unsupported format "uri"',
-    ]);
+    expect(
+      strictSchemaProblems({ type: 'object', properties: { d: { type: 'string', format: 'uri' } }, required: ['d'], additionalProperties: false }),
+    ).toEqual(['(root).d: unsupported format "uri"']);
   });
 
   it('M1 makeStrict: all required, the optional ones nullable, additionalProperties false, unsupported keywords dropped', () => {

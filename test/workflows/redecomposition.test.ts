@@ -148,8 +148,9 @@ describe('task re-decomposition (J6, J7)', () => {
   it.each([
     // Schema-invalid every time (tasks must not be empty): retried by Temporal, then the activity fails.
     ['a schema-invalid reply', { json: { tasks: [] } }, FAST.llmMaxAttempts!, 'does not match the task_replan schema'],
-    // A rejected request (400) is not retried at all.
-    ['a rejected request (400)', { status: 400, message: 'planner says no' }, 1, 'planner says no'],
+    // A rejected request (400) is not retried: M1 asks once in each form of the fallback ladder
+    // (json_schema, json_object, prompt-only), then the activity fails.
+    ['a rejected request (400)', { status: 400, message: 'planner says no' }, 3, 'planner says no'],
   ] as const)('J7 a failing planner blocks the task: %s', async (_what, reply, requests, cause) => {
     scriptScenario(h.fake, {
       tasks: TASKS,

@@ -1,12 +1,5 @@
 // M1: the fallback ladder's pure policy.
-import {
-  isFormRejection,
-  lowerRung,
-  nextRung,
-  rungOf,
-  toolCallWrittenAsText,
-  workerRejection,
-} from '../../../src/domain/llm-form';
+import { isFormRejection, lowerRung, nextRung, rungOf, toolCallWrittenAsText, workerRejection } from '../../../src/domain/llm-form';
 import { noteLlmRung, initialRunState } from '../../../src/domain/run/state';
 
 const LLAMA_CPP_500 =
