@@ -11,7 +11,7 @@ import { strictSchemaProblems } from '../../src/llm/strict-schema';
 import { pausedLine } from '../../src/client/render';
 import type { RecordedRequest } from '../support/fake-openai';
 import { FAST, runOutcome, sleep, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario, type ScenarioTask } from '../support/scenario';
+import { DEFAULT_GOAL, scriptScenario, type ScenarioTask } from '../support/scenario';
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { startWorkerProcess } from '../support/worker-proc';
 
@@ -197,5 +197,22 @@ describe('M1 the fallback ladder', () => {
     h.fake.rejects.delete('tools');
     await handle.executeUpdate(resumeUpdate, { args: [] });
     await expectDone(handle);
+  });
+
+  it('M1 llm.timeoutSeconds (config) is the request timeout of every LLM call of the run: a slower reply is cut off and retried', async () => {
+    scriptScenario(h.fake, { tasks: TASKS });
+    // The worker's own timeout is 10 s: only the run's config can cut this 4 s reply off.
+    h.fake.script('goal_understanding', { hangMs: 4000, then: { json: DEFAULT_GOAL } });
+    const runId = uniqueId('timeout');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'write the files of a and b', workspace: h.workspace(), options: FAST, config: { llm: { timeoutSeconds: 1 } } }],
+    });
+    await expectDone(handle);
+    const [first, second] = h.fake.requestsFor('goal_understanding');
+    expect(first!.status).toBeUndefined();
+    expect(first!.finishedAt! - first!.startedAt).toBeLessThan(2500);
+    expect(second!.status).toBe(200);
   });
 });

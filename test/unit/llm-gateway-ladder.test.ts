@@ -1,0 +1,65 @@
+// M1: the gateway against a real HTTP server: the ladder walked within one call, the rung it ended
+// on returned, and a run's llm.timeoutSeconds as the request timeout.
+import { z } from 'zod';
+import { ApplicationFailure } from '@temporalio/common';
+import { LlmGateway } from '../../src/llm/gateway';
+import { LLM_UNAVAILABLE } from '../../src/llm/errors';
+import { parseConfig } from '../../src/domain/config';
+import { FakeOpenAI } from '../support/fake-openai';
+
+let fake: FakeOpenAI;
+beforeAll(async () => {
+  fake = await FakeOpenAI.start({ logUnscripted: false });
+});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+const gateway = () => new LlmGateway({ apiKey: 'k', baseURL: fake.baseURL, model: 'm', timeoutMs: 10_000 });
+const Schema = z.object({ answer: z.string(), note: z.string().nullish() });
+const ask = (llm?: { rung?: 'json_schema' | 'json_object' | 'prompt'; timeoutMs?: number }) =>
+  gateway().structured({ purpose: 'reflection', schema: Schema, system: 'answer in JSON', user: 'q', ...(llm ? { llm } : {}) });
+
+describe('M1 the gateway walks the fallback ladder', () => {
+  it('M1 json_schema rejected → the same call answers through json_object and says so', async () => {
+    fake.always('reflection', { json: { answer: 'yes', note: null } });
+    fake.rejects.add('json_schema');
+    const r = await ask();
+    expect(r.value).toEqual({ answer: 'yes', note: null });
+    expect(r.rung).toBe('json_object');
+    expect(fake.requests.map((q) => [q.body.response_format?.type, q.status])).toEqual([
+      ['json_schema', 400],
+      ['json_object', 200],
+    ]);
+    expect(fake.requests[1]!.body.response_format.schema.required).toEqual(['answer', 'note']);
+  });
+
+  it('M1 a call that starts at a remembered rung never asks the rejected forms again', async () => {
+    fake.always('reflection', { json: { answer: 'yes' } });
+    const r = await ask({ rung: 'prompt' });
+    expect(r.rung).toBe('prompt');
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]!.body.response_format).toBeUndefined();
+    expect(fake.requests[0]!.messages[0]!.content).toContain('matches this JSON Schema');
+  });
+
+  it('M1 a 500 that does not name the form is an outage (LlmUnavailable), not a rung down', async () => {
+    fake.always('reflection', { status: 500, message: 'upstream crashed' });
+    const err = await ask().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect((err as ApplicationFailure).type).toBe(LLM_UNAVAILABLE);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('M1 llm.timeoutSeconds is the request timeout of the call (bounded in the config)', async () => {
+    fake.always('reflection', { hangMs: 5000, then: { json: { answer: 'late' } } });
+    const started = Date.now();
+    const err = await ask({ timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect((err as ApplicationFailure).type).toBe(LLM_UNAVAILABLE);
+    expect((err as ApplicationFailure).message).toMatch(/timed out/i);
+    expect(parseConfig({ llm: { timeoutSeconds: 600 } }).llm.timeoutSeconds).toBe(600);
+    expect(() => parseConfig({ llm: { timeoutSeconds: 0 } })).toThrow(/llm\.timeoutSeconds: must be a number of seconds between 1 and 3600/);
+    expect(() => parseConfig({ llm: { timeoutSeconds: 99999 } })).toThrow(/llm\.timeoutSeconds/);
+    expect(() => parseConfig({ llm: { timeout: 5 } })).toThrow(/llm\.timeout: unknown key/);
+  });
+});
