@@ -20,6 +20,7 @@ export function renderStatus(s: RunStatus): string {
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
   if (s.budget) lines.push(budgetLine(s.budget));
+  if (s.llmRung) lines.push(llmFormLine(s.llmRung));
   for (const p of pausesOf(s)) lines.push(pausedLine(s.runId, p));
   if (s.goal) lines.push(`Goal: ${oneLine(s.goal.main_objective, 160)}`);
   for (const t of s.tasks) {
@@ -56,6 +57,15 @@ export function renderStatus(s: RunStatus): string {
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
   if (s.error) lines.push(`Error: ${s.error}`);
   return lines.join('\n');
+}
+
+/** M1: which form structured requests take once the server rejected strict json_schema. */
+export function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
+  return rung === 'json_object'
+    ? 'LLM replies: JSON mode with the schema (the server rejected strict json_schema)'
+    : rung === 'prompt'
+      ? 'LLM replies: JSON asked in the prompt (the server rejected json_schema and json_object)'
+      : 'LLM replies: strict json_schema';
 }
 
 /** O3: "Budget: 4,980 / 5,000 tokens (99.6%) · $0.0120 / $0.0500 (gpt-4o-mini)". */

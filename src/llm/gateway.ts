@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   isFormRejection,
   nextRung,
+  rungOf,
   TOOL_CALLS_FIX,
   toolCallWrittenAsText,
   TOP_RUNG,
@@ -85,7 +86,7 @@ export class LlmGateway {
    * (toolCallWrittenAsText), fails with LlmUnsupported: the run pauses with the fix (M1).
    */
   async chat(opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): Promise<ChatResult> {
-    let rung = opts.llm?.rung ?? TOP_RUNG;
+    let rung = startRung(opts);
     const tools = opts.tools ?? [];
     for (;;) {
       const offered = rung === TOP_RUNG ? tools.map(strictTool) : tools;
@@ -121,7 +122,7 @@ export class LlmGateway {
    * it down at once (no retry, no outage pause).
    */
   async text(opts: CallOptions & { schema: z.ZodType; system: string; user: string }): Promise<StructuredResult<string>> {
-    let rung = opts.llm?.rung ?? TOP_RUNG;
+    let rung = startRung(opts);
     const schema = toStrictJsonSchema(opts.schema);
     for (;;) {
       try {
@@ -144,7 +145,7 @@ export class LlmGateway {
     return this.client.chat.completions.create(body, {
       headers: { [PURPOSE_HEADER]: opts.purpose },
       signal: opts.signal,
-      ...(opts.llm?.timeoutMs ? { timeout: opts.llm.timeoutMs } : {}),
+      ...(requestTimeoutMs(opts) ? { timeout: requestTimeoutMs(opts) } : {}),
     });
   }
 
@@ -154,6 +155,15 @@ export class LlmGateway {
     if (opts.signal?.aborted) return (opts.signal.reason as unknown) ?? err;
     return classifyLlmError(err, { purpose: opts.purpose, baseURL: this.settings.baseURL });
   }
+}
+
+/** Where a call starts: the workflow's rung (anything else, the top). */
+const startRung = (opts: CallOptions): LlmRung => rungOf(opts.llm?.rung) ?? TOP_RUNG;
+
+/** The run's request timeout when it is a sane one (1 s .. 1 h, as the config bounds it). */
+function requestTimeoutMs(opts: CallOptions): number | undefined {
+  const t = opts.llm?.timeoutMs;
+  return typeof t === 'number' && Number.isFinite(t) && t >= 1000 && t <= 3_600_000 ? t : undefined;
 }
 
 /** The rejection (status and message) when `err` is the server rejecting the request's form, else undefined. */

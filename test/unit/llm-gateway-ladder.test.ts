@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import { LlmGateway } from '../../src/llm/gateway';
-import { LLM_UNAVAILABLE } from '../../src/llm/errors';
+import { LLM_UNAVAILABLE, LLM_UNSUPPORTED } from '../../src/llm/errors';
+import { TOOL_DEFINITIONS } from '../../src/activities/tools';
 import { parseConfig } from '../../src/domain/config';
 import { FakeOpenAI } from '../support/fake-openai';
 
@@ -53,7 +54,7 @@ describe('M1 the gateway walks the fallback ladder', () => {
   it('M1 llm.timeoutSeconds is the request timeout of the call (bounded in the config)', async () => {
     fake.always('reflection', { hangMs: 5000, then: { json: { answer: 'late' } } });
     const started = Date.now();
-    const err = await ask({ timeoutMs: 300 }).catch((e: unknown) => e);
+    const err = await ask({ timeoutMs: 1000 }).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(3000);
     expect((err as ApplicationFailure).type).toBe(LLM_UNAVAILABLE);
     expect((err as ApplicationFailure).message).toMatch(/timed out/i);
@@ -61,5 +62,42 @@ describe('M1 the gateway walks the fallback ladder', () => {
     expect(() => parseConfig({ llm: { timeoutSeconds: 0 } })).toThrow(/llm\.timeoutSeconds: must be a number of seconds between 1 and 3600/);
     expect(() => parseConfig({ llm: { timeoutSeconds: 99999 } })).toThrow(/llm\.timeoutSeconds/);
     expect(() => parseConfig({ llm: { timeout: 5 } })).toThrow(/llm\.timeout: unknown key/);
+  });
+
+  const work = (rung?: 'json_schema' | 'json_object') =>
+    gateway().chat({
+      purpose: 'worker_step',
+      messages: [{ role: 'user', content: 'go' }],
+      tools: TOOL_DEFINITIONS,
+      ...(rung ? { llm: { rung } } : {}),
+    });
+
+  it('M1 a server that rejects tools: LlmUnsupported with the fix at the first request, nothing more asked', async () => {
+    fake.always('worker_step', { toolCalls: [{ name: 'list_dir', arguments: {} }] });
+    fake.rejects.add('tools');
+    const err = (await work().catch((e: unknown) => e)) as ApplicationFailure;
+    expect(err.type).toBe(LLM_UNSUPPORTED);
+    expect(err.nonRetryable).toBe(true);
+    expect(err.message).toContain('does not support tools');
+    expect(err.message).toContain('--tool-call-parser');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('M1 a rejection that does not name tools: once more without strict functions, then LlmUnsupported', async () => {
+    fake.always('worker_step', { status: 400, message: 'bad request' });
+    const err = (await work().catch((e: unknown) => e)) as ApplicationFailure;
+    expect(err.type).toBe(LLM_UNSUPPORTED);
+    expect(fake.requests.map((r) => r.body.tools[0].function.strict)).toEqual([true, undefined]);
+  });
+
+  it('M1 a model that writes its tool call as text instead of a tool call: LlmUnsupported; a plain summary is a reply', async () => {
+    fake.script('worker_step', { content: '```json\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "A"}}\n```' });
+    fake.script('worker_step', { content: 'All done: a.txt is written.' });
+    const err = (await work('json_object').catch((e: unknown) => e)) as ApplicationFailure;
+    expect(err.type).toBe(LLM_UNSUPPORTED);
+    expect(err.message).toContain('wrote a write_file call as text');
+    const r = await work('json_object');
+    expect(r.message.content).toBe('All done: a.txt is written.');
+    expect(r.rung).toBe('json_object');
   });
 });

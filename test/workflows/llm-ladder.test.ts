@@ -8,7 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { resumeUpdate, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { strictSchemaProblems } from '../../src/llm/strict-schema';
-import { pausedLine } from '../../src/client/render';
+import { pausedLine, renderStatus } from '../../src/client/render';
 import type { RecordedRequest } from '../support/fake-openai';
 import { FAST, runOutcome, sleep, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { DEFAULT_GOAL, scriptScenario, type ScenarioTask } from '../support/scenario';
@@ -117,6 +117,10 @@ describe('M1 the fallback ladder', () => {
     expect(rest.every((r) => r.messages[0]!.content.includes('JSON Schema'))).toBe(true);
     // The worker learned the rung from the run: its tools are no longer strict functions.
     expect(h.fake.requestsFor('worker_step').every((r) => r.body.tools.every((t: any) => t.function.strict === undefined))).toBe(true);
+    // `status` says which form the run's replies take now.
+    const s = await handle.query(statusQuery);
+    expect(s.llmRung).toBe('json_object');
+    expect(renderStatus(s)).toContain('LLM replies: JSON mode with the schema (the server rejected strict json_schema)');
     // No outage pause was ever reported.
     const events = (await handle.fetchHistory()).events ?? [];
     expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'llmTrouble')).toEqual([]);
@@ -163,6 +167,7 @@ describe('M1 the fallback ladder', () => {
     expect(after.length).toBeGreaterThan(3);
     expect(after.map((r) => [r.purpose, formOf(r) ?? 'prompt', r.status])).toEqual(after.map((r) => [r.purpose, 'prompt', 200]));
     expect(after.filter((r) => r.purpose === 'worker_step').every((r) => r.body.tools.every((t: any) => t.function.strict === undefined))).toBe(true);
+    expect((await handle.query(statusQuery)).llmRung).toBe('prompt');
     worker.child.kill('SIGTERM');
   });
 

@@ -659,6 +659,8 @@ export interface RunStatusView {
   pauses?: PauseState[];
   /** O3: usage against the budget (absent: the run has none). */
   budget?: BudgetView;
+  /** M1: the fallback ladder's rung the run's structured requests use (absent: the top, strict json_schema). */
+  llmRung?: LlmRung;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -687,6 +689,7 @@ export function statusView(s: RunState): RunStatusView {
     questions: pendingQuestions(s),
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
+    ...(s.llmRung ? { llmRung: s.llmRung } : {}),
   };
 }
 
