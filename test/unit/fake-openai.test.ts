@@ -346,3 +346,42 @@ async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('FakeOpenAI rejection modes (M1)', () => {
+  let fake: FakeOpenAI;
+  beforeAll(async () => {
+    fake = await FakeOpenAI.start({ logUnscripted: false });
+    fake.always('judge', { json: { ok: true } });
+  });
+  afterAll(() => fake.stop());
+  const c = () => new OpenAI({ apiKey: 'test', baseURL: fake.baseURL, maxRetries: 0, defaultHeaders: { 'x-replanner-purpose': 'judge' } });
+  const create = (extra: Record<string, unknown>) =>
+    c().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'JSON please' }], ...extra } as never) as Promise<unknown>;
+  const jsonSchema = { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' }, strict: true } } };
+
+  it("M1 mimics llama-cpp-python 0.3.16: a json_schema response_format → HTTP 500 naming ('body', 'response_format', 'type'); json_object with a schema → 200", async () => {
+    fake.rejects.add('json_schema');
+    fake.rejectStyle = 'llamacpp';
+    const err = (await rejection(create(jsonSchema))) as APIError;
+    expect(err.status).toBe(500);
+    expect(err.message).toContain("('body', 'response_format', 'type')");
+    expect(err.message).toContain("Input should be 'text' or 'json_object'");
+    expect((err.error as { type?: string }).type).toBe('internal_server_error');
+    await expect(create({ response_format: { type: 'json_object', schema: { type: 'object' } } })).resolves.toBeDefined();
+    fake.reset();
+  });
+
+  it('M1 rejects json_object and tools with a 400 when told, and consumes no scripted reply', async () => {
+    fake.always('judge', { json: { ok: true } });
+    fake.script('judge', { json: { first: true } });
+    fake.rejects.add('json_object');
+    fake.rejects.add('tools');
+    expect(((await rejection(create({ response_format: { type: 'json_object' } }))) as APIError).status).toBe(400);
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }];
+    const noTools = (await rejection(create({ tools }))) as APIError;
+    expect(noTools.status).toBe(400);
+    expect(noTools.message).toContain('does not support tools');
+    expect(fake.remaining('judge')).toBe(1);
+    fake.reset();
+  });
+});
