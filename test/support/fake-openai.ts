@@ -92,6 +92,12 @@ export class FakeOpenAI {
 
   /** When set, a chat request whose `Authorization` is not `Bearer <apiKey>` is answered 401 (a wrong OPENAI_API_KEY). */
   apiKey: string | undefined;
+  /**
+   * Issue 22, doctor's server modes: request forms this server refuses, as a real server without
+   * them does (with the status given, and a message naming the feature). Checked for every purpose
+   * before any script. E.g. `{ jsonSchema: 400 }`, `{ jsonSchema: 500, jsonObject: 400 }`, `{ tools: 400 }`.
+   */
+  refusesForms: { jsonSchema?: number; jsonObject?: number; tools?: number } = {};
   /** Set while the listener is closed (refuseConnections): clients see ECONNREFUSED. */
   private refusing: { reopen?: ReturnType<typeof setTimeout> } | undefined;
 
@@ -168,13 +174,14 @@ export class FakeOpenAI {
     return this;
   }
 
-  /** Clear scripts, defaults, fallback and recorded requests (the `requests` array is emptied in place). */
+  /** Clear scripts, defaults, fallback, refused forms and recorded requests (the `requests` array is emptied in place). */
   reset(): void {
     this.queues.clear();
     this.defaults.clear();
     this.fallbackResponder = undefined;
     this.usages.clear();
     this.requests.length = 0;
+    this.refusesForms = {};
   }
 
   /** Number of queued (scripted, not yet consumed) replies, for one purpose or all. */
@@ -350,6 +357,9 @@ export class FakeOpenAI {
       return fail(401, 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.');
     }
 
+    const refused = this.refusedForm(body);
+    if (refused) return fail(refused.status, refused.message);
+
     let reply: Reply | undefined;
     try {
       reply = this.pick(rec);
@@ -366,6 +376,17 @@ export class FakeOpenAI {
       return fail(400, msg);
     }
     await this.deliver(rec, res, ctx, reply);
+  }
+
+  /** Issue 22: the refusal of a request form this server is set to refuse (refusesForms). */
+  private refusedForm(body: any): { status: number; message: string } | undefined {
+    const type: unknown = body?.response_format?.type;
+    const { jsonSchema, jsonObject, tools } = this.refusesForms;
+    if (type === 'json_schema' && jsonSchema) return { status: jsonSchema, message: "response_format.type: Input should be 'text' or 'json_object'" };
+    if (type === 'json_object' && jsonObject) return { status: jsonObject, message: "response_format.type: Input should be 'text'" };
+    if (Array.isArray(body?.tools) && body.tools.length && tools)
+      return { status: tools, message: 'tools are not supported by this server (tool_choice)' };
+    return undefined;
   }
 
   /** Queue first, then the purpose default, then the global fallback. */
