@@ -26,9 +26,9 @@ const MODEL = 'smollm2-135m';
 /** The first build of the virtualenv (~6–10 min on 2 cores) happens here, with progress on stderr. */
 const START_TIMEOUT_MS = 20 * 60_000;
 /** A run of the tiny model on 2 CPU cores: generous, but bounded. */
-const RUN_BOUND_MS = 8 * 60_000;
+const RUN_BOUND_MS = 4 * 60_000;
 /** Caps the run's LLM calls: past it the run asks, and the test answers "stop" (a final status). */
-const BUDGET_TOKENS = 40_000;
+const BUDGET_TOKENS = 15_000;
 
 interface Logged {
   method: string;
@@ -103,7 +103,7 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M)', () => {
         ['tools', 200],
       ]);
     },
-    8 * 60_000,
+    4 * 60_000,
   );
 
   it(
