@@ -36,6 +36,8 @@ interface Logged {
   purpose: string;
   /** response_format.type of a chat request, 'tools' for a tool request, '' otherwise. */
   form: string;
+  /** Request body size in bytes (the prompt's size, roughly 4 bytes a token). */
+  bytes: number;
   status?: number;
   ms?: number;
   error?: string;
@@ -60,13 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   process.env = saved;
   await proxy?.close();
-  if (server) {
-    try {
-      process.kill(server.pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  }
+  if (server) await stopServer(server.pid);
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -175,7 +171,8 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M)', () => {
         );
         process.stderr.write(
           `live-model run ${id}: ${final?.status ?? 'no final status'} after ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
-            `${sent.length} requests ${JSON.stringify(byStatus)}, forms ${JSON.stringify([...new Set(sent.map((q) => q.form))])}` +
+            `${sent.length} requests ${JSON.stringify(byStatus)}, forms ${JSON.stringify([...new Set(sent.map((q) => q.form))])}, ` +
+            `requests ${JSON.stringify(sent.map((q) => `${q.purpose} ${q.bytes} B → ${q.status ?? q.error ?? 'no answer'}${q.ms !== undefined ? ` in ${q.ms} ms` : ''}`))}` +
             `${stoppedByUs ? ', stopped at its budget' : ''}${final?.error ? `, error: ${final.error}` : ''}\n`,
         );
         if (!final)
@@ -221,6 +218,22 @@ async function startLlmServer(): Promise<{ url: string; pid: number; log: string
   return { url, pid: Number(pid), log };
 }
 
+/** SIGTERM, then SIGKILL after 3 s: uvicorn's graceful stop waits for a generation in flight, which may take minutes. */
+async function stopServer(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 30 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) process.kill(pid, 'SIGKILL');
+}
+
 /** A logging HTTP proxy: forwards everything to `target`, recording each request and its status. */
 async function startProxy(target: string): Promise<{ url: string; requests: Logged[]; close(): Promise<void> }> {
   const upstream = new URL(target);
@@ -238,7 +251,7 @@ async function startProxy(target: string): Promise<{ url: string; requests: Logg
         /* not JSON (a GET) */
       }
       const purpose = [req.headers['x-replanner-purpose'] ?? ''].flat()[0] ?? '';
-      const entry: Logged = { method: req.method ?? '?', path: req.url ?? '', purpose, form };
+      const entry: Logged = { method: req.method ?? '?', path: req.url ?? '', purpose, form, bytes: body.length };
       requests.push(entry);
       const started = Date.now();
       const headers = { ...req.headers, host: upstream.host };
