@@ -205,6 +205,26 @@ describe('replanner doctor', () => {
     expect(json.checks.find((c) => c.name === 'endpoint')).toMatchObject({ mark: 'fail', summary: expect.stringContaining(url) });
   });
 
+  it('M2 no Temporal server on a local address: – (`replanner run` starts the dev server), the worker not checked; exit 0', async () => {
+    const port = await closedPort();
+    shell({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    const r = await doctor();
+    expect(line(r.lines, /Temporal/)).toBe(`– Temporal server at 127.0.0.1:${port}: not running`);
+    expect(r.out).toContain('→ `replanner run` starts the local dev server (or start it now: npm run server)');
+    expect(line(r.lines, /Worker/)).toMatch(/^– Worker on task queue ".*": not checked \(no Temporal server\)$/);
+    expect(r.code).toBe(0);
+  });
+
+  it('M2 no Temporal server at a remote address: ✗ with the fix; exit 1', async () => {
+    const port = await closedPort();
+    // 127.0.0.2 is not an address `replanner run` starts a dev server on.
+    shell({ TEMPORAL_ADDRESS: `127.0.0.2:${port}` });
+    const r = await doctor();
+    expect(line(r.lines, /Temporal/)).toBe(`✗ Temporal server at 127.0.0.2:${port}: does not answer`);
+    expect(r.out).toMatch(/→ start it, or set TEMPORAL_ADDRESS to a server that runs/);
+    expect(r.code).toBe(1);
+  });
+
   it('M2 doctor --help and a stray argument', async () => {
     const help = await cli('doctor', '--help');
     expect(help.code).toBe(0);
