@@ -12,6 +12,7 @@ import { loadConfig } from './config-load';
 import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { WORKER_HELP, workerCommand } from './worker-cmd';
+import { DOCTOR_HELP, doctorCommand } from './doctor';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
 import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
@@ -84,6 +85,11 @@ Usage:
   replanner worker status [--json]                     the workers \`run\` started: queue, endpoint, model,
                                                        pid, alive, started, log
   replanner worker stop <queue>|--all [--json]         stop them gracefully (SIGTERM: tasks in flight end)
+  replanner doctor [--json]                            check that a run from this shell can succeed: the
+                                                       Temporal server, the worker, the LLM endpoint,
+                                                       the model, structured output and tool calls,
+                                                       each ✓ or ✗ with what to fix (exit 0: all good,
+                                                       1: something to fix)
 
 Options:
   --workspace, -w DIR  the directory the worker may change (run)
@@ -135,7 +141,7 @@ your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\`
 answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
 Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED or STOPPED (by its budget) (pause, resume,
-answer, cancel: the run already ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
+answer, cancel: the run already ended; doctor: something to fix) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
 run not found / no worker for the run and none can be started from this shell
 `;
 
@@ -209,7 +215,7 @@ export async function main(
     positionals: [cmd, ...rest],
   } = parsed;
   if (o.help || cmd === 'help') {
-    print(cmd === 'worker' ? WORKER_HELP : HELP);
+    print(cmd === 'worker' ? WORKER_HELP : cmd === 'doctor' ? DOCTOR_HELP : HELP);
     return EXIT.OK;
   }
   if (!cmd) {
@@ -427,6 +433,10 @@ export async function main(
         if (o['sandbox-network']) process.env.REPLANNER_SANDBOX_NETWORK = '1';
         await runWorkerProcess();
         return EXIT.OK;
+      }
+      case 'doctor': {
+        if (rest.length) throw new UsageError(`doctor takes no arguments (got "${rest.join(' ')}")`);
+        return await doctorCommand({ json: Boolean(o.json) }, print);
       }
       default:
         throw new UsageError(`unknown command "${cmd}"`);

@@ -92,7 +92,9 @@ export class LlmGateway {
       const offered = rung === TOP_RUNG ? tools.map(strictTool) : tools;
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
-        completion = await this.send(opts, { model: this.settings.model, messages: opts.messages, ...(offered.length ? { tools: offered } : {}) });
+        // tool_choice "auto" said explicitly: llama-cpp-python reads a missing one as "none" and never calls a tool.
+        const withTools = offered.length ? { tools: offered, tool_choice: 'auto' as const } : {};
+        completion = await this.send(opts, { model: this.settings.model, messages: opts.messages, ...withTools });
       } catch (err) {
         const form = tools.length ? formRejection(err) : undefined;
         if (form === undefined) throw this.classify(opts, err);

@@ -178,7 +178,7 @@ export class FakeOpenAI {
     return this;
   }
 
-  /** Clear scripts, defaults, fallback and recorded requests (the `requests` array is emptied in place). */
+  /** Clear scripts, defaults, fallback, refused forms and recorded requests (the `requests` array is emptied in place). */
   reset(): void {
     this.queues.clear();
     this.defaults.clear();
