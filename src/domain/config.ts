@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
 import { budgetConfigProblems, MAX_BUDGET_TOKENS, MAX_BUDGET_USD } from './budget';
+import { GITHUB_REPO, GITLAB_PROJECT, MAX_ISSUE_NUMBER } from './notifications';
 import { PacemakerConfigSchema } from './pacemaker/config';
 import { RefinementConfigSchema } from './refinement/config';
 
@@ -156,6 +157,54 @@ export const BudgetConfigSchema = lazySchema(() =>
   }),
 );
 
+/** X10: the issue or merge request the run posts to (tokens are the worker's: GITHUB_TOKEN / GITLAB_TOKEN). */
+const issueNumber = () =>
+  z
+    .number({ error: 'must be a whole number ≥ 1' })
+    .int({ error: 'must be a whole number ≥ 1' })
+    .min(1, { error: 'must be a whole number ≥ 1' })
+    .max(MAX_ISSUE_NUMBER, { error: `must be at most ${MAX_ISSUE_NUMBER}` })
+    .optional();
+const oneOf = (a: string, b: string) => (v: Record<string, unknown>, ctx: z.core.$RefinementCtx) => {
+  const given = [a, b].filter((k) => v[k] !== undefined);
+  if (given.length !== 1) {
+    ctx.addIssue({ code: 'custom', path: [], message: given.length ? `give ${a} or ${b}, not both` : `needs ${a}: N or ${b}: N`, input: undefined });
+  }
+};
+export const NotificationsConfigSchema = lazySchema(() =>
+  section({
+    github: z
+      .strictObject(
+        {
+          repo: z.string({ error: 'must be "owner/name"' }).regex(GITHUB_REPO, { error: 'must be "owner/name"' }),
+          issue: issueNumber(),
+          pull: issueNumber(),
+        },
+        { error: 'must be a mapping { repo, issue | pull }' },
+      )
+      .superRefine(oneOf('issue', 'pull'))
+      .optional(),
+    gitlab: z
+      .strictObject(
+        {
+          project: z
+            .string({ error: 'must be "group/project" or a project id' })
+            .regex(GITLAB_PROJECT, { error: 'must be "group/project" or a project id' }),
+          issue: issueNumber(),
+          merge_request: issueNumber(),
+          url: z
+            .string({ error: 'must be an http(s) URL' })
+            .max(2000)
+            .regex(/^https?:\/\/[^\s/]+/, { error: 'must be an http(s) URL, e.g. https://gitlab.example.com' })
+            .optional(),
+        },
+        { error: 'must be a mapping { project, issue | merge_request, url? }' },
+      )
+      .superRefine(oneOf('issue', 'merge_request'))
+      .optional(),
+  }),
+);
+
 export const ReplannerConfigSchema = lazySchema(() =>
   z
     .strictObject(
@@ -168,6 +217,7 @@ export const ReplannerConfigSchema = lazySchema(() =>
         refinement: RefinementConfigSchema,
         pacemaker: PacemakerConfigSchema.prefault({}),
         budget: BudgetConfigSchema,
+        notifications: NotificationsConfigSchema,
       },
       { error: 'must be a mapping (key: value)' },
     )
@@ -179,6 +229,14 @@ export const ReplannerConfigSchema = lazySchema(() =>
           path: ['replanning', 'llm_decision', 'user_confirmation_threshold'],
           message: `must not exceed replanning.llm_decision.min_confidence_threshold (${d.min_confidence_threshold})`,
           input: d.user_confirmation_threshold,
+        });
+      }
+      if (cfg.notifications.github && cfg.notifications.gitlab) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notifications'],
+          message: 'give notifications.github or notifications.gitlab, not both',
+          input: undefined,
         });
       }
       for (const p of budgetConfigProblems(cfg.budget)) {
@@ -193,6 +251,7 @@ export type ReplanningConfig = ReplannerConfig['replanning'];
 export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
 export type ExecutionConfig = ReplannerConfig['execution'];
 export type BudgetConfig = ReplannerConfig['budget'];
+export type NotificationsConfig = ReplannerConfig['notifications'];
 
 export interface ConfigIssue {
   /** Dotted key path, e.g. `replanning.llm_decision.min_confidence_threshold` ('' = the root). */
@@ -338,9 +397,15 @@ function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean): ConfigIssu
 function suggestKey(parentPath: string[], key: string): string | undefined {
   let node: unknown = DEFAULT_CONFIG;
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
-  if (!isRecord(node)) return undefined;
-  // O3: the budget's keys are all optional (absent from the defaults), so name them here.
-  const keys = parentPath.join('.') === 'budget' ? ['maxTokens', 'maxCostUsd', 'model', 'prices'] : Object.keys(node);
+  // O3 / X10: keys that are all optional (absent from the defaults) are named here.
+  const optionalKeys: Record<string, string[]> = {
+    budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'],
+    notifications: ['github', 'gitlab'],
+    'notifications.github': ['repo', 'issue', 'pull'],
+    'notifications.gitlab': ['project', 'issue', 'merge_request', 'url'],
+  };
+  const keys = optionalKeys[parentPath.join('.')] ?? (isRecord(node) ? Object.keys(node) : undefined);
+  if (!keys) return undefined;
   let best: { k: string; d: number } | undefined;
   for (const k of keys) {
     const d = editDistance(k.toLowerCase(), key.toLowerCase());

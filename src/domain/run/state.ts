@@ -3,6 +3,7 @@
 // Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
 // is refused with a reason and changes nothing.
 import { budgetQuestionText, budgetView, parseBudgetAnswer, stoppedReason, applyRaise, type BudgetView, type RunBudget } from '../budget';
+import type { NotificationLedger } from '../notifications';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { RefinementAction } from '../refinement/decision';
 import {
@@ -159,6 +160,8 @@ export interface RunState {
   llmPause?: PauseState;
   /** O3: the run's budget (absent: none) and its ledger. */
   budget?: RunBudgetState;
+  /** X10/X11: deliveries to the run's issue or merge request (absent: the config names none). */
+  notifications?: NotificationLedger;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -647,6 +650,8 @@ export interface RunStatusView {
   pauses?: PauseState[];
   /** O3: usage against the budget (absent: the run has none). */
   budget?: BudgetView;
+  /** X10/X11: notifications delivered to the run's issue or merge request, and the last failure. */
+  notifications?: NotificationLedger;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -675,6 +680,7 @@ export function statusView(s: RunState): RunStatusView {
     questions: pendingQuestions(s),
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
+    ...(s.notifications ? { notifications: s.notifications } : {}),
   };
 }
 
