@@ -51,6 +51,8 @@ const task = (id: string, state: TaskState): TaskRecord => ({
   description: '',
   acceptanceCriteria: [],
   dependencies: [],
+  scopePaths: [],
+  profile: 'UNKNOWN',
   state,
 });
 
