@@ -157,6 +157,9 @@ export const BudgetConfigSchema = lazySchema(() =>
   }),
 );
 
+// Tested with .test(), not zod's .regex(): zod resets a pattern's lastIndex, and the workflow
+// sandbox freezes shared modules' objects (src/workflows/preload.ts).
+const HTTP_URL = /^https?:\/\/[^\s/]+/;
 /** X10: the issue or merge request the run posts to (tokens are the worker's: GITHUB_TOKEN / GITLAB_TOKEN). */
 const issueNumber = () =>
   z
@@ -176,7 +179,7 @@ export const NotificationsConfigSchema = lazySchema(() =>
     github: z
       .strictObject(
         {
-          repo: z.string({ error: 'must be "owner/name"' }).regex(GITHUB_REPO, { error: 'must be "owner/name"' }),
+          repo: z.string({ error: 'must be "owner/name"' }).refine((v) => GITHUB_REPO.test(v), { error: 'must be "owner/name"' }),
           issue: issueNumber(),
           pull: issueNumber(),
         },
@@ -189,13 +192,13 @@ export const NotificationsConfigSchema = lazySchema(() =>
         {
           project: z
             .string({ error: 'must be "group/project" or a project id' })
-            .regex(GITLAB_PROJECT, { error: 'must be "group/project" or a project id' }),
+            .refine((v) => GITLAB_PROJECT.test(v), { error: 'must be "group/project" or a project id' }),
           issue: issueNumber(),
           merge_request: issueNumber(),
           url: z
             .string({ error: 'must be an http(s) URL' })
             .max(2000)
-            .regex(/^https?:\/\/[^\s/]+/, { error: 'must be an http(s) URL, e.g. https://gitlab.example.com' })
+            .refine((v) => HTTP_URL.test(v), { error: 'must be an http(s) URL, e.g. https://gitlab.example.com' })
             .optional(),
         },
         { error: 'must be a mapping { project, issue | merge_request, url? }' },

@@ -25,6 +25,8 @@ export interface ForgeRequest {
   status?: number;
   /** The comment the request created or edited. */
   commentId?: number;
+  /** Date.now() when it arrived. */
+  at: number;
 }
 
 export interface Fault {
@@ -122,7 +124,7 @@ export abstract class FakeForge {
       body = undefined;
     }
     const url = new URL(req.url ?? '/', 'http://x');
-    const rec: ForgeRequest = { method: req.method ?? 'GET', path: url.pathname, ...(body ? { body } : {}) };
+    const rec: ForgeRequest = { method: req.method ?? 'GET', path: url.pathname, ...(body ? { body } : {}), at: Date.now() };
     this.requests.push(rec);
     const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
       rec.status = status;
