@@ -310,7 +310,8 @@ export function notificationsBetween(prev: RunState, next: RunState, at: string)
       out.push({ kind: 'replan_overridden', key: `${r.replan_id}.overridden`, body: replanOverriddenMessage(r) });
     }
     const wasOpen = !old || old.result === 'pending';
-    if (wasOpen && r.executed && r.result === 'success' && r.override_reason === undefined && r.outcome !== 'clarify') {
+    // A clarification nobody answered completes as 'no_response_assumed': no revision ran, nothing to report.
+    if (wasOpen && r.executed && r.result === 'success' && r.override_reason === undefined) {
       out.push({ kind: 'replan_completed', key: `${r.replan_id}.completed`, body: replanCompletedMessage(r, at) });
     }
     if (wasOpen && r.result === 'failure') {

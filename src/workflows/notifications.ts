@@ -4,7 +4,7 @@
 // background, never in front of a phase: at most one checklist edit in flight (the latest text
 // wins), notifications one after another in order. A delivery that fails after its retries is
 // counted in the run's state (status "Notifications" line) and never fails, blocks or pauses the run.
-import { ActivityCancellationType, condition, log, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, condition, log, proxyActivities } from '@temporalio/workflow';
 import {
   checklistText,
   emptyLedger,
@@ -122,14 +122,15 @@ export function startNotifier(p: { target: NotifyTarget | undefined; options: Ru
       const prev = last;
       last = state;
       const due = prev === state ? [] : notificationsBetween(prev, state, now());
+      // Not cancellable: a phase cancelled (the budget's "stop") does not cancel what is being posted.
       if (due.length) {
         queue.push(...due);
-        void send();
+        void CancellationScope.nonCancellable(send);
       }
       const text = checklistText(state);
       if (text !== undefined && text !== wanted) {
         wanted = text;
-        void editChecklist();
+        void CancellationScope.nonCancellable(editChecklist);
       }
     },
     async drain() {
