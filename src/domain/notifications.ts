@@ -127,10 +127,21 @@ export function checklistInputOf(s: RunState): ChecklistInput {
   };
 }
 
-/** X11: the checklist comment's text, or undefined while the run has no plan yet (nothing to post). */
-export function checklistText(s: RunState): string | undefined {
+/** GitHub refuses a comment over 65,536 characters (GitLab's limit is higher): room for the marker. */
+export const MAX_COMMENT_CHARS = 65_000;
+
+/**
+ * X11: the checklist comment's text, or undefined while the run has no plan yet (nothing to post).
+ * Too long for a comment: the oldest earlier plans leave the history block first, then it is cut.
+ */
+export function checklistText(s: RunState, max = MAX_COMMENT_CHARS): string | undefined {
   if (s.tasks.length === 0) return undefined;
-  return renderChecklist(checklistInputOf(s));
+  const input = checklistInputOf(s);
+  let text = renderChecklist(input);
+  for (let keep = input.previousPlans.length - 1; text.length > max && keep >= 0; keep--) {
+    text = renderChecklist({ ...input, previousPlans: input.previousPlans.slice(input.previousPlans.length - keep) });
+  }
+  return text.length > max ? `${text.slice(0, max - 40)}\n\n…(cut to fit a comment)` : text;
 }
 
 // ---------------------------------------------------------------- notifications (X10)

@@ -206,6 +206,12 @@ describe('X11 the checklist from the run state', () => {
     expect(text).toContain('**Previous Progress**: 1/2');
     expect(text).toContain('<details>');
     expect(text).toContain('Progress: 1/2 (50%) complete · Plan Revisions: 1');
+    // Too long for a comment: the earlier plan goes first, the current plan stays.
+    const short = checklistText(s2, text.length - 10)!;
+    expect(short.length).toBeLessThanOrEqual(text.length - 10);
+    expect(short).toContain('## 📋 Execution Plan (Revised #1)');
+    expect(short).not.toContain('<details>');
+    expect(checklistText(s2, 100)!.length).toBeLessThanOrEqual(100);
   });
 });
 
