@@ -139,6 +139,7 @@ Environment:
   (the three overrides win over the config file)
   GITHUB_TOKEN  GITHUB_API_URL (https://api.github.com)   the worker's, for --github (never sent in a run)
   GITLAB_TOKEN  GITLAB_URL (https://gitlab.com)           the worker's, for --gitlab (never sent in a run)
+  REPLANNER_NOTIFY_ALLOW      the worker's: the only targets runs may post to (owner/repo, group/*, …)
 
 When nothing answers at TEMPORAL_ADDRESS, \`run\` starts the persisted local dev server
 (.replanner/temporal.db, Web UI on :8233), and says so. When no live worker polls the run's task

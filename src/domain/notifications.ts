@@ -87,9 +87,33 @@ export function notificationMarker(runId: string, key: string): string {
   return `<!-- replanner:notification run=${runId} key=${key} -->`;
 }
 
-/** The body as posted: the marker line first (hidden in rendered Markdown), then the text. */
+/**
+ * S2: texts from the LLM (reasoning, task titles, questions) must not act on the issue: a line
+ * starting with "/" would be a GitLab quick action (`/close`, `/merge`, `/approve`), an "@name" would
+ * ping people. A zero-width space keeps both as plain text (they read the same).
+ */
+export function neutralize(text: string): string {
+  return text.replace(/^(\s*)\//gm, '$1\u200b/').replace(/@(?=[A-Za-z0-9_-])/g, '@\u200b');
+}
+
+/** The body as posted: the marker line first (hidden in rendered Markdown), then the neutralized text. */
 export function withMarker(marker: string, body: string): string {
-  return `${marker}\n${body}`;
+  return `${marker}\n${neutralize(body)}`;
+}
+
+/**
+ * The worker's allowlist of targets (REPLANNER_NOTIFY_ALLOW: comma-separated `owner/repo`,
+ * `group/project` or `owner/*`): anyone who can start a run chooses its target, the worker's token
+ * decides what it can reach; with the list set, a run may only post where the worker allows.
+ */
+export function targetAllowed(t: NotifyTarget, allow: string | undefined): boolean {
+  const list = (allow ?? '')
+    .split(',')
+    .map((x) => x.trim().toLowerCase())
+    .filter(Boolean);
+  if (list.length === 0) return true;
+  const name = (t.service === 'github' ? t.repo : t.project).toLowerCase();
+  return list.some((p) => (p.endsWith('/*') ? name.startsWith(p.slice(0, -1)) : p === name));
 }
 
 // ---------------------------------------------------------------- the checklist (X11)

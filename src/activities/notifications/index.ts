@@ -7,6 +7,8 @@ import {
   checklistMarker,
   classifyDeliveryFailure,
   notificationMarker,
+  targetAllowed,
+  targetLabel,
   withMarker,
   type NotifyService,
   type NotifyTarget,
@@ -41,6 +43,9 @@ export const NOTIFICATION_REJECTED = 'NotificationRejected';
 export const NOTIFICATION_UNAVAILABLE = 'NotificationUnavailable';
 
 function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread {
+  if (!targetAllowed(target, env.REPLANNER_NOTIFY_ALLOW)) {
+    throw ApplicationFailure.nonRetryable(`${targetLabel(target)} is not in the worker's REPLANNER_NOTIFY_ALLOW`, NOTIFICATION_REJECTED);
+  }
   if (target.service === 'github') {
     const token = env.GITHUB_TOKEN?.trim();
     if (!token) throw ApplicationFailure.nonRetryable('GitHub: GITHUB_TOKEN is not set on the worker', NOTIFICATION_REJECTED);

@@ -16,7 +16,9 @@ import {
   parseGithubFlag,
   parseGitlabFlag,
   replanDecidedMessage,
+  targetAllowed,
   targetLabel,
+  withMarker,
 } from '../../../src/domain/notifications';
 import type { DecisionRecord } from '../../../src/domain/replan';
 import type { Question } from '../../../src/domain/replan/questions';
@@ -316,5 +318,28 @@ describe('X10 targets: config and flags', () => {
 
   it('X11 the checklist marker names the run', () => {
     expect(checklistMarker('r1')).toBe('<!-- replanner:checklist run=r1 -->');
+  });
+});
+
+describe('S2 what the LLM wrote cannot act on the issue', () => {
+  it('S2 X10 GitLab quick actions and @mentions in posted text are neutralized; the marker line stays', () => {
+    const body = withMarker(checklistMarker('r1'), 'reasoning:\n/merge\n  /close\nping @octocat and @team-x; mail a@b is text');
+    const lines = body.split('\n');
+    expect(lines[0]).toBe('<!-- replanner:checklist run=r1 -->');
+    expect(lines.slice(1).some((l) => /^\s*\//.test(l))).toBe(false);
+    expect(body).not.toMatch(/@[A-Za-z0-9]/);
+    expect(body.replace(/\u200b/g, '')).toBe(`${checklistMarker('r1')}\nreasoning:\n/merge\n  /close\nping @octocat and @team-x; mail a@b is text`);
+  });
+
+  it('S2 X10 REPLANNER_NOTIFY_ALLOW: unset allows any target; set, only the listed ones (owner/* for an owner)', () => {
+    const gh = notifyTargetOf({ github: { repo: 'Octo/App', issue: 1 } })!;
+    const gl = notifyTargetOf({ gitlab: { project: 'grp/sub/proj', issue: 1 } })!;
+    expect(targetAllowed(gh, undefined)).toBe(true);
+    expect(targetAllowed(gh, ' ')).toBe(true);
+    expect(targetAllowed(gh, 'octo/app')).toBe(true);
+    expect(targetAllowed(gh, 'octo/*')).toBe(true);
+    expect(targetAllowed(gh, 'other/app, octo/other')).toBe(false);
+    expect(targetAllowed(gl, 'grp/*')).toBe(true);
+    expect(targetAllowed(gl, 'grp/proj')).toBe(false);
   });
 });
