@@ -214,6 +214,22 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
   });
 });
 
+describe('S2 the worker limits where runs may post', () => {
+  it('S2 X10 a target outside REPLANNER_NOTIFY_ALLOW is refused (nothing posted, status says why); the run ends DONE', async () => {
+    const gh = await FakeGitHub.start(GH_TOKEN);
+    servers.push(gh);
+    const taskQueue = uniqueId('ntf-allow');
+    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL, REPLANNER_NOTIFY_ALLOW: 'octo/app' });
+    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    const handle = await startRun(taskQueue, { notifications: { github: { repo: 'victim/repo', issue: 1 } } });
+    expect((await runOutcome(handle)).status).toBe('DONE');
+    expect(gh.requests).toEqual([]);
+    const status: RunStatus = await handle.query(statusQuery);
+    expect(status.notifications?.delivered).toBe(0);
+    expect(status.notifications?.lastError).toBe("GitHub victim/repo#1 is not in the worker's REPLANNER_NOTIFY_ALLOW");
+  });
+});
+
 describe('X10 X11 GitLab through @gitbeaker/rest', () => {
   it('X10 X11 one checklist note created, then PUT in place; notifications as notes; a 503 retried, a 403 reported; the run ends DONE; the token nowhere', async () => {
     const gl = await FakeGitLab.start(GL_TOKEN);
