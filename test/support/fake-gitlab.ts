@@ -28,9 +28,11 @@ export class FakeGitLab extends FakeForge {
         method: 'GET',
         pattern: new RegExp(`${notes}$`),
         handle: (m, _b, url) => {
-          // Offset pagination as GitLab does it (gitbeaker follows x-next-page).
+          // Offset pagination as GitLab does it: x-next-page, and the link header gitbeaker follows.
           const { page, next } = this.list(thread(m), url);
-          return [200, page.map(view), next ? { 'x-next-page': String(next) } : undefined];
+          const to = new URL(`${this.baseURL}${url.pathname}${url.search}`);
+          to.searchParams.set('page', String(next));
+          return [200, page.map(view), next ? { 'x-next-page': String(next), link: `<${to.href}>; rel="next"` } : undefined];
         },
       },
       {

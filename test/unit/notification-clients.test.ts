@@ -62,8 +62,12 @@ describe('X10 X11 GitLab notes through @gitbeaker/rest', () => {
     expect(p.status).toBe(503);
     expect(classifyDeliveryFailure({ service: 'gitlab', ...p, nowMs: 0 }).retryable).toBe(true);
 
+    // An issue with more notes than one page: the marker is found on the second page (x-next-page).
     const issue = gitlabThread({ service: 'gitlab', project: 'grp/proj', kind: 'issue', number: 3 }, TOKEN, gl.baseURL);
-    await issue.create('on the issue');
-    expect(gl.notesOf('grp/proj#3')).toHaveLength(1);
+    for (let i = 0; i < 110; i++) await issue.create(`filler ${i}`);
+    const late = await issue.create(`${checklistMarker('run-3')}\nplan`);
+    expect(await issue.find(checklistMarker('run-3'))).toBe(late);
+    expect(gl.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/issues/3/notes')).length).toBe(2);
+    expect(gl.notesOf('grp/proj#3')).toHaveLength(111);
   });
 });
