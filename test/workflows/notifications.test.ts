@@ -137,11 +137,11 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
     await expectTokenNowhere(handle, GH_TOKEN, [w]);
   });
 
-  it('X10 a plain 403 is reported and not retried; a 403 rate limit waits for its reset; 5xx are retried; status names the failure; the run ends DONE', async () => {
+  it('X10 a plain 403 (and a 422) is reported and not retried; a 403 rate limit waits for its reset; 5xx are retried; status names the failure; the run ends DONE; an echoed token is redacted', async () => {
     const gh = await FakeGitHub.start(GH_TOKEN);
     servers.push(gh);
     const taskQueue = uniqueId('ntf-gh-fail');
-    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
+    const w = await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
     scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
     scriptDecisions(h.fake, { task_decomposition: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'the tasks are too coarse' })] });
     const is = (method: string, heading: string) => (r: ForgeRequest) => r.method === method && (r.body?.body?.includes(heading) ?? false);
@@ -152,6 +152,8 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
       message: 'API rate limit exceeded',
       headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1) },
     }));
+    // A server that echoes the request's token in its error: the failure keeps no trace of it.
+    gh.failNext((r) => r.method === 'PATCH', { status: 422, message: `Validation Failed for Authorization: token ${GH_TOKEN}` });
     const handle = await startRun(taskQueue, { notifications: { github: { repo: 'octo/app', pull: 7 } } });
     const runId = runIdOf(handle);
     expect((await runOutcome(handle)).status).toBe('DONE');
@@ -170,12 +172,23 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
     expect(notices(comments, 'replan_completed')).toHaveLength(1);
     expect(comments.filter(isChecklist(runId))).toHaveLength(1);
 
+    expect(gh.requests.filter((r) => r.method === 'PATCH').map((r) => r.status)[0]).toBe(422);
+
     const status: RunStatus = await handle.query(statusQuery);
-    expect(status.notifications).toMatchObject({ failed: 1, lastError: "GitHub: 403 Forbidden (check GITHUB_TOKEN's scope)" });
-    expect(renderStatus(status)).toContain("Notifications: GitHub: 403 Forbidden (check GITHUB_TOKEN's scope) — 1 notification not delivered");
+    expect(status.notifications?.failed).toBe(2);
+    // The two failures (the 403 notification, the 422 checklist edit) ran side by side: either is the last.
+    expect([
+      "GitHub: 403 Forbidden (check GITHUB_TOKEN's scope)",
+      'GitHub: 422 refused — Validation Failed for Authorization: token [redacted]',
+    ]).toContain(status.notifications?.lastError);
+    expect(renderStatus(status)).toMatch(
+      /^Notifications: GitHub: 4\d\d .* — 2 notifications not delivered \(\d+ delivered to GitHub octo\/app#7\)$/m,
+    );
+    expect(JSON.stringify(status)).not.toContain(GH_TOKEN);
     // O5: the memo shows it with no worker running.
     const memo = (await handle.describe()).memo?.[MEMO_STATUS] as RunStatus;
-    expect(memo.notifications).toMatchObject({ failed: 1 });
+    expect(memo.notifications).toMatchObject({ failed: 2 });
+    await expectTokenNowhere(handle, GH_TOKEN, [w]);
   });
 
   it('X11 the worker SIGKILLed between the checklist create and its recorded result: the next worker finds it by its marker and edits it — still one comment', async () => {
