@@ -16,7 +16,7 @@ import { FakeGitHub } from '../support/fake-github';
 import { FakeGitLab } from '../support/fake-gitlab';
 import type { FakeForge, ForgeRequest, StoredComment } from '../support/fake-forge';
 import { FAST, runOutcome, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario } from '../support/scenario';
+import { plannedTask, scriptScenario } from '../support/scenario';
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { killWorker, startWorkerProcess, type WorkerProc } from '../support/worker-proc';
 
@@ -224,6 +224,37 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
     expect(checklists[0]!.body).toContain('Execution Plan (Revised #1)');
     expect((await handle.query(statusQuery)).notifications?.checklistCommentId).toBe(id);
     await expectTokenNowhere(handle, GH_TOKEN, [first, second]);
+  });
+});
+
+describe('X10 X13 a replan that fails to execute', () => {
+  it('X10 X13 "Plan Revision Failed" names the reason, after its "Decided" and "Started"; the run goes on to DONE', async () => {
+    const gh = await FakeGitHub.start(GH_TOKEN);
+    servers.push(gh);
+    const taskQueue = uniqueId('ntf-failed');
+    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
+    const tasks = [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }];
+    scriptScenario(h.fake, { tasks });
+    // The first decomposition is fine; the one the replan asks for never yields a valid graph.
+    h.fake.script('task_decomposition', { json: { tasks: tasks.map(plannedTask) } });
+    const cyclic = [
+      { ...plannedTask({ id: 'x', title: 'x' }), dependencies: ['y'] },
+      { ...plannedTask({ id: 'y', title: 'y' }), dependencies: ['x'] },
+    ];
+    h.fake.always('task_decomposition', { json: { tasks: cyclic } });
+    scriptDecisions(h.fake, { action_sequence: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'a step is missing' })] });
+    const handle = await startRun(taskQueue, { notifications: { github: { repo: 'octo/app', issue: 9 } } });
+    expect((await runOutcome(handle)).status).toBe('DONE');
+    const comments = gh.commentsOf('octo/app#9');
+    const [decided, started, failed] = (['replan_decided', 'replan_started', 'replan_failed'] as const).map((k) => notices(comments, k));
+    expect([decided!.length, started!.length, failed!.length]).toEqual([1, 1, 1]);
+    expect(decided![0]!.id).toBeLessThan(started![0]!.id);
+    expect(started![0]!.id).toBeLessThan(failed![0]!.id);
+    expect(failed![0]!.body).toMatch(/\*\*Reason\*\*: .*cycle/);
+    expect(notices(comments, 'replan_completed')).toHaveLength(0);
+    const checklist = comments.filter(isChecklist(runIdOf(handle)));
+    expect(checklist).toHaveLength(1);
+    expect(checklist[0]!.body).toContain('- [x] **a**: write the report');
   });
 });
 
