@@ -53,7 +53,8 @@ export abstract class FakeForge {
   readonly comments: StoredComment[] = [];
   readonly requests: ForgeRequest[] = [];
   private readonly scripted: Scripted[] = [];
-  private readonly held = new Set<http.ServerResponse>();
+  /** Held requests (carried out, unanswered) and how `release` would answer them. */
+  private readonly held = new Map<http.ServerResponse, () => void>();
   private nextId = 1000;
   private server!: http.Server;
   baseURL = '';
@@ -145,7 +146,7 @@ export abstract class FakeForge {
       if (s?.hold) {
         // Carried out, never answered: the connection stays open until the client goes away.
         s.times -= 1;
-        this.held.add(res);
+        this.held.set(res, () => send(status, json, headers));
         res.on('close', () => this.held.delete(res));
         s.hold();
         return;
@@ -160,8 +161,15 @@ export abstract class FakeForge {
     return this.requests.filter((r) => r.method !== 'GET' && r.body?.body?.includes(text));
   }
 
+  /** Answers every held request (late, as a slow server would). */
+  release(): void {
+    const answers = [...this.held.values()];
+    this.held.clear();
+    for (const answer of answers) answer();
+  }
+
   async stop(): Promise<void> {
-    for (const r of this.held) r.destroy();
+    for (const r of this.held.keys()) r.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

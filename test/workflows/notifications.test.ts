@@ -227,6 +227,32 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
   });
 });
 
+describe('X10 notifications run beside the phases', () => {
+  it('X10 a notification the server does not answer does not hold the run: the task runs and finishes meanwhile; answered late, it is posted once', async () => {
+    const gh = await FakeGitHub.start(GH_TOKEN);
+    servers.push(gh);
+    const taskQueue = uniqueId('ntf-beside');
+    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
+    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    scriptDecisions(h.fake, { task_decomposition: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'the tasks are too coarse' })] });
+    const held = gh.holdNext((r) => r.method === 'POST' && (r.body?.body?.includes(NOTIFICATION_HEADINGS.replan_decided) ?? false));
+    const handle = await startRun(taskQueue, { notifications: { github: { repo: 'octo/app', issue: 4 } } });
+    await held;
+    // While GitHub has not answered, the run goes on: the re-decomposition, the actions, the task, the reflection.
+    const s = await until('the task to finish while the notification is unanswered', async () => {
+      const st = await handle.query(statusQuery);
+      return st.phase === 'reflection' || st.phase === 'finished' ? st : undefined;
+    });
+    expect(s.tasks.map((t) => t.state)).toEqual(['DONE']);
+    expect(
+      gh.requests.filter((r) => r.method === 'POST' && r.body?.body?.includes(NOTIFICATION_HEADINGS.replan_decided)).map((r) => r.status),
+    ).toEqual([undefined]);
+    gh.release();
+    expect((await runOutcome(handle)).status).toBe('DONE');
+    expect(notices(gh.commentsOf('octo/app#4'), 'replan_decided')).toHaveLength(1);
+  });
+});
+
 describe('X10 X13 a replan that fails to execute', () => {
   it('X10 X13 "Plan Revision Failed" names the reason, after its "Decided" and "Started"; the run goes on to DONE', async () => {
     const gh = await FakeGitHub.start(GH_TOKEN);
