@@ -25,6 +25,11 @@ workflowImports.paths.push(
 );
 workflowImports.patterns.push(
   { regex: '^openai/', message: 'The OpenAI client does I/O: call it from an activity (`import type` is fine).', allowTypeImports: true },
+  {
+    regex: '^@(octokit|gitbeaker)/',
+    message: 'The GitHub / GitLab clients do I/O: call them from an activity (src/activities/notifications).',
+    allowTypeImports: true,
+  },
   // ../activities, ../activities/index, ../activities/tools/…, ../../src/activities, …
   { regex: '^(\\.{1,2}/)+(src/)?activities(/.*)?$', message: ACTIVITIES_AS_TYPES, allowTypeImports: true },
   { regex: '^(\\.{1,2}/)+(src/)?llm/gateway(\\.ts)?$', message: `The LLM gateway does I/O. ${ACTIVITIES_AS_TYPES}`, allowTypeImports: true },
@@ -32,7 +37,7 @@ workflowImports.patterns.push(
 
 const DOMAIN_PURE = 'src/domain is pure policy (DESIGN.md): no Temporal, no I/O. Put adapters in activities, client or workflows.';
 const domainImports = nodeBuiltins(DOMAIN_PURE);
-domainImports.patterns.push({ group: ['@temporalio/*'], message: DOMAIN_PURE });
+domainImports.patterns.push({ group: ['@temporalio/*', '@octokit/*', '@gitbeaker/*'], message: DOMAIN_PURE });
 
 export default defineConfig(
   globalIgnores(['dist/', 'node_modules/', '.tools/', 'coverage/', 'test/fixtures/', '.replanner/']),

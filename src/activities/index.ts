@@ -36,6 +36,7 @@ import { journaled } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
+import { createNotificationActivities } from './notifications';
 
 export interface RunRef {
   runId: string;
@@ -90,6 +91,9 @@ export function createActivities(llm: LlmGateway) {
     );
 
   return {
+    // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
+    ...createNotificationActivities(),
+
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
       return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>
         goalUnderstandingPrompt({ ...input, instruction, workspaceListing: await workspaceListing(input.workspace) }),

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { MAX_BUDGET_TOKENS } from '../domain/budget';
-import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { ConfigError, parseConfig, type NotificationsConfig, type ReplannerConfig } from '../domain/config';
+import { parseGithubFlag, parseGitlabFlag } from '../domain/notifications';
 import { loadConfig } from './config-load';
 import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
@@ -62,6 +63,9 @@ Usage:
                                                        start a run (prints its id); --budget-tokens:
                                                        pause with a question (raise or stop) when the
                                                        run's LLM calls used N tokens (config budget.maxTokens)
+  replanner run ... --github owner/repo#N | --gitlab group/project!N (or group/project#N for an issue)
+                                                       post the plan checklist (edited in place) and
+                                                       the replan notifications to that issue / PR / MR
   replanner run --instruction-file FILE|- --workspace DIR ...
                                                        the same with a long instruction from a file
                                                        or stdin (stored beside the run)
@@ -95,6 +99,12 @@ Options:
   --workspace, -w DIR  the directory the worker may change (run)
   --config FILE        the YAML config (replanning, task_replanning, execution, refinement,
                        pacemaker); read and checked before anything starts (run)
+  --github owner/repo#N
+                       the GitHub issue or pull request to notify (run; config notifications.github;
+                       the worker needs GITHUB_TOKEN)
+  --gitlab group/project!N | group/project#N
+                       the GitLab merge request (!) or issue (#) to notify (run; config
+                       notifications.gitlab; the worker needs GITLAB_TOKEN)
   --wait               wait for the run to end and print its final status (run)
   --ask                ask pending questions on the terminal and send the answers (watch, run --wait);
                        the default when stdin is a terminal and --json is not given
@@ -133,6 +143,9 @@ Environment:
   REPLANNING_MIN_CONFIDENCE   0..1 → replanning.llm_decision.min_confidence_threshold
   MAX_TOTAL_REPLANS           whole number → replanning.global.max_total_replans
   (the three overrides win over the config file)
+  GITHUB_TOKEN  GITHUB_API_URL (https://api.github.com)   the worker's, for --github (never sent in a run)
+  GITLAB_TOKEN  GITLAB_URL (https://gitlab.com)           the worker's, for --gitlab (never sent in a run)
+  REPLANNER_NOTIFY_ALLOW      the worker's: the only targets runs may post to (owner/repo, group/*, …)
 
 When nothing answers at TEMPORAL_ADDRESS, \`run\` starts the persisted local dev server
 (.replanner/temporal.db, Web UI on :8233), and says so. When no live worker polls the run's task
@@ -199,6 +212,8 @@ export async function main(
         'instruction-file': { type: 'string' },
         config: { type: 'string' },
         'budget-tokens': { type: 'string' },
+        github: { type: 'string' },
+        gitlab: { type: 'string' },
         ask: { type: 'boolean' },
         'no-sandbox': { type: 'boolean' },
         'sandbox-network': { type: 'boolean' },
@@ -257,10 +272,14 @@ export async function main(
         const budgetProblem =
           o['budget-tokens'] !== undefined ? countProblem('--budget-tokens', o['budget-tokens'], 1, MAX_BUDGET_TOKENS) : undefined;
         if (budgetProblem) throw new UsageError(budgetProblem);
+        const notifyFlag = notificationsOfFlags(o.github, o.gitlab);
         const loaded = loadRunConfig(o.config);
-        // O3: --budget-tokens overrides the config's budget.maxTokens.
-        const config =
-          o['budget-tokens'] !== undefined ? parseConfig({ ...loaded, budget: { ...loaded.budget, maxTokens: Number(o['budget-tokens']) } }) : loaded;
+        // O3: --budget-tokens overrides the config's budget.maxTokens; X10: --github / --gitlab the notifications.
+        const config = parseConfig({
+          ...loaded,
+          ...(o['budget-tokens'] !== undefined ? { budget: { ...loaded.budget, maxTokens: Number(o['budget-tokens']) } } : {}),
+          ...(notifyFlag ? { notifications: withGitlabUrl(notifyFlag, loaded.notifications.gitlab?.url) } : {}),
+        });
         const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
         backend = await ensureBackend(say);
         // S3: one running run per workspace (two would edit the same files).
@@ -466,6 +485,27 @@ export async function main(
 function loadRunConfig(file: string | undefined): ReplannerConfig {
   if (file !== undefined && !file.trim()) throw new ConfigError('--config needs a file name');
   return loadConfig({ path: file, env: process.env });
+}
+
+/** X10: `--github owner/repo#12` / `--gitlab group/project!45` as the config's notifications section (they replace the file's). */
+function notificationsOfFlags(github: string | undefined, gitlab: string | undefined): NotificationsConfig | undefined {
+  if (github !== undefined && gitlab !== undefined) throw new UsageError('give --github or --gitlab, not both');
+  if (github !== undefined) {
+    const r = parseGithubFlag(github);
+    if (!r.ok) throw new UsageError(r.reason);
+    return { github: r.value };
+  }
+  if (gitlab !== undefined) {
+    const r = parseGitlabFlag(gitlab);
+    if (!r.ok) throw new UsageError(r.reason);
+    return { gitlab: r.value };
+  }
+  return undefined;
+}
+
+/** The config file's GitLab url stays with a --gitlab flag (the flag names only the project and number). */
+function withGitlabUrl(n: NotificationsConfig, url: string | undefined): NotificationsConfig {
+  return n.gitlab && url ? { gitlab: { ...n.gitlab, url } } : n;
 }
 
 /** runOptionsFromConfig, with the file named in its errors like loadConfig does. */

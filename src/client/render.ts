@@ -1,4 +1,5 @@
 // Human-readable views of a run's status for the CLI and the demo.
+import { notificationsLine } from '../domain/notifications';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 
@@ -53,6 +54,7 @@ export function renderStatus(s: RunStatus): string {
     lines.push(`Replans: ${s.replans.total}${byPhase.length ? ` (${byPhase.join(', ')})` : ''}`);
   }
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
+  if (s.notifications) lines.push(notificationsLine(s.notifications));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
   if (s.error) lines.push(`Error: ${s.error}`);

@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
 import { budgetConfigProblems, MAX_BUDGET_TOKENS, MAX_BUDGET_USD } from './budget';
+import { GITHUB_REPO, GITLAB_PROJECT, MAX_ISSUE_NUMBER } from './notifications';
 import { PacemakerConfigSchema } from './pacemaker/config';
 import { RefinementConfigSchema } from './refinement/config';
 
@@ -169,6 +170,57 @@ export const BudgetConfigSchema = lazySchema(() =>
   }),
 );
 
+// Tested with .test(), not zod's .regex(): zod resets a pattern's lastIndex, and the workflow
+// sandbox freezes shared modules' objects (src/workflows/preload.ts).
+const HTTP_URL = /^https?:\/\/[^\s/]+/;
+/** X10: the issue or merge request the run posts to (tokens are the worker's: GITHUB_TOKEN / GITLAB_TOKEN). */
+const issueNumber = () =>
+  z
+    .number({ error: 'must be a whole number ≥ 1' })
+    .int({ error: 'must be a whole number ≥ 1' })
+    .min(1, { error: 'must be a whole number ≥ 1' })
+    .max(MAX_ISSUE_NUMBER, { error: `must be at most ${MAX_ISSUE_NUMBER}` })
+    .optional();
+const oneOf = (a: string, b: string) => (v: Record<string, unknown>, ctx: z.core.$RefinementCtx) => {
+  const given = [a, b].filter((k) => v[k] !== undefined);
+  if (given.length !== 1) {
+    ctx.addIssue({ code: 'custom', path: [], message: given.length ? `give ${a} or ${b}, not both` : `needs ${a}: N or ${b}: N`, input: undefined });
+  }
+};
+export const NotificationsConfigSchema = lazySchema(() =>
+  section({
+    github: z
+      .strictObject(
+        {
+          repo: z.string({ error: 'must be "owner/name"' }).refine((v) => GITHUB_REPO.test(v), { error: 'must be "owner/name"' }),
+          issue: issueNumber(),
+          pull: issueNumber(),
+        },
+        { error: 'must be a mapping { repo, issue | pull }' },
+      )
+      .superRefine(oneOf('issue', 'pull'))
+      .optional(),
+    gitlab: z
+      .strictObject(
+        {
+          project: z
+            .string({ error: 'must be "group/project" or a project id' })
+            .refine((v) => GITLAB_PROJECT.test(v), { error: 'must be "group/project" or a project id' }),
+          issue: issueNumber(),
+          merge_request: issueNumber(),
+          url: z
+            .string({ error: 'must be an http(s) URL' })
+            .max(2000)
+            .refine((v) => HTTP_URL.test(v), { error: 'must be an http(s) URL, e.g. https://gitlab.example.com' })
+            .optional(),
+        },
+        { error: 'must be a mapping { project, issue | merge_request, url? }' },
+      )
+      .superRefine(oneOf('issue', 'merge_request'))
+      .optional(),
+  }),
+);
+
 export const ReplannerConfigSchema = lazySchema(() =>
   z
     .strictObject(
@@ -182,6 +234,7 @@ export const ReplannerConfigSchema = lazySchema(() =>
         pacemaker: PacemakerConfigSchema.prefault({}),
         budget: BudgetConfigSchema,
         llm: LlmConfigSchema,
+        notifications: NotificationsConfigSchema,
       },
       { error: 'must be a mapping (key: value)' },
     )
@@ -193,6 +246,14 @@ export const ReplannerConfigSchema = lazySchema(() =>
           path: ['replanning', 'llm_decision', 'user_confirmation_threshold'],
           message: `must not exceed replanning.llm_decision.min_confidence_threshold (${d.min_confidence_threshold})`,
           input: d.user_confirmation_threshold,
+        });
+      }
+      if (cfg.notifications.github && cfg.notifications.gitlab) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notifications'],
+          message: 'give notifications.github or notifications.gitlab, not both',
+          input: undefined,
         });
       }
       for (const p of budgetConfigProblems(cfg.budget)) {
@@ -207,6 +268,7 @@ export type ReplanningConfig = ReplannerConfig['replanning'];
 export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
 export type ExecutionConfig = ReplannerConfig['execution'];
 export type BudgetConfig = ReplannerConfig['budget'];
+export type NotificationsConfig = ReplannerConfig['notifications'];
 
 export interface ConfigIssue {
   /** Dotted key path, e.g. `replanning.llm_decision.min_confidence_threshold` ('' = the root). */
@@ -352,10 +414,16 @@ function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean): ConfigIssu
 function suggestKey(parentPath: string[], key: string): string | undefined {
   let node: unknown = DEFAULT_CONFIG;
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
-  if (!isRecord(node)) return undefined;
-  // O3: the budget's keys are all optional (absent from the defaults), so name them here.
-  const optionalKeys: Record<string, string[]> = { budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'], llm: ['timeoutSeconds'] };
-  const keys = optionalKeys[parentPath.join('.')] ?? Object.keys(node);
+  // O3 / X10 / M1: keys that are all optional (absent from the defaults) are named here.
+  const optionalKeys: Record<string, string[]> = {
+    budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'],
+    llm: ['timeoutSeconds'],
+    notifications: ['github', 'gitlab'],
+    'notifications.github': ['repo', 'issue', 'pull'],
+    'notifications.gitlab': ['project', 'issue', 'merge_request', 'url'],
+  };
+  const keys = optionalKeys[parentPath.join('.')] ?? (isRecord(node) ? Object.keys(node) : undefined);
+  if (!keys) return undefined;
   let best: { k: string; d: number } | undefined;
   for (const k of keys) {
     const d = editDistance(k.toLowerCase(), key.toLowerCase());

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
+import { notifyTargetOf } from '../domain/notifications';
 import { runBudgetOf } from '../domain/budget';
 import { answerProblem, type QuestionAnswer } from '../domain/replan';
 import { instructionForStatus, runInputProblem } from '../domain/run-input';
@@ -95,6 +96,7 @@ import {
   type RunStatus,
 } from './messages';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from './options';
+import { startNotifier } from './notifications';
 import { gateOn, startPauseRelay } from './pause-gate';
 import { llmFormOn } from './llm-form';
 import { rungOf } from '../domain/llm-form';
@@ -278,6 +280,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   if (config.llm.timeoutSeconds !== undefined) options.llm = { ...options.llm, timeoutMs: Math.round(config.llm.timeoutSeconds * 1000) };
   entity.apply((s) => setBudget(s, runBudgetOf(config.budget)));
   const rp = createReplanning({ run, options, config, entity, gate, budget: ledger });
+  // X10/X11: the issue or merge request of the config, told of every published state (beside the phases).
+  const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now });
+  entity.onPublish((s) => notifier.observe(s));
 
   /** A phase starts: its child workflow id. */
   const enter = (phase: Phase): string => {
@@ -439,6 +444,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     await condition(allHandlersFinished);
     log.info(`continue-as-new before ${phase} (history ${info.historyLength} events)`);
     entity.publish();
+    // The continued run carries the checklist comment's id; deliveries in flight finish first.
+    await notifier.drain();
     await continueAsNew<typeof RunWorkflow>({ ...input, carry: { state: entity.state, next: phase } });
   };
   entity.publish();
@@ -473,9 +480,12 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     await main.run(phases);
     entity.apply(completeRun);
     entity.publish();
+    await notifier.drain();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (entity.state.status === 'STOPPED') {
+      entity.publish();
+      await notifier.drain();
       // O3: the user answered "stop" to the budget question: a failed workflow, typed, with the final result.
       const final = result(statusView(entity.state));
       throw ApplicationFailure.create({
@@ -495,6 +505,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     const error = rootMessage(err);
     entity.apply((s) => failRun(s, error));
     entity.publish();
+    await notifier.drain();
     throw ApplicationFailure.create({ message: error, type: 'RunFailed', nonRetryable: true, details: [result(statusView(entity.state))] });
   }
   const final = result(statusView(entity.state));
@@ -516,8 +527,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
  * made (a phase's decisions, a decision and the next phase): each write is a history event carrying
  * the whole memo. `publish` writes at once; the run calls it before it ends or continues as new.
  */
-function runEntity(initial: RunState): RunEntity & { publish(): void } {
+function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(f: (s: RunState) => void): void } {
   let state = initial;
+  let observer: ((s: RunState) => void) | undefined;
   let published = '';
   let memoized = '';
   const publish = () => {
@@ -533,11 +545,13 @@ function runEntity(initial: RunState): RunEntity & { publish(): void } {
     }
     // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
-    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}`;
+    // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo).
+    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}`;
     if (memoKey !== memoized) {
       memoized = memoKey;
       upsertMemo(inspectionMemo(state));
     }
+    observer?.(state);
   };
   let pending = false;
   /** Publishes when this activation's work is done: a condition is evaluated only after the microtasks ran. */
@@ -567,6 +581,9 @@ function runEntity(initial: RunState): RunEntity & { publish(): void } {
       publishLater();
     },
     publish,
+    onPublish(f) {
+      observer = f;
+    },
   };
 }
 

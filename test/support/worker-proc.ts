@@ -17,8 +17,14 @@ export interface WorkerProc {
 
 const started: WorkerProc[] = [];
 
-/** `apiKey`: the worker's OPENAI_API_KEY (default 'test-key'). */
-export async function startWorkerProcess(p: { address: string; taskQueue: string; llmBaseURL: string; apiKey?: string }): Promise<WorkerProc> {
+/** `apiKey`: the worker's OPENAI_API_KEY (default 'test-key'); `env`: more of its environment (e.g. GITHUB_TOKEN). */
+export async function startWorkerProcess(p: {
+  address: string;
+  taskQueue: string;
+  llmBaseURL: string;
+  apiKey?: string;
+  env?: Record<string, string>;
+}): Promise<WorkerProc> {
   const bundle = process.env.REPLANNER_TEST_BUNDLE;
   if (!bundle) throw new Error('REPLANNER_TEST_BUNDLE is not set: run through jest (global setup builds the bundle)');
   const child = spawn(process.execPath, [WORKER_SCRIPT], {
@@ -32,6 +38,7 @@ export async function startWorkerProcess(p: { address: string; taskQueue: string
       REPLANNER_MODEL: 'fake-model',
       REPLANNER_WORKFLOW_BUNDLE: bundle,
       REPLANNER_LOG_LEVEL: 'WARN',
+      ...p.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

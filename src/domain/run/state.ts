@@ -3,6 +3,7 @@
 // Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
 // is refused with a reason and changes nothing.
 import { budgetQuestionText, budgetView, parseBudgetAnswer, stoppedReason, applyRaise, type BudgetView, type RunBudget } from '../budget';
+import type { NotificationLedger } from '../notifications';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { RefinementAction } from '../refinement/decision';
 import {
@@ -162,6 +163,8 @@ export interface RunState {
   budget?: RunBudgetState;
   /** M1: the fallback ladder's rung the run's requests start at (absent: the top, json_schema). */
   llmRung?: LlmRung;
+  /** X10/X11: deliveries to the run's issue or merge request (absent: the config names none). */
+  notifications?: NotificationLedger;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -661,6 +664,8 @@ export interface RunStatusView {
   budget?: BudgetView;
   /** M1: the fallback ladder's rung the run's structured requests use (absent: the top, strict json_schema). */
   llmRung?: LlmRung;
+  /** X10/X11: notifications delivered to the run's issue or merge request, and the last failure. */
+  notifications?: NotificationLedger;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -690,6 +695,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
     ...(s.llmRung ? { llmRung: s.llmRung } : {}),
+    ...(s.notifications ? { notifications: s.notifications } : {}),
   };
 }
 

@@ -1,0 +1,144 @@
+// X10 / X11: the notification activities. The token is the worker's (GITHUB_TOKEN / GITLAB_TOKEN),
+// read here at each call: it never travels in a workflow's input, history, memo or log. Every
+// failure leaves as an ApplicationFailure whose message is built from the status and a short
+// detail with every secret value replaced (a client's error can echo request headers).
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  checklistMarker,
+  classifyDeliveryFailure,
+  notificationMarker,
+  targetAllowed,
+  targetLabel,
+  withMarker,
+  type NotifyService,
+  type NotifyTarget,
+} from '../../domain/notifications';
+import { redactSecrets, secretValues } from '../tools/redact';
+import { githubThread } from './github';
+import { gitlabThread } from './gitlab';
+import type { CommentThread } from './thread';
+
+export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
+export const DEFAULT_GITLAB_URL = 'https://gitlab.com';
+
+export interface ChecklistInput {
+  runId: string;
+  target: NotifyTarget;
+  /** The checklist's Markdown (the marker is added here). */
+  body: string;
+  /** The comment created earlier (run state); absent: find the run's own by its marker, else create it. */
+  commentId?: number;
+}
+
+export interface NotificationInput {
+  runId: string;
+  target: NotifyTarget;
+  /** Unique within the run: its marker finds a comment a lost attempt already posted. */
+  key: string;
+  body: string;
+}
+
+/** Failure types: the workflow's retry policy does not retry a rejection. */
+export const NOTIFICATION_REJECTED = 'NotificationRejected';
+export const NOTIFICATION_UNAVAILABLE = 'NotificationUnavailable';
+
+function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread {
+  if (!targetAllowed(target, env.REPLANNER_NOTIFY_ALLOW)) {
+    throw ApplicationFailure.nonRetryable(`${targetLabel(target)} is not in the worker's REPLANNER_NOTIFY_ALLOW`, NOTIFICATION_REJECTED);
+  }
+  if (target.service === 'github') {
+    const token = env.GITHUB_TOKEN?.trim();
+    if (!token) throw ApplicationFailure.nonRetryable('GitHub: GITHUB_TOKEN is not set on the worker', NOTIFICATION_REJECTED);
+    return githubThread(target, token, env.GITHUB_API_URL?.trim() || DEFAULT_GITHUB_API_URL);
+  }
+  const token = env.GITLAB_TOKEN?.trim();
+  if (!token) throw ApplicationFailure.nonRetryable('GitLab: GITLAB_TOKEN is not set on the worker', NOTIFICATION_REJECTED);
+  return gitlabThread(target, token, target.url ?? (env.GITLAB_URL?.trim() || DEFAULT_GITLAB_URL));
+}
+
+/** The failure the workflow sees: classified (retry or not, when), with no secret in it. */
+function deliveryFailure(service: NotifyService, thread: CommentThread, err: unknown, env: NodeJS.ProcessEnv): ApplicationFailure {
+  const secrets = secretValues(env);
+  const p = thread.problemOf(err);
+  const c = classifyDeliveryFailure({
+    service,
+    ...(p.status !== undefined ? { status: p.status } : {}),
+    ...(p.headers ? { headers: p.headers } : {}),
+    ...(p.detail ? { detail: redactSecrets(p.detail, secrets) } : {}),
+    nowMs: Date.now(),
+  });
+  // No cause: the client's error object carries the request, whose headers hold the token.
+  return ApplicationFailure.create({
+    message: redactSecrets(c.message, secrets),
+    type: c.retryable ? NOTIFICATION_UNAVAILABLE : NOTIFICATION_REJECTED,
+    nonRetryable: !c.retryable,
+    ...(c.retryAfterMs !== undefined ? { nextRetryDelay: Math.max(1000, c.retryAfterMs) } : {}),
+  });
+}
+
+/** Heartbeats while a request runs, so an attempt lost with its worker is retried within seconds. */
+async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const beat = setInterval(() => ctx.heartbeat(), 2000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+const isNotFound = (thread: CommentThread, err: unknown) => thread.problemOf(err).status === 404;
+
+export function createNotificationActivities(env: NodeJS.ProcessEnv = process.env) {
+  const deliver = async <T>(target: NotifyTarget, work: (thread: CommentThread) => Promise<T>): Promise<T> => {
+    const thread = threadFor(target, env);
+    try {
+      return await heartbeating(() => work(thread));
+    } catch (err) {
+      if (err instanceof ApplicationFailure) throw err;
+      throw deliveryFailure(target.service, thread, err, env);
+    }
+  };
+  return {
+    /**
+     * X11: the run's one checklist comment, edited in place. Before creating it, the run's own is
+     * looked for by its marker: a crash between the create and its recorded result (a retry, or a
+     * continued run) never makes a second one.
+     */
+    async upsertChecklist(input: ChecklistInput): Promise<{ commentId: number }> {
+      const marker = checklistMarker(input.runId);
+      const body = withMarker(marker, input.body);
+      return deliver(input.target, async (thread) => {
+        if (input.commentId !== undefined) {
+          try {
+            await thread.update(input.commentId, body);
+            return { commentId: input.commentId };
+          } catch (err) {
+            // Deleted by someone: make it again (below); anything else is a failure of this edit.
+            if (!isNotFound(thread, err)) throw err;
+          }
+        }
+        const found = await thread.find(marker);
+        if (found !== undefined) {
+          await thread.update(found, body);
+          return { commentId: found };
+        }
+        return { commentId: await thread.create(body) };
+      });
+    },
+
+    /** X10: one notification, its own comment. A retried attempt first looks for what a lost one posted. */
+    async postNotification(input: NotificationInput): Promise<{ commentId: number }> {
+      const marker = notificationMarker(input.runId, input.key);
+      return deliver(input.target, async (thread) => {
+        if (Context.current().info.attempt > 1) {
+          const found = await thread.find(marker);
+          if (found !== undefined) return { commentId: found };
+        }
+        return { commentId: await thread.create(withMarker(marker, input.body)) };
+      });
+    },
+  };
+}
+
+export type NotificationActivities = ReturnType<typeof createNotificationActivities>;

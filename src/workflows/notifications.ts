@@ -1,0 +1,144 @@
+// X10 / X11: the run's notifications beside its phases. The run calls `observe(state)` each time it
+// publishes its state (once per activation); what to post is decided by pure functions of
+// src/domain/notifications from the last observed state and this one. Deliveries run in the
+// background, never in front of a phase: at most one checklist edit in flight (the latest text
+// wins), notifications one after another in order. A delivery that fails after its retries is
+// counted in the run's state (status "Notifications" line) and never fails, blocks or pauses the run.
+import { ActivityCancellationType, CancellationScope, condition, log, proxyActivities } from '@temporalio/workflow';
+import {
+  checklistText,
+  emptyLedger,
+  noteDelivered,
+  notificationsBetween,
+  noteUndelivered,
+  targetLabel,
+  type Notification,
+  type NotifyTarget,
+} from '../domain/notifications';
+import type { RunState } from '../domain/run/state';
+import type { Activities } from '../activities';
+import { rootMessage } from './failures';
+import type { RunOptions } from './options';
+import type { RunEntity } from './replanning';
+
+/** How long the end of a run (or a continue-as-new) waits for deliveries still in flight. */
+export const DRAIN_TIMEOUT_MS = 5 * 60_000;
+
+export interface Notifier {
+  /** The run published `state`: post what became due, edit the checklist if its text changed. */
+  observe(state: RunState): void;
+  /** Waits (bounded) until nothing is in flight; what is still undelivered then is counted as such. */
+  drain(): Promise<void>;
+}
+
+const NO_NOTIFIER: Notifier = { observe: () => undefined, drain: async () => undefined };
+
+/**
+ * Retries: 401/403/404 come back as NotificationRejected (not retried: they will not fix
+ * themselves); a rate limit is retried at its reset (the activity sets the next delay), 5xx and no
+ * response with backoff. Five attempts keep a delivery's life to a minute or two.
+ */
+function notifyActivities(o: RunOptions) {
+  return (summary: string) =>
+    proxyActivities<Activities>({
+      startToCloseTimeout: '1 minute',
+      // The activity heartbeats while its request runs: an attempt lost with its worker is retried soon.
+      heartbeatTimeout: '10 seconds',
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      retry: {
+        initialInterval: o.llmRetryInitialMs,
+        backoffCoefficient: 2,
+        maximumInterval: '1 minute',
+        maximumAttempts: 5,
+        nonRetryableErrorTypes: ['NotificationRejected'],
+      },
+      summary,
+    });
+}
+
+export function startNotifier(p: { target: NotifyTarget | undefined; options: RunOptions; entity: RunEntity; now: () => string }): Notifier {
+  const { target, entity, now } = p;
+  if (!target) return NO_NOTIFIER;
+  const runId = entity.state.runId;
+  const acts = notifyActivities(p.options);
+  if (!entity.state.notifications) entity.apply((s) => ({ ...s, notifications: emptyLedger(target) }));
+  const ledger = (s: RunState) => s.notifications ?? emptyLedger(target);
+  const delivered = (commentId?: number) => entity.apply((s) => ({ ...s, notifications: noteDelivered(ledger(s), commentId) }));
+  const undelivered = (what: string, err: unknown) => {
+    const error = rootMessage(err);
+    log.warn(`notification to ${targetLabel(target)} not delivered (${what}): ${error}`);
+    entity.apply((s) => ({ ...s, notifications: noteUndelivered(ledger(s), error, now()) }));
+  };
+
+  let last = entity.state;
+  // A continued run: the checklist as it stood is already posted (or its failure counted).
+  let wanted = entity.state.notifications?.checklistCommentId !== undefined ? checklistText(entity.state) : undefined;
+  let tried = wanted;
+  let editing = false;
+  const queue: Notification[] = [];
+  let sending = false;
+
+  const editChecklist = async () => {
+    if (editing) return;
+    editing = true;
+    try {
+      while (wanted !== undefined && wanted !== tried) {
+        const body = wanted;
+        tried = body;
+        const commentId = entity.state.notifications?.checklistCommentId;
+        try {
+          const r = await acts('checklist').upsertChecklist({ runId, target, body, ...(commentId !== undefined ? { commentId } : {}) });
+          delivered(r.commentId);
+        } catch (err) {
+          undelivered('checklist', err);
+        }
+      }
+    } finally {
+      editing = false;
+    }
+  };
+
+  const send = async () => {
+    if (sending) return;
+    sending = true;
+    try {
+      for (let n = queue.shift(); n; n = queue.shift()) {
+        try {
+          await acts(n.kind.replace(/_/g, ' ')).postNotification({ runId, target, key: n.key, body: n.body });
+          delivered();
+        } catch (err) {
+          undelivered(n.kind, err);
+        }
+      }
+    } finally {
+      sending = false;
+    }
+  };
+
+  const idle = () => !editing && !sending && queue.length === 0 && (wanted === undefined || wanted === tried);
+
+  return {
+    observe(state) {
+      const prev = last;
+      last = state;
+      const due = prev === state ? [] : notificationsBetween(prev, state, now());
+      // Not cancellable: a phase cancelled (the budget's "stop") does not cancel what is being posted.
+      if (due.length) {
+        queue.push(...due);
+        void CancellationScope.nonCancellable(send);
+      }
+      const text = checklistText(state);
+      if (text !== undefined && text !== wanted) {
+        wanted = text;
+        void CancellationScope.nonCancellable(editChecklist);
+      }
+    },
+    async drain() {
+      if (idle()) return;
+      if (await condition(idle, DRAIN_TIMEOUT_MS)) return;
+      const left = queue.length + (sending ? 1 : 0) + (editing ? 1 : 0);
+      log.warn(`${left} notification(s) to ${targetLabel(target)} still retrying when the run ended`);
+      entity.apply((s) => ({ ...s, notifications: { ...ledger(s), failed: ledger(s).failed + left } }));
+    },
+  };
+}

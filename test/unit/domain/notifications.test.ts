@@ -1,0 +1,345 @@
+// X10 / X11: the notification texts (seed 004 §11.2–11.3), when they are due, how a failed delivery
+// is judged, the config section and the CLI flags.
+import { ConfigError, parseConfig } from '../../../src/domain/config';
+import {
+  checklistInputOf,
+  checklistMarker,
+  checklistText,
+  clarificationMessage,
+  classifyDeliveryFailure,
+  emptyLedger,
+  noteDelivered,
+  notificationsBetween,
+  notificationsLine,
+  noteUndelivered,
+  notifyTargetOf,
+  parseGithubFlag,
+  parseGitlabFlag,
+  replanDecidedMessage,
+  targetAllowed,
+  targetLabel,
+  withMarker,
+} from '../../../src/domain/notifications';
+import type { DecisionRecord } from '../../../src/domain/replan';
+import type { Question } from '../../../src/domain/replan/questions';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { TaskState, type TaskRecord } from '../../../src/domain/types';
+
+const AT = '2026-11-25T03:00:00.000Z';
+
+function record(over: Partial<DecisionRecord> = {}): DecisionRecord {
+  return {
+    replan_id: 'replan-1',
+    phase: 'execution',
+    llm_decision: {
+      reasoning: 'the tool is unavailable',
+      issues_found: ['npm is missing', 'tests cannot run'],
+      recommended_actions: ['use the bundled runner'],
+    },
+    confidence: 0.85,
+    executed: true,
+    timestamp: AT,
+    result: 'pending',
+    outcome: 'replan',
+    replan_type: 'partial_replan',
+    target_phase: 'action_sequence',
+    ...over,
+  };
+}
+
+const task = (id: string, state: TaskState): TaskRecord => ({
+  id,
+  title: `task ${id}`,
+  description: '',
+  acceptanceCriteria: [],
+  dependencies: [],
+  scopePaths: [],
+  profile: 'UNKNOWN',
+  state,
+});
+
+function state(over: Partial<RunState> = {}): RunState {
+  return { ...initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/tmp/w' }), ...over };
+}
+
+describe('X10 message formats (seed 004 §11.2, §11.3)', () => {
+  it('X10 "Plan Revision Decided by AI" has the seed fields in order: phase, confidence %, reasoning, issues, recommended actions, timestamp', () => {
+    const text = replanDecidedMessage(record());
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('## 🔄 Plan Revision Decided by AI');
+    expect(text).toContain('**Phase**: Execution');
+    expect(text).toContain('**Confidence**: 85%');
+    expect(text).toContain('**Reasoning**:\nthe tool is unavailable');
+    expect(text).toContain('**Issues Found**:\n- npm is missing\n- tests cannot run');
+    expect(text).toContain('**Recommended Actions**:\n- use the bundled runner');
+    expect(lines.at(-1)).toBe(`*${AT}*`);
+    const order = ['**Phase**', '**Confidence**', '**Reasoning**', '**Issues Found**', '**Recommended Actions**', `*${AT}*`].map((k) =>
+      text.indexOf(k),
+    );
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('X10 "Clarification Needed (AI Decision)": numbered questions, context, and the assumptions used if nobody answers', () => {
+    const qs: Question[] = ['Which format?', 'Which folder?'].map((text, i) => ({
+      id: `q${i + 1}`,
+      kind: 'clarification',
+      phase: 'goal_understanding',
+      replanId: 'replan-1',
+      text,
+      assumptions: ['JSON', 'the repository root'],
+      timeoutMinutes: 30,
+      askedAt: AT,
+      status: 'pending',
+    }));
+    const text = clarificationMessage('r1', qs, 'the instruction names no format');
+    expect(text.split('\n')[0]).toBe('## ❓ Clarification Needed (AI Decision)');
+    expect(text).toContain("I've analyzed the task and need some clarification to proceed effectively:");
+    expect(text).toContain('**Questions**:\n1. Which format? (q1)\n2. Which folder? (q2)');
+    expect(text).toContain('**Context**:\nthe instruction names no format');
+    expect(text).toContain('**If no response**:\nI will proceed with the following assumptions after 30 minute(s):\n- JSON\n- the repository root');
+    expect(text).toContain('replanner answer r1 q1');
+  });
+});
+
+describe('X10 which notifications are due between two states', () => {
+  it('X10 decided + started, then completed; an override; a failure; questions — each once, keyed by replan or question id', () => {
+    const s0 = state();
+    const decided = record();
+    const s1 = state({
+      log: { records: [decided], nextSeq: 2, dropped: 0 },
+      inProgress: {
+        replanId: 'replan-1',
+        startedMs: 0,
+        decidedIn: 'execution',
+        target: 'action_sequence',
+        decision: {} as never,
+        context: {} as never,
+      },
+    });
+    expect(notificationsBetween(s0, s1, AT).map((n) => n.kind)).toEqual(['replan_decided', 'replan_started']);
+    expect(notificationsBetween(s1, s1, AT)).toEqual([]);
+    const done = { ...decided, result: 'success' as const, duration_ms: 1500, plan_after: { tasks: [{ id: 'a', title: 'a', state: 'DONE' }] } };
+    const s2 = state({ log: { records: [done], nextSeq: 2, dropped: 0 } });
+    const completed = notificationsBetween(s1, s2, AT);
+    expect(completed.map((n) => [n.kind, n.key])).toEqual([['replan_completed', 'replan-1.completed']]);
+    expect(completed[0]!.body).toContain('## ✅ Plan Revision Completed');
+    expect(completed[0]!.body).toContain('1/1 tasks done');
+
+    const over = record({
+      replan_id: 'replan-2',
+      outcome: 'override',
+      executed: false,
+      result: 'skipped',
+      override_reason: 'limit_exceeded',
+      message: 'partial replans used up (2/2)',
+    });
+    const s3 = state({ log: { records: [done, over], nextSeq: 3, dropped: 0 } });
+    const overridden = notificationsBetween(s2, s3, AT);
+    expect(overridden.map((n) => n.kind)).toEqual(['replan_overridden']);
+    expect(overridden[0]!.body).toContain('## ⛔ Plan Revision Overridden by a Limit');
+    expect(overridden[0]!.body).toContain('partial replans used up (2/2)');
+
+    const failed = record({ replan_id: 'replan-3', result: 'failure', plan_after: { tasks: [], note: 'failed: the planner timed out' } });
+    const s4 = state({ log: { records: [done, over, failed], nextSeq: 4, dropped: 0 } });
+    const f = notificationsBetween(s3, s4, AT);
+    expect(f.map((n) => n.kind)).toEqual(['replan_failed', 'replan_decided']);
+    expect(f[0]!.body).toContain('**Reason**: the planner timed out');
+
+    const q: Question = {
+      id: 'q1',
+      kind: 'clarification',
+      phase: 'goal_understanding',
+      replanId: 'replan-3',
+      text: 'Which?',
+      assumptions: ['A'],
+      timeoutMinutes: null,
+      askedAt: AT,
+      status: 'pending',
+    };
+    const s5 = { ...s4, questions: [q] };
+    expect(notificationsBetween(s4, s5, AT).map((n) => [n.kind, n.key])).toEqual([['clarification_needed', 'q1.asked']]);
+    expect(notificationsBetween(s5, { ...s5, questions: [{ ...q, status: 'answered' as const, answer: 'x' }] }, AT)).toEqual([]);
+  });
+
+  it('X10 no notification for "no replan", a low-confidence ignore, a budget question, or an assumed clarification', () => {
+    const none = record({ outcome: 'none', executed: false, result: 'skipped' });
+    const ignore = record({ replan_id: 'replan-2', outcome: 'ignore', executed: false, result: 'skipped' });
+    const assumed = record({ replan_id: 'replan-3', outcome: 'clarify', result: 'success', override_reason: 'no_response_assumed' });
+    const budgetQ: Question = {
+      id: 'q1',
+      kind: 'budget',
+      phase: 'execution',
+      replanId: '',
+      text: 'raise?',
+      assumptions: [],
+      timeoutMinutes: null,
+      askedAt: AT,
+      status: 'pending',
+    };
+    const next = state({ log: { records: [none, ignore, assumed], nextSeq: 4, dropped: 0 }, questions: [budgetQ] });
+    expect(notificationsBetween(state(), next, AT)).toEqual([]);
+  });
+});
+
+describe('X11 the checklist from the run state', () => {
+  it('X11 no plan → nothing to post; a plan → "Execution Plan"; after an executed replan → "Revised #1" with the earlier plan in <details>', () => {
+    expect(checklistText(state())).toBeUndefined();
+    const s1 = state({ tasks: [task('a', TaskState.DONE), task('b', TaskState.READY)] });
+    expect(checklistText(s1)).toContain('## 📋 Execution Plan\n');
+    const rec = record({
+      result: 'success',
+      plan_before: {
+        tasks: [
+          { id: 'a', title: 'task a', state: 'DONE' },
+          { id: 'b', title: 'task b', state: 'BLOCKED' },
+        ],
+      },
+    });
+    const s2 = state({
+      tasks: [task('a', TaskState.DONE), task('b', TaskState.REPLACED_BY_REPLAN), task('b2', TaskState.READY)],
+      log: { records: [rec], nextSeq: 2, dropped: 0 },
+      counters: { ...s1.counters, total: 1 },
+    });
+    const input = checklistInputOf(s2);
+    expect(input).toMatchObject({ revision: 1, reason: 'the tool is unavailable', replanCount: 1 });
+    const text = checklistText(s2)!;
+    expect(text).toContain('## 📋 Execution Plan (Revised #1)');
+    expect(text).toContain('- [x] **a**: task a');
+    expect(text).toContain('**Previous Progress**: 1/2');
+    expect(text).toContain('<details>');
+    expect(text).toContain('Progress: 1/2 (50%) complete · Plan Revisions: 1');
+    // Too long for a comment: the earlier plan goes first, the current plan stays.
+    const short = checklistText(s2, text.length - 10)!;
+    expect(short.length).toBeLessThanOrEqual(text.length - 10);
+    expect(short).toContain('## 📋 Execution Plan (Revised #1)');
+    expect(short).not.toContain('<details>');
+    expect(checklistText(s2, 100)!.length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('X10 delivery failures', () => {
+  const now = Date.parse(AT);
+  it('X10 401/403/404 are not retried and say what to check; 5xx and no response are retried', () => {
+    expect(classifyDeliveryFailure({ service: 'github', status: 403, nowMs: now })).toEqual({
+      retryable: false,
+      message: "GitHub: 403 Forbidden (check GITHUB_TOKEN's scope)",
+    });
+    expect(classifyDeliveryFailure({ service: 'gitlab', status: 401, nowMs: now })).toMatchObject({
+      retryable: false,
+      message: 'GitLab: 401 Unauthorized (check GITLAB_TOKEN)',
+    });
+    expect(classifyDeliveryFailure({ service: 'github', status: 404, nowMs: now }).retryable).toBe(false);
+    expect(classifyDeliveryFailure({ service: 'github', status: 422, nowMs: now }).retryable).toBe(false);
+    expect(classifyDeliveryFailure({ service: 'github', status: 502, detail: 'Bad Gateway', nowMs: now })).toEqual({
+      retryable: true,
+      message: 'GitHub: 502 server error — Bad Gateway',
+    });
+    expect(classifyDeliveryFailure({ service: 'gitlab', nowMs: now, detail: 'fetch failed' })).toEqual({
+      retryable: true,
+      message: 'GitLab: no response — fetch failed',
+    });
+  });
+
+  it('X10 a rate limit is retried at its reset (GitHub 403 with x-ratelimit-remaining 0, 429 with retry-after); a reset too far away is given up', () => {
+    const reset = String(Math.floor(now / 1000) + 30);
+    expect(
+      classifyDeliveryFailure({ service: 'github', status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, nowMs: now }),
+    ).toEqual({
+      retryable: true,
+      retryAfterMs: 30_000,
+      message: 'GitHub: 403 rate limited until 2026-11-25T03:00:30.000Z',
+    });
+    expect(classifyDeliveryFailure({ service: 'gitlab', status: 429, headers: { 'Retry-After': '7' }, nowMs: now })).toMatchObject({
+      retryable: true,
+      retryAfterMs: 7000,
+    });
+    const far = classifyDeliveryFailure({ service: 'github', status: 429, headers: { 'retry-after': '3600' }, nowMs: now });
+    expect(far.retryable).toBe(false);
+    expect(far.message).toContain('rate limited until 2026-11-25T04:00:00.000Z');
+  });
+
+  it('X10 the status line: deliveries, then the last error and how many were not delivered', () => {
+    const t = notifyTargetOf({ github: { repo: 'octo/app', issue: 12 } })!;
+    let l = noteDelivered(emptyLedger(t), 77);
+    expect(l.checklistCommentId).toBe(77);
+    expect(notificationsLine(l)).toBe('Notifications: 1 delivered to GitHub octo/app#12');
+    for (let i = 0; i < 3; i++) l = noteUndelivered(l, "GitHub: 403 Forbidden (check GITHUB_TOKEN's scope)", AT);
+    expect(notificationsLine(l)).toBe(
+      "Notifications: GitHub: 403 Forbidden (check GITHUB_TOKEN's scope) — 3 notifications not delivered (1 delivered to GitHub octo/app#12)",
+    );
+  });
+});
+
+describe('X10 targets: config and flags', () => {
+  it('X10 X12 notifications.github / .gitlab are checked strictly with their key paths', () => {
+    expect(notifyTargetOf(parseConfig({ notifications: { github: { repo: 'octo/app', pull: 5 } } }).notifications)).toEqual({
+      service: 'github',
+      repo: 'octo/app',
+      kind: 'pull',
+      number: 5,
+    });
+    const gl = parseConfig({
+      notifications: { gitlab: { project: 'grp/sub/proj', merge_request: 45, url: 'https://gitlab.example.com' } },
+    }).notifications;
+    expect(targetLabel(notifyTargetOf(gl)!)).toBe('GitLab grp/sub/proj!45');
+    expect(notifyTargetOf(parseConfig({}).notifications)).toBeUndefined();
+    const bad = (raw: unknown) => {
+      try {
+        parseConfig(raw);
+      } catch (e) {
+        return (e as ConfigError).message;
+      }
+      return 'accepted';
+    };
+    expect(bad({ notifications: { github: { repo: 'octo', issue: 1 } } })).toContain('notifications.github.repo: must be "owner/name"');
+    expect(bad({ notifications: { github: { repo: 'octo/app' } } })).toContain('notifications.github: needs issue: N or pull: N');
+    expect(bad({ notifications: { github: { repo: 'octo/app', issue: 1, pull: 2 } } })).toContain(
+      'notifications.github: give issue or pull, not both',
+    );
+    expect(bad({ notifications: { github: { repo: 'octo/app', issue: 0 } } })).toContain('notifications.github.issue: must be a whole number ≥ 1');
+    expect(bad({ notifications: { github: { repo: 'octo/app', isue: 1 } } })).toContain(
+      'notifications.github.isue: unknown key (did you mean "issue"?)',
+    );
+    expect(bad({ notifications: { gitlab: { project: 'g/p', issue: 1, url: 'ftp://x' } } })).toContain(
+      'notifications.gitlab.url: must be an http(s) URL',
+    );
+    expect(bad({ notifications: { github: { repo: 'a/b', issue: 1 }, gitlab: { project: 'g/p', issue: 1 } } })).toContain('not both');
+    expect(bad({ notifications: { slack: {} } })).toContain('notifications.slack: unknown key');
+  });
+
+  it('X10 --github owner/repo#N and --gitlab group/project!N | #N', () => {
+    expect(parseGithubFlag('octo/app#123')).toEqual({ ok: true, value: { repo: 'octo/app', issue: 123 } });
+    expect(parseGitlabFlag('grp/proj!45')).toEqual({ ok: true, value: { project: 'grp/proj', merge_request: 45 } });
+    expect(parseGitlabFlag('grp/sub/proj#12')).toEqual({ ok: true, value: { project: 'grp/sub/proj', issue: 12 } });
+    expect(parseGithubFlag('octo/app')).toMatchObject({ ok: false, reason: expect.stringContaining('owner/repo#NUMBER') });
+    expect(parseGithubFlag('octo#1')).toMatchObject({ ok: false });
+    expect(parseGitlabFlag('grp/proj!0')).toMatchObject({ ok: false });
+  });
+
+  it('X11 the checklist marker names the run', () => {
+    expect(checklistMarker('r1')).toBe('<!-- replanner:checklist run=r1 -->');
+  });
+});
+
+describe('S2 what the LLM wrote cannot act on the issue', () => {
+  it('S2 X10 GitLab quick actions and @mentions in posted text are neutralized; the marker line stays', () => {
+    const body = withMarker(checklistMarker('r1'), 'reasoning:\n/merge\n  /close\nping @octocat and @team-x; mail a@b is text');
+    const lines = body.split('\n');
+    expect(lines[0]).toBe('<!-- replanner:checklist run=r1 -->');
+    expect(lines.slice(1).some((l) => /^\s*\//.test(l))).toBe(false);
+    expect(body).not.toMatch(/@[A-Za-z0-9]/);
+    expect(body.replace(/\u200b/g, '')).toBe(`${checklistMarker('r1')}\nreasoning:\n/merge\n  /close\nping @octocat and @team-x; mail a@b is text`);
+  });
+
+  it('S2 X10 REPLANNER_NOTIFY_ALLOW: unset allows any target; set, only the listed ones (owner/* for an owner)', () => {
+    const gh = notifyTargetOf({ github: { repo: 'Octo/App', issue: 1 } })!;
+    const gl = notifyTargetOf({ gitlab: { project: 'grp/sub/proj', issue: 1 } })!;
+    expect(targetAllowed(gh, undefined)).toBe(true);
+    expect(targetAllowed(gh, ' ')).toBe(true);
+    expect(targetAllowed(gh, 'octo/app')).toBe(true);
+    expect(targetAllowed(gh, 'octo/*')).toBe(true);
+    expect(targetAllowed(gh, 'other/app, octo/other')).toBe(false);
+    expect(targetAllowed(gl, 'grp/*')).toBe(true);
+    expect(targetAllowed(gl, 'grp/proj')).toBe(false);
+  });
+});
