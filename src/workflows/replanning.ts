@@ -166,6 +166,7 @@ export function createReplanning(deps: ReplanningDeps) {
       type: o.type,
       keepsCompletedWork: o.keepsCompletedWork,
       feedback: feedbackOf(phase, o.type, d, extra),
+      reason: truncateText(d.reasoning, 300),
       ...(context.phase === 'execution' ? { taskId: context.executed.taskId } : {}),
       ...(o.type === 'plan_revision' && d.additional_actions?.length ? { additionalActions: d.additional_actions } : {}),
     };

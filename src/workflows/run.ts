@@ -12,6 +12,7 @@ import {
   executeChild,
   isCancellation,
   log,
+  setCurrentDetails,
   setDefaultSignalHandler,
   setHandler,
   upsertMemo,
@@ -39,6 +40,7 @@ import {
   displayStatus,
   endUnprobedOutage,
   inspectionMemo,
+  MEMO_CHECKLIST,
   enterPhase,
   failRun,
   finishExecution,
@@ -63,6 +65,7 @@ import {
   type PauseApplied,
   type RunState,
 } from '../domain/run/state';
+import { runChecklist, runDetails } from '../domain/run/checklist';
 import { TaskState, type Phase } from '../domain/types';
 import type { RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
@@ -300,7 +303,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   const jump = (j: Jump): Phase => {
     entity.apply((s) => {
-      const applied = applyJump(s, j, config.planning.maxTasks);
+      const applied = applyJump(s, j, config.planning.maxTasks, now());
       if (applied.added.length || applied.dropped) {
         log.info(`plan revision: added ${applied.added.join(', ') || 'no task'}; ${applied.dropped} over planning.maxTasks dropped`);
       }
@@ -504,6 +507,8 @@ function runEntity(initial: RunState): RunEntity & { publish(): void } {
   let state = initial;
   let published = '';
   let memoized = '';
+  let checklist = '';
+  let details = '';
   const publish = () => {
     const status = displayStatus(state);
     const key = `${state.phase}|${status}|${state.counters.total}`;
@@ -518,9 +523,22 @@ function runEntity(initial: RunState): RunEntity & { publish(): void } {
     // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
     const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}`;
+    // V1 / X11: the plan checklist beside it, written only when its text changed (each write is a
+    // history event; the text is bounded by runChecklist).
+    const text = runChecklist(state);
     if (memoKey !== memoized) {
       memoized = memoKey;
+      checklist = text;
       upsertMemo(inspectionMemo(state));
+    } else if (text !== checklist) {
+      checklist = text;
+      upsertMemo({ [MEMO_CHECKLIST]: text });
+    }
+    // V1: the Web UI's "Current Details" (answered by a worker; no history event).
+    const now = runDetails(state, status);
+    if (now !== details) {
+      details = now;
+      setCurrentDetails(now);
     }
   };
   let pending = false;

@@ -28,6 +28,7 @@ import type { ReplanContext } from '../../llm/prompts/replan';
 import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
+import { planArrived, reviseChecklist, runChecklist, type ChecklistHistory } from './checklist';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
@@ -109,6 +110,8 @@ export interface Jump {
   keepsCompletedWork: boolean;
   /** X3: a plan revision's additional actions, which become new tasks. */
   additionalActions?: string[];
+  /** X11: why (the decision's reasoning), for the checklist's "Revision Reason". */
+  reason?: string;
 }
 
 /** The plan before the replan under way, restored if that replan fails (X13). */
@@ -159,6 +162,8 @@ export interface RunState {
   llmPause?: PauseState;
   /** O3: the run's budget (absent: none) and its ledger. */
   budget?: RunBudgetState;
+  /** X11: the plan checklist's revisions and earlier plans (absent: no revision yet). */
+  checklist?: ChecklistHistory;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -237,7 +242,14 @@ export function addAssumptions(s: RunState, assumptions: string[]): RunState {
 
 /** A new decomposition is a new plan (X11: a new checklist): its tasks READY, no actions yet. */
 export function setDecomposition(s: RunState, specs: TaskSpec[], quality?: PlanQuality): RunState {
-  return { ...s, tasks: specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY })), actions: {}, ...(quality ? { quality } : {}) };
+  const checklist = planArrived(s.checklist);
+  return {
+    ...s,
+    tasks: specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY })),
+    actions: {},
+    ...(quality ? { quality } : {}),
+    ...(checklist ? { checklist } : {}),
+  };
 }
 
 export function addActions(s: RunState, planned: ActionPlan): RunState {
@@ -287,11 +299,19 @@ export function planSummary(s: RunState, note?: string): PlanSnapshot {
  * the one jump rule (src/domain/replan/jump: which tasks it reopens and keeps, and a plan
  * revision's additional actions as new tasks, at most planning.maxTasks in all).
  */
-export function applyJump(s: RunState, j: Jump, maxTasks: number): { state: RunState; added: string[]; dropped: number } {
+export function applyJump(s: RunState, j: Jump, maxTasks: number, at?: string): { state: RunState; added: string[]; dropped: number } {
   const applied = jumpTasks(s.tasks, j, maxTasks);
+  // X11: the checklist's next revision (the plan before it goes into its history).
+  const checklist = reviseChecklist(s, {
+    type: j.type,
+    keepsChecks: j.keepsCompletedWork,
+    ...(j.reason ? { reason: j.reason } : {}),
+    ...(at ? { at } : {}),
+  });
   return {
     state: {
       ...s,
+      checklist,
       previous: { ...(s.goal ? { goal: s.goal } : {}), tasks: s.tasks, actions: s.actions },
       feedback: { ...s.feedback, [j.target]: j.feedback },
       tasks: applied.tasks,
@@ -306,6 +326,9 @@ export function restorePrevious(s: RunState): RunState {
   if (!s.previous) return s;
   const { goal, tasks, actions } = s.previous;
   const restored: RunState = { ...s, tasks, actions };
+  // X11: the plan before is back: nothing is awaited any more.
+  const checklist = planArrived(s.checklist);
+  if (checklist) restored.checklist = checklist;
   if (goal) restored.goal = goal;
   else delete restored.goal;
   return restored;
@@ -694,6 +717,8 @@ export function decisionsView(s: RunState): DecisionsView {
 /** O5: the memo keys that hold the run's last recorded `status` and `decisions`. */
 export const MEMO_STATUS = 'replannerStatus';
 export const MEMO_DECISIONS = 'replannerDecisions';
+/** V1 / X11: the memo key holding the run's plan checklist (Markdown), shown with no worker running. */
+export const MEMO_CHECKLIST = 'replannerChecklist';
 
 /** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
 const MEMO_RECORDS = 30;
@@ -720,7 +745,7 @@ export function inspectionMemo(s: RunState): Record<string, unknown> {
     counters: s.counters,
     questions: s.questions.slice(-MEMO_RECORDS),
   };
-  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions };
+  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions, [MEMO_CHECKLIST]: runChecklist(s) };
 }
 
 // ---------------------------------------------------------------- budget (O3)

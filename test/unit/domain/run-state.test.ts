@@ -14,6 +14,7 @@ import {
   enterPhase,
   initialRunState,
   inspectionMemo,
+  MEMO_CHECKLIST,
   MEMO_DECISIONS,
   MEMO_STATUS,
   recordDecision,
@@ -313,7 +314,7 @@ describe('O5 inspection memo', () => {
     let s = setDecomposition(initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' }), specs);
     s = { ...s, tasks: s.tasks.map((t) => ({ ...t, summary: 'x'.repeat(8000) })) };
     const memo = inspectionMemo(s);
-    expect(Object.keys(memo).sort()).toEqual([MEMO_DECISIONS, MEMO_STATUS].sort());
+    expect(Object.keys(memo).sort()).toEqual([MEMO_CHECKLIST, MEMO_DECISIONS, MEMO_STATUS].sort());
     expect((memo[MEMO_STATUS] as { tasks: unknown[] }).tasks).toHaveLength(200);
     expect(JSON.stringify(memo).length).toBeLessThan(300_000);
   });
