@@ -35,6 +35,7 @@ import { journaled } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
+import { inspectOwnWorkflow } from './inspect';
 
 export interface RunRef {
   runId: string;
@@ -84,6 +85,9 @@ export function createActivities(llm: LlmGateway) {
     );
 
   return {
+    /** S2: the run's look into its own child (a local activity; see inspect.ts). */
+    inspectOwnWorkflow,
+
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
       return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>
         goalUnderstandingPrompt({ ...input, instruction, workspaceListing: await workspaceListing(input.workspace) }),

@@ -10,8 +10,10 @@ import {
   ContinueAsNew,
   continueAsNew,
   executeChild,
+  startChild,
   isCancellation,
   log,
+  proxyLocalActivities,
   setCurrentDetails,
   setDefaultSignalHandler,
   setHandler,
@@ -67,17 +69,18 @@ import {
 } from '../domain/run/state';
 import { runChecklist, runDetails } from '../domain/run/checklist';
 import { TaskState, type Phase } from '../domain/types';
-import type { RunRef } from '../activities';
+import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
 import type { TokenUsage } from '../llm/usage';
 import { startRunLedger } from './budget-lease';
-import { ExecutionWorkflow } from './execution';
+import { ExecutionWorkflow, taskWorkflowId } from './execution';
 import { rootMessage } from './failures';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
   ClarificationAnswerSchema,
   decisionsQuery,
+  LlmTroublePokeSchema,
   LlmTroubleSchema,
   llmTroubleSignal,
   parsePayload,
@@ -232,10 +235,67 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   setHandler(pauseSignal, pauseSignalled(pauseCheck, false, 'pauseSignal'));
   setHandler(resumeSignal, pauseSignalled(resumeCheck, true, 'resumeSignal'));
-  // O2: LLM trouble from any workflow of the run pauses it (outage / rejected access) or ends the outage pause.
+  // S2: progress and LLM trouble from the run's children come as pokes; what they claim is read from
+  // the child itself, through a local activity that first checks the workflow is this run's child.
+  const inspect = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
+  }).inspectOwnWorkflow;
+  /** The running execution phase (the run started it, so it knows the exact run). */
+  let execution: { workflowId: string; runId: string } | undefined;
+  let fetching = false;
+  let fetchAgain = false;
+  /** taskProgress: coalesced; while one look is under way, pokes ask for one more after it. */
+  const pokedForProgress = () => {
+    if (!execution) return log.warn('ignored taskProgress: no execution phase is running');
+    if (fetching) return void (fetchAgain = true);
+    fetching = true;
+    void (async () => {
+      try {
+        do {
+          fetchAgain = false;
+          const target: { workflowId: string; runId: string } | undefined = execution;
+          if (!target) break;
+          const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args: [entity.state.progressSeq] });
+          if (execution !== target) break; // the phase ended meanwhile: its result has the final states
+          if (!r.ok) {
+            log.warn(`ignored taskProgress: ${r.reason}`);
+            continue;
+          }
+          internal('taskProgress', TaskProgressSchema, applyTaskProgress)(r.value);
+        } while (fetchAgain);
+      } catch (e) {
+        log.warn(`could not read the execution phase's progress: ${rootMessage(e)}`);
+      } finally {
+        fetching = false;
+      }
+    })();
+  };
+  /** O2: which workflow of this run `from` may be, and its parent (a phase child, or a task of the running execution). */
+  const parentOf = (from: string): string | undefined => {
+    if (from === currentChild) return wfId;
+    if (!execution || !from.startsWith(`${wfId}.task-`)) return undefined;
+    const round = entity.state.phaseRuns.execution ?? 1;
+    return entity.state.tasks.some((t) => taskWorkflowId(wfId, t.id, round) === from) ? execution.workflowId : undefined;
+  };
+  // O2: LLM trouble in any workflow of the run pauses it (outage / rejected access) or ends the outage pause.
   const llmTrouble = internal('llmTrouble', LlmTroubleSchema, (s, m) => applyLlmTrouble(s, m, now()));
-  setHandler(llmTroubleSignal, llmTrouble);
-  setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
+  setHandler(llmTroubleSignal, (payload: unknown) => {
+    const p = parsePayload(LlmTroublePokeSchema, payload);
+    if (!p.ok) return log.warn(`ignored llmTrouble: ${p.reason}`);
+    const from = p.value.from;
+    const parentWorkflowId = parentOf(from);
+    if (!parentWorkflowId) return log.warn(`ignored llmTrouble: ${from} is not a running workflow of this run`);
+    void inspect({ workflowId: from, parentWorkflowId, query: 'llmTroubleState' }).then(
+      (r) => {
+        if (!r.ok) return log.warn(`ignored llmTrouble: ${r.reason}`);
+        if (r.value === null) return log.warn(`ignored llmTrouble: ${from} has had no LLM trouble`);
+        llmTrouble(r.value);
+      },
+      (e: unknown) => log.warn(`could not ask ${from} about its LLM trouble: ${rootMessage(e)}`),
+    );
+  });
+  setHandler(taskProgressSignal, () => pokedForProgress());
   setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
   // O3: the run is the budget's ledger; its children ask it (budgetRequest) when their loans run out.
   // "stop" as the budget question's answer cancels the phases (main, below) and ends the run STOPPED.
@@ -370,7 +430,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     execution: async () => {
       const workflowId = enter('execution');
       const s0 = entity.state;
-      const executed = await executeChild(ExecutionWorkflow, {
+      // Started (not executed) so the run knows the exact child it reads progress from (S2).
+      const child = await startChild(ExecutionWorkflow, {
         workflowId,
         args: [
           {
@@ -388,6 +449,13 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         ],
         staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
       });
+      execution = { workflowId, runId: child.firstExecutionRunId };
+      let executed;
+      try {
+        executed = await child.result();
+      } finally {
+        execution = undefined;
+      }
       currentChild = undefined;
       entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
       ledger.childEnded(workflowId, executed.usage);

@@ -139,7 +139,7 @@ export interface RunState {
   /** Usage of finished phases; the running execution phase's usage is kept apart until it ends. */
   planningUsage: TokenUsage;
   executionUsage: TokenUsage;
-  /** Last accepted taskProgress sequence number of the current execution round (0: none yet). */
+  /** The execution phase's task-list version the run last read (S2: from the phase itself) in this round (0: none yet). */
   progressSeq: number;
   /** P7: consultations open on running tasks, and the last consultation number seen per task. */
   consultations: PendingConsultation[];
@@ -447,9 +447,9 @@ export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): 
 export interface TaskProgressMessage {
   /** The execution round (phaseRuns.execution) the sender belongs to. */
   round: number;
-  /** The next number after the last report the run accepted in this round (1 for the first). */
+  /** The execution phase's version of its task list (it grows with every change). */
   seq: number;
-  /** Only the tasks that changed since that report, and new replacement tasks (a delta). */
+  /** Only the tasks that changed after the version the run asked from, with new replacement tasks (a delta). */
   tasks: TaskRecord[];
   /** The phase's usage so far (cumulative). */
   usage: TokenUsage;
@@ -471,7 +471,9 @@ export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied 
   if (s.phase !== 'execution') return { ok: false, reason: `no execution phase is running (phase: ${s.phase})` };
   const round = s.phaseRuns.execution ?? 0;
   if (m.round !== round) return { ok: false, reason: `round ${m.round} is not the current execution round ${round}` };
-  if (m.seq !== s.progressSeq + 1) return { ok: false, reason: `sequence number ${m.seq} is not the next one (${s.progressSeq + 1})` };
+  // S2: read from the execution phase itself (its version of the task list): nothing new, nothing to do.
+  if (m.seq === s.progressSeq && m.tasks.length === 0) return { ok: true, state: s };
+  if (m.seq <= s.progressSeq) return { ok: false, reason: `version ${m.seq} is not newer than ${s.progressSeq}` };
   const known = new Map(s.tasks.map((t) => [t.id, t]));
   const sent = new Map(m.tasks.map((t) => [t.id, t]));
   if (sent.size !== m.tasks.length) return { ok: false, reason: 'a task id appears twice' };
