@@ -105,6 +105,9 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     expect(history).toContain('- [x] **a**: write a');
     expect(history).toContain('- [ ] **b**: write b — ⛔ blocked');
     expect(history).toContain('</details>');
+    // Every execution decision names the task it was about.
+    const execution = (await handle.query(decisionsQuery)).records.filter((r) => r.phase === 'execution');
+    expect(execution.map((r) => r.task_id)).toEqual(['a', 'b', 'b']);
     partialRun = handle.workflowId;
     partialChecklist = details.slice(details.indexOf('## 📋'));
 

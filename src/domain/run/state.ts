@@ -56,7 +56,7 @@ export interface PlanQualityAttempt {
   acceptable: boolean;
   score?: number;
   issues: string[];
-  /** R2 decision and its reason ("R2.4 quality not OK (score 55, 2 issue(s)) → replan"). */
+  /** R2 decision and its reason, for people ("quality not OK (score 55, 2 issue(s)) → replan"). */
   decision: RefinementAction;
   reason: string;
   /** C3: the judge itself failed; the judgement is judgeFailureResult. */
@@ -658,8 +658,8 @@ export interface RunStatusView {
   quality?: PlanQuality;
   /** P7: consultations of running tasks waiting for the user's answer. */
   consultations?: PendingConsultation[];
-  /** X9: replans executed so far (total and per phase where they were decided). */
-  replans?: { total: number; byPhase: Partial<Record<Phase, number>> };
+  /** X9: replans executed so far: total, per replan type (the one name `decisions` uses too) and per phase where they were decided. */
+  replans?: { total: number; byType?: Partial<Record<ReplanType, number>>; byPhase: Partial<Record<Phase, number>> };
   /** X9: the newest replan decision. The whole log is the `decisions` query. */
   lastDecision?: DecisionRecord;
   /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
@@ -693,6 +693,7 @@ export function statusView(s: RunState): RunStatusView {
     consultations: s.consultations,
     replans: {
       total: s.counters.total,
+      byType: Object.fromEntries(Object.entries(s.counters.byType).filter(([, n]) => n > 0)),
       byPhase: Object.fromEntries(Object.entries(s.counters.byPhase).filter(([, n]) => n > 0)),
     },
     ...(last ? { lastDecision: last } : {}),
@@ -729,18 +730,25 @@ const MEMO_SUMMARY_CHARS = 400;
 
 /**
  * O5: the views a client shows when no worker can answer a query (finished, paused or stuck run),
- * bounded: task summaries clipped, the newest decision records only (plans on the newest few). The
+ * bounded: task summaries clipped, the newest decision records only (plans on the newest few that have them). The
  * instruction and workspace stay under their own memo keys, written at start.
  */
 export function inspectionMemo(s: RunState): Record<string, unknown> {
   const status = statusView(s);
   const clip = (t: string | undefined) => (t && t.length > MEMO_SUMMARY_CHARS ? `${t.slice(0, MEMO_SUMMARY_CHARS)}…` : t);
   const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clip(t.summary) } : t));
-  const records = s.log.records.slice(-MEMO_RECORDS).map((r, i, all) => {
-    if (i >= all.length - MEMO_RECORDS_WITH_PLANS) return r;
-    const { plan_before: _before, plan_after: _after, ...rest } = r;
-    return rest;
-  });
+  // The newest few records that have plans keep them (a run's many "no replan" records have none).
+  let withPlans = 0;
+  const records = s.log.records
+    .slice(-MEMO_RECORDS)
+    .reverse()
+    .map((r) => {
+      if (!r.plan_before && !r.plan_after) return r;
+      if (++withPlans <= MEMO_RECORDS_WITH_PLANS) return r;
+      const { plan_before: _before, plan_after: _after, ...rest } = r;
+      return rest;
+    })
+    .reverse();
   const decisions: DecisionsView = {
     records: records,
     dropped: s.log.dropped + (s.log.records.length - records.length),
