@@ -109,6 +109,22 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     const execution = (await handle.query(decisionsQuery)).records.filter((r) => r.phase === 'execution');
     expect(execution.map((r) => r.task_id)).toEqual(['a', 'b', 'b']);
     partialRun = handle.workflowId;
+
+    // Small history, counted over every workflow of the run (this tiny run has 11 workflows for 23 LLM
+    // calls, so its per-call figure is mostly workflow starts; `npm run bench` measures large runs).
+    let events = 0;
+    for await (const wf of h.client.workflow.list({ query: `WorkflowId STARTS_WITH "${handle.workflowId}"` })) events += wf.historyLength;
+    const calls = h.fake.requests.filter((r) => r.status === 200).length;
+    const kinds: Record<string, number> = {};
+    for (const e of (await handle.fetchHistory()).events ?? []) {
+      const k = Object.keys(e).find((x) => x.endsWith('EventAttributes')) ?? '?';
+      kinds[k] = (kinds[k] ?? 0) + 1;
+    }
+    console.log(`V1/S2 history: ${events} events for ${calls} LLM calls (${(events / calls).toFixed(1)} per call); run: ${JSON.stringify(kinds)}`);
+    // What this issue adds to the run's history: one read (a local activity marker) per progress poke
+    // at most (pokes are coalesced), and the checklist's memo writes (only when its text changed).
+    expect(kinds.markerRecordedEventAttributes ?? 0).toBeLessThanOrEqual(kinds.workflowExecutionSignaledEventAttributes ?? 0);
+    expect(kinds.workflowPropertiesModifiedEventAttributes ?? 0).toBeLessThanOrEqual(20);
     partialChecklist = details.slice(details.indexOf('## 📋'));
 
     // V1: each task workflow's current details show its worker steps and tool calls.
