@@ -141,16 +141,20 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
     return { round: input.round, seq: version, tasks: tasks.filter((t) => (changedIn.get(t.id) ?? 0) > from), usage };
   });
-  /** `_force` kept for the callers' intent (pokes go whenever something changed since the last). */
-  const report = (_force = false) => {
+  /**
+   * A poke when something changed since the last one, while a task runs (when none runs, the phase is
+   * about to end and its result carries the states) or `force` (the run paused while only decisions are pending).
+   */
+  const report = (force = false) => {
     if (inFlight || closing || version <= poked) return;
+    if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return;
     const sent = version;
     // A poke must not be interrupted by a cancellation, or the run would show stale states.
     inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, {})).then(
       () => {
         poked = sent;
         inFlight = undefined;
-        report();
+        report(force);
       },
       (e: unknown) => {
         inFlight = undefined;

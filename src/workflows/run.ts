@@ -241,10 +241,18 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
   }).inspectOwnWorkflow;
+  type ChildRef = { workflowId: string; runId: string };
   /** The running execution phase (the run started it, so it knows the exact run). */
-  let execution: { workflowId: string; runId: string } | undefined;
+  let execution: ChildRef | undefined;
   let fetching = false;
   let fetchAgain = false;
+  /** One read of the execution child's task states since the version the run has; applied if it is still that child's turn. */
+  const readProgress = async (target: ChildRef, stillCurrent: () => boolean): Promise<void> => {
+    const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args: [entity.state.progressSeq] });
+    if (!stillCurrent()) return; // the phase ended meanwhile: its result has the final states
+    if (!r.ok) return log.warn(`ignored taskProgress: ${r.reason}`);
+    internal('taskProgress', TaskProgressSchema, applyTaskProgress)(r.value);
+  };
   /** taskProgress: coalesced; while one look is under way, pokes ask for one more after it. */
   const pokedForProgress = () => {
     if (!execution) return log.warn('ignored taskProgress: no execution phase is running');
@@ -254,15 +262,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       try {
         do {
           fetchAgain = false;
-          const target: { workflowId: string; runId: string } | undefined = execution;
+          const target: ChildRef | undefined = execution;
           if (!target) break;
-          const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args: [entity.state.progressSeq] });
-          if (execution !== target) break; // the phase ended meanwhile: its result has the final states
-          if (!r.ok) {
-            log.warn(`ignored taskProgress: ${r.reason}`);
-            continue;
-          }
-          internal('taskProgress', TaskProgressSchema, applyTaskProgress)(r.value);
+          await readProgress(target, () => execution === target);
         } while (fetchAgain);
       } catch (e) {
         log.warn(`could not read the execution phase's progress: ${rootMessage(e)}`);
@@ -449,10 +451,18 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         ],
         staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
       });
-      execution = { workflowId, runId: child.firstExecutionRunId };
+      const started: ChildRef = { workflowId, runId: child.firstExecutionRunId };
+      execution = started;
       let executed;
       try {
         executed = await child.result();
+      } catch (err) {
+        // A failed phase has no result: the run reads its last task states from it (the query
+        // replays the ended workflow); a cancelled run marks what was open CANCELLED itself.
+        if (!isCancellation(err)) {
+          await readProgress(started, () => true).catch((e: unknown) => log.warn(`could not read the failed execution phase: ${rootMessage(e)}`));
+        }
+        throw err;
       } finally {
         execution = undefined;
       }
