@@ -79,6 +79,10 @@ export function installPauseGate(onChange?: (paused: boolean) => void): PauseGat
             log.warn(`could not tell the run ${run} about LLM trouble (${m.trouble}): ${(e as Error).message}`);
           }
         },
+        // S2: a rejection the user resumed and that got through is over: naming this workflow later pauses nothing.
+        clear: () => {
+          trouble = null;
+        },
       }
     : undefined;
   return gateOn(() => kinds.length > 0, llm);
