@@ -37,6 +37,7 @@ import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type Worke
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
+import { inspectOwnWorkflow } from './inspect';
 
 export interface RunRef {
   runId: string;
@@ -93,6 +94,8 @@ export function createActivities(llm: LlmGateway) {
   return {
     // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
+    /** S2: the run's look into its own child (a local activity; see inspect.ts). */
+    inspectOwnWorkflow,
 
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
       return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>

@@ -8,7 +8,7 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { FakeOpenAI } from '../../test/support/fake-openai';
 import { decision, scriptDecisions } from '../../test/support/decisions';
-import { scriptScenario, type Scenario } from '../../test/support/scenario';
+import { plannedTask, scriptScenario, type Scenario } from '../../test/support/scenario';
 import { createWorker } from '../worker';
 import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
 import { progressPrinter } from './cli';
@@ -70,10 +70,14 @@ async function main(): Promise<number> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const fake = await FakeOpenAI.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
-  // One replan to watch: after the first decomposition the LLM asks (confidently) to decompose again.
+  // One replan to watch: the first decomposition is one coarse task; the LLM asks (confidently) to
+  // decompose again, and the planner's second plan has the module, its test and the docs apart.
+  fake.script('task_decomposition', {
+    json: { tasks: [plannedTask({ id: 'slugify', title: 'Write slugify.js, its test and USAGE.md' })] },
+  });
   scriptDecisions(fake, {
     task_decomposition: [
-      decision({ confidence: 0.85, type: 'task_redecomposition', issue: 'the usage docs should be written against the final API' }),
+      decision({ confidence: 0.85, type: 'task_redecomposition', issue: 'one task for the module, its test and the docs is too coarse' }),
     ],
   });
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-'));

@@ -48,10 +48,11 @@ export function renderStatus(s: RunStatus): string {
     lines.push(`  answer: replanner consult ${s.runId} ${c.taskId} <1-4|key> ["text"]`);
   }
   if (s.replans) {
-    const byPhase = Object.entries(s.replans.byPhase)
+    // One name per replan type everywhere: its type, as `decisions` shows it (older runs: by phase).
+    const counts = Object.entries(s.replans.byType ?? s.replans.byPhase)
       .filter(([, n]) => n)
       .map(([p, n]) => `${p} ${n}`);
-    lines.push(`Replans: ${s.replans.total}${byPhase.length ? ` (${byPhase.join(', ')})` : ''}`);
+    lines.push(`Replans: ${s.replans.total}${counts.length ? ` (${counts.join(', ')})` : ''}`);
   }
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
@@ -118,7 +119,7 @@ export function questionLines(runId: string, q: Question): string[] {
 
 /** X9: one decision in one line: "replan-2 · execution · replan retry → execution · confidence 0.85 · executed · success". */
 export function decisionLine(r: DecisionRecord): string {
-  const parts = [r.replan_id, r.phase, [r.outcome ?? (r.executed ? 'replan' : 'none'), r.replan_type].filter(Boolean).join(' ')];
+  const parts = [r.replan_id, phaseOf(r), [r.outcome ?? (r.executed ? 'replan' : 'none'), r.replan_type].filter(Boolean).join(' ')];
   const head = r.target_phase ? `${parts.join(' · ')} → ${r.target_phase}` : parts.join(' · ');
   const tail = [
     `confidence ${formatConfidence(r.confidence)}`,
@@ -128,6 +129,11 @@ export function decisionLine(r: DecisionRecord): string {
   ].filter(Boolean);
   const note = r.message ?? (typeof r.llm_decision?.reasoning === 'string' ? r.llm_decision.reasoning : '');
   return `${head} · ${tail.join(' · ')}${note ? ` — ${oneLine(note, 140)}` : ''}`;
+}
+
+/** The phase a decision was asked in, with the task it was about in execution: "execution (task test)". */
+function phaseOf(r: DecisionRecord): string {
+  return r.task_id !== undefined ? `${r.phase} (task ${r.task_id})` : r.phase;
 }
 
 function formatConfidence(c: number): string {
@@ -142,7 +148,7 @@ export function renderDecisions(runId: string, v: DecisionsView): string {
   if (!v.records.length) lines.push('  (no replan decision recorded yet)');
   for (const r of v.records) {
     const kind = [r.outcome, r.replan_type].filter(Boolean).join(' ');
-    lines.push(`${r.replan_id} · ${r.phase}${kind ? ` · ${kind}` : ''}${r.target_phase ? ` → ${r.target_phase}` : ''}`);
+    lines.push(`${r.replan_id} · ${phaseOf(r)}${kind ? ` · ${kind}` : ''}${r.target_phase ? ` → ${r.target_phase}` : ''}`);
     const duration = r.duration_ms !== undefined ? ` · ${r.duration_ms} ms` : '';
     lines.push(`  confidence ${formatConfidence(r.confidence)} · executed ${r.executed ? 'yes' : 'no'} · result ${r.result}${duration}`);
     if (r.override_reason) lines.push(`  override reason: ${r.override_reason}`);

@@ -9,6 +9,7 @@ import {
   type QueryDefinition,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
+import { runStaticMetadata } from '../domain/run/checklist';
 import { MEMO_DECISIONS, MEMO_STATUS } from '../domain/run/state';
 import { taskWorkflowId } from '../workflows/execution';
 import type { ReplannerConfig } from '../domain/config';
@@ -57,7 +58,8 @@ export async function startRun(client: Client, p: StartParams) {
       { key: PHASE_KEY, value: 'goal_understanding' },
       { key: STATUS_KEY, value: 'RUNNING' },
     ],
-    staticSummary: `replanner run: ${p.instruction.slice(0, 120)}`,
+    // V1: the instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
+    ...runStaticMetadata(p.instruction, p.instructionFile),
   });
   return { runId, handle };
 }

@@ -1,7 +1,7 @@
 // X10 / X11: what the run posts to its issue or merge request (seed 004 §11), and how a delivery
 // failure is judged. Pure: the workflow (src/workflows/notifications.ts) decides *when* from two
 // states, the activities (src/activities/notifications) only carry the text.
-import { renderChecklist, type ChecklistInput } from './checklist';
+import { runChecklist } from './run/checklist';
 import type { DecisionRecord, PlanSnapshot } from './replan/decision-log';
 import type { Question } from './replan/questions';
 import type { RunState } from './run/state';
@@ -118,54 +118,18 @@ export function targetAllowed(t: NotifyTarget, allow: string | undefined): boole
 
 // ---------------------------------------------------------------- the checklist (X11)
 
-function checklistFromSnapshot(p: PlanSnapshot, revision: number, reason: string | undefined, replanCount: number): string {
-  return renderChecklist({
-    revision,
-    ...(reason ? { reason } : {}),
-    tasks: p.tasks.map((t) => ({ id: t.id, title: t.title, state: t.state as TaskState })),
-    previousPlans: [],
-    replanCount,
-  });
-}
-
 const reasonOf = (r: DecisionRecord): string | undefined => {
   const x = r.llm_decision.reasoning;
   return typeof x === 'string' && x.trim() ? x : undefined;
 };
 
 /**
- * X11: the checklist input of a run state. A revision is an executed replan that changed a plan
- * with tasks (its record keeps the plan before it); the earlier plans are those records' plans,
- * oldest first. The ui helper's builder (runChecklist) replaces this when the branches merge.
+ * X11: the checklist comment's text: the run's own checklist (the Web UI's, runChecklist: bounded to
+ * 20 KB, well under GitHub's 65,536-character comment limit), or undefined while the run has no plan
+ * yet (nothing to post).
  */
-export function checklistInputOf(s: RunState): ChecklistInput {
-  const revisions = s.log.records.filter((r) => r.executed && r.result !== 'failure' && (r.plan_before?.tasks.length ?? 0) > 0);
-  const last = revisions[revisions.length - 1];
-  const lastReason = last ? reasonOf(last) : undefined;
-  return {
-    revision: revisions.length,
-    ...(lastReason ? { reason: lastReason } : {}),
-    tasks: s.tasks.map((t) => ({ id: t.id, title: t.title, state: t.state })),
-    previousPlans: revisions.map((r, i) => checklistFromSnapshot(r.plan_before!, i, i > 0 ? reasonOf(revisions[i - 1]!) : undefined, i)),
-    replanCount: s.counters.total,
-  };
-}
-
-/** GitHub refuses a comment over 65,536 characters (GitLab's limit is higher): room for the marker. */
-export const MAX_COMMENT_CHARS = 65_000;
-
-/**
- * X11: the checklist comment's text, or undefined while the run has no plan yet (nothing to post).
- * Too long for a comment: the oldest earlier plans leave the history block first, then it is cut.
- */
-export function checklistText(s: RunState, max = MAX_COMMENT_CHARS): string | undefined {
-  if (s.tasks.length === 0) return undefined;
-  const input = checklistInputOf(s);
-  let text = renderChecklist(input);
-  for (let keep = input.previousPlans.length - 1; text.length > max && keep >= 0; keep--) {
-    text = renderChecklist({ ...input, previousPlans: input.previousPlans.slice(input.previousPlans.length - keep) });
-  }
-  return text.length > max ? `${text.slice(0, max - 40)}\n\n…(cut to fit a comment)` : text;
+export function checklistText(s: RunState): string | undefined {
+  return s.tasks.length === 0 ? undefined : runChecklist(s);
 }
 
 // ---------------------------------------------------------------- notifications (X10)

@@ -8,10 +8,19 @@
 // live without being awaited: one per scheduler turn, only when a task changed. The history is
 // about a dozen events per task; past the run's continue-as-new threshold no task starts and the
 // run's next execution round takes the READY rest, so no plan size makes it grow without bound.
-import { CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import type { TaskReplanningConfig } from '../domain/config';
-import { blockedByDependency, executionHistoryFull, progressToReport, tasksToStart } from '../domain/graph';
+import { blockedByDependency, changedTasks, executionHistoryFull, tasksToStart } from '../domain/graph';
 import {
   applyRedecomposition,
   canRedecompose,
@@ -29,7 +38,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ActionPlan } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
-import { taskProgressSignal } from './messages';
+import { executionProgressQuery, taskProgressSignal } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { inbox } from './inbox';
@@ -101,7 +110,6 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   /** The history is full (executionHistoryFull): no task starts; the run's next round takes the READY rest. */
   let handedOver = false;
   let started = 0;
-  let seq = 0;
   /** Task children by task id. */
   const running = new Map<string, Promise<SchedulerEvent>>();
   /** Re-decompositions and replan decisions, run beside the scheduler (never in front of it). */
@@ -110,45 +118,59 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const events = inbox<SchedulerEvent>();
   let jobs = 0;
   const parent = getExternalWorkflowHandle(input.runWorkflowId);
-  // Progress to the run (status stays live): fired, never awaited on the critical path; at most one
-  // in flight, and what changed meanwhile goes in the next one (coalesced, in order); nothing is
-  // sent when no task changed. A report carries only the tasks changed since the last one delivered
-  // (a delta numbered by `seq`, checked by the run, S2), so the run's history grows with the
-  // changes, not with the plan's size times its changes.
-  /** The tasks as the run has them: as of the last report delivered. */
-  let reported = tasks;
+  // Progress to the run (status stays live), SPEC S2: this phase only pokes the run ("look again");
+  // the run reads the task states from this workflow itself (executionProgress query, through a
+  // local activity that checks this workflow is its child), so a poke forged from outside shows
+  // nothing this phase did not do. Pokes are fired, never awaited on the critical path; at most
+  // one in flight; none when nothing changed since the last. The query answers a delta (the tasks
+  // changed after the version the run has), so the run's history grows with the changes, not with
+  // the plan's size times its changes.
+  /** Version of the task list: bumped by every change; each task remembers the version it last changed in. */
+  let version = 0;
+  const changedIn = new Map<string, number>();
+  let poked = 0;
   let inFlight: Promise<void> | undefined;
-  /** Set when the phase ends: its result carries the final states, no further report is sent. */
+  /** Set when the phase ends: its result carries the final states. */
   let closing = false;
-  /** `force`: also when no task runs (progressToReport), e.g. the run paused while only decisions are pending. */
+  const commit = (next: TaskRecord[]) => {
+    const changed = changedTasks(tasks, next);
+    tasks = next;
+    if (!changed.length) return;
+    version += 1;
+    for (const t of changed) changedIn.set(t.id, version);
+  };
+  setHandler(executionProgressQuery, (since?: unknown) => {
+    const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
+    return { round: input.round, seq: version, tasks: tasks.filter((t) => (changedIn.get(t.id) ?? 0) > from), usage };
+  });
+  /**
+   * A poke when something changed since the last one, while a task runs (when none runs, the phase is
+   * about to end and its result carries the states) or `force` (the run paused while only decisions are pending).
+   */
   const report = (force = false) => {
-    if (inFlight || closing) return;
-    const delta = progressToReport(reported, tasks, force);
-    if (!delta.length) return;
-    const sending = tasks;
-    const next = seq + 1;
-    // Reporting must not be interrupted by a cancellation, or the run would show stale states.
-    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, { round: input.round, seq: next, tasks: delta, usage })).then(
+    if (inFlight || closing || version <= poked) return;
+    if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return;
+    const sent = version;
+    // A poke must not be interrupted by a cancellation, or the run would show stale states.
+    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, {})).then(
       () => {
-        // Delivered: the run now has these; an undelivered report is sent again inside the next one.
-        reported = sending;
-        seq = next;
+        poked = sent;
         inFlight = undefined;
         report(force);
       },
       (e: unknown) => {
         inFlight = undefined;
-        log.warn(`could not report progress to the run: ${rootMessage(e)}`);
+        log.warn(`could not tell the run about progress: ${rootMessage(e)}`);
       },
     );
   };
-  /** Before the phase returns: no report may land after the run has moved on. */
+  /** Before the phase returns: no poke is left in flight. */
   const reportsDelivered = async () => {
     closing = true;
     while (inFlight) await CancellationScope.nonCancellable(() => inFlight!);
   };
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
-    tasks = tasks.map((t) => (t.id === id ? { ...t, ...patch } : t));
+    commit(tasks.map((t) => (t.id === id ? { ...t, ...patch } : t)));
   };
   // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's LLM calls and task starts.
   // (a holder: a buffered pauseGate signal may arrive while the gate is being installed)
@@ -224,7 +246,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
           setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition refused: ${tooLarge}` });
           return;
         }
-        tasks = applied.tasks;
+        commit(applied.tasks);
         log.info(`task ${task.id} re-decomposed into ${applied.replacementIds.join(', ')}`);
         progress = { ...progress, total: active().length, remaining: remaining() };
         return;

@@ -17,6 +17,8 @@ export interface LlmTroubleHook {
   kinds(): readonly PauseKind[];
   /** Tells the run; never throws. */
   report(m: LlmTroubleMessage): Promise<void>;
+  /** A call got through after trouble that needs no report (a rejection the user resumed): the trouble is over. */
+  clear?(): void;
 }
 
 /** A rejection not yet relayed back by the run is waited for this long before the caller looks again. */
@@ -65,6 +67,7 @@ async function throughTrouble<R>(hook: LlmTroubleHook, call: () => Promise<R>, f
     try {
       const r = await call();
       if (hook.kinds().includes('llm_outage')) await hook.report({ trouble: 'recovered' });
+      else hook.clear?.();
       return r;
     } catch (e) {
       err = e;

@@ -143,11 +143,17 @@ export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 
 export const statusQuery = defineQuery<RunStatus>('status');
 /**
- * Sent by the execution phase to its run when tasks changed, so `status` is live: only the changed
- * tasks (a delta). The run accepts it only for its current execution round, with the next `seq`,
- * naming known tasks or the replacements of a task replaced in the same message (applyTaskProgress).
+ * S2: a poke from the execution phase to its run: "my tasks changed, look again". Its payload is
+ * never read (anyone can send this signal): the run reads the task states from its execution child
+ * itself (executionProgressQuery, through a local activity that checks the workflow it asks is its
+ * own child). A forged poke at worst makes the run look again and see the truth.
  */
-export const taskProgressSignal = defineSignal<[TaskProgressMessage]>('taskProgress');
+export const taskProgressSignal = defineSignal<[unknown?]>('taskProgress');
+/**
+ * S2, internal: the execution phase's task states changed after version `since` (the run's last
+ * applied `seq`), its current version and usage. Asked by the run only (see taskProgressSignal).
+ */
+export const executionProgressQuery = defineQuery<TaskProgressMessage, [number]>('executionProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
 export const taskConsultationSignal = defineSignal<[ConsultationMessage]>('taskConsultation');
 
@@ -255,13 +261,22 @@ export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
     error: text(4000).optional(),
   }),
 );
+/** S2: who says it has LLM trouble: the workflow id of one of the run's own phase or task workflows. */
+export interface LlmTroublePoke {
+  from: string;
+}
+export const LlmTroublePokeSchema: z.ZodType<LlmTroublePoke> = lazySchema(() => z.strictObject({ from: id }));
 /**
- * O2, internal: an LLM call of the run (in any of its workflows) failed past its quick retries
- * because the LLM is unavailable or rejected access — the run pauses — or, after that, succeeded
- * again — the run ends the outage pause (never the user's). Sent only on trouble, never per call.
- * A forged one is at worst a pause: `resume` ends it.
+ * O2, internal: an LLM call in one of the run's workflows (`from`) failed past its quick retries
+ * because the LLM is unavailable or rejected access, or succeeded again after that. S2: the claim
+ * is not in the message: the run asks `from` itself (llmTroubleStateQuery, through a local activity
+ * that checks `from` is a workflow of this run) and pauses only on what that workflow's own LLM
+ * calls returned. A forged one changes nothing. Sent only on trouble, never per call.
  */
-export const llmTroubleSignal = defineSignal<[LlmTroubleMessage]>('llmTrouble');
+export const llmTroubleSignal = defineSignal<[LlmTroublePoke]>('llmTrouble');
+/** O2 / S2, internal: a workflow's own latest LLM trouble (null: none), asked by its run. */
+export const llmTroubleStateQuery = defineQuery<LlmTroubleMessage | null>('llmTroubleState');
+
 // ---------------------------------------------------------------- O3 budget leases (internal)
 
 export interface BudgetRequestMessage {

@@ -6,7 +6,7 @@ import { condition, getExternalWorkflowHandle, log, setHandler, sleep, workflowI
 import { gateKinds, type PauseKind } from '../domain/run/llm-outage';
 import type { LlmForm } from './llm-form';
 import { callThroughLlmTrouble, type LlmTroubleHook } from './llm-trouble';
-import { llmTroubleSignal, parsePayload, pauseGateSignal, PauseGateSchema } from './messages';
+import { llmTroubleSignal, llmTroubleStateQuery, parsePayload, pauseGateSignal, PauseGateSchema, type LlmTroubleMessage } from './messages';
 
 export interface PauseGate {
   readonly paused: boolean;
@@ -65,16 +65,26 @@ export function installPauseGate(onChange?: (paused: boolean) => void, form?: Ll
     kinds = gateKinds(p.value);
     onChange?.(kinds.length > 0);
   });
-  const run = workflowInfo().root?.workflowId;
+  const info = workflowInfo();
+  const run = info.root?.workflowId;
+  // S2: the run does not take a trouble report's word for it: it asks this workflow (this query)
+  // what its own LLM calls returned, after checking this workflow is one of its own.
+  let trouble: LlmTroubleMessage | null = null;
+  setHandler(llmTroubleStateQuery, () => trouble);
   const llm: LlmTroubleHook | undefined = run
     ? {
         kinds: () => kinds,
         report: async (m) => {
+          trouble = m;
           try {
-            await getExternalWorkflowHandle(run).signal(llmTroubleSignal, m);
+            await getExternalWorkflowHandle(run).signal(llmTroubleSignal, { from: info.workflowId });
           } catch (e) {
             log.warn(`could not tell the run ${run} about LLM trouble (${m.trouble}): ${(e as Error).message}`);
           }
+        },
+        // S2: a rejection the user resumed and that got through is over: naming this workflow later pauses nothing.
+        clear: () => {
+          trouble = null;
         },
       }
     : undefined;

@@ -18,5 +18,6 @@ import '../domain/replan';
 import '../domain/replan/decision-order';
 import '../domain/run-input';
 import '../domain/run/state';
+import '../domain/task-details';
 import '../domain/worker-steps';
 import './messages';

@@ -111,17 +111,28 @@ export function createReplanning(deps: ReplanningDeps) {
   };
 
   // ---------------------------------------------------------------- the log
-  function record(phase: Phase, decision: ReplanDecision, outcome: PolicyOutcome): DecisionRecord {
+  function record(phase: Phase, decision: ReplanDecision, outcome: PolicyOutcome, context: ReplanContext): DecisionRecord {
+    // Every execution decision names the task it was about.
+    const taskId = context.phase === 'execution' ? context.executed.taskId : undefined;
     // The plan is worth keeping only when something was proposed (keeps the log small).
     const planBefore = outcome.action === 'none' ? undefined : planSummary(s());
     let rec: DecisionRecord | undefined;
     entity.apply((st) => {
-      const r = recordDecision(st, { phase, decision, outcome, timestamp: now(), ...(planBefore ? { planBefore } : {}) });
+      const r = recordDecision(st, {
+        phase,
+        decision,
+        outcome,
+        timestamp: now(),
+        ...(planBefore ? { planBefore } : {}),
+        ...(taskId !== undefined ? { taskId } : {}),
+      });
       rec = r.record;
       return r.state;
     });
     const r = { record: rec! };
-    log.info(`replan decision ${r.record.replan_id} after ${phase}: ${outcome.action}${r.record.message ? ` — ${r.record.message}` : ''}`);
+    log.info(
+      `replan decision ${r.record.replan_id} after ${phase}${taskId !== undefined ? ` (task ${taskId})` : ''}: ${outcome.action}${r.record.message ? ` — ${r.record.message}` : ''}`,
+    );
     return r.record;
   }
   const complete = (id: string, c: CompletionInput) => entity.apply((st) => completeReplan(st, id, c));
@@ -166,6 +177,7 @@ export function createReplanning(deps: ReplanningDeps) {
       type: o.type,
       keepsCompletedWork: o.keepsCompletedWork,
       feedback: feedbackOf(phase, o.type, d, extra),
+      reason: truncateText(d.reasoning, 300),
       ...(context.phase === 'execution' ? { taskId: context.executed.taskId } : {}),
       ...(o.type === 'plan_revision' && d.additional_actions?.length ? { additionalActions: d.additional_actions } : {}),
     };
@@ -282,7 +294,7 @@ export function createReplanning(deps: ReplanningDeps) {
     const o: PolicyOutcome = parseError
       ? { action: 'none', reason: `unparseable reply: ${parseError}` }
       : evaluateReplanDecision({ phase, decision: d, counters: s().counters, config });
-    const rec = record(phase, d, o);
+    const rec = record(phase, d, o, context);
     switch (o.action) {
       case 'none':
         return undefined;

@@ -10,8 +10,11 @@ import {
   ContinueAsNew,
   continueAsNew,
   executeChild,
+  startChild,
   isCancellation,
   log,
+  proxyLocalActivities,
+  setCurrentDetails,
   setDefaultSignalHandler,
   setHandler,
   upsertMemo,
@@ -40,6 +43,7 @@ import {
   displayStatus,
   endUnprobedOutage,
   inspectionMemo,
+  MEMO_CHECKLIST,
   enterPhase,
   failRun,
   finishExecution,
@@ -65,18 +69,20 @@ import {
   type PauseApplied,
   type RunState,
 } from '../domain/run/state';
+import { runChecklist, runDetails } from '../domain/run/checklist';
 import { TaskState, type Phase } from '../domain/types';
-import type { RunRef } from '../activities';
+import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
 import type { TokenUsage } from '../llm/usage';
 import { startRunLedger } from './budget-lease';
-import { ExecutionWorkflow } from './execution';
+import { ExecutionWorkflow, taskWorkflowId } from './execution';
 import { rootMessage } from './failures';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
   ClarificationAnswerSchema,
   decisionsQuery,
+  LlmTroublePokeSchema,
   LlmTroubleSchema,
   llmTroubleSignal,
   parsePayload,
@@ -243,10 +249,69 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   setHandler(pauseSignal, pauseSignalled(pauseCheck, false, 'pauseSignal'));
   setHandler(resumeSignal, pauseSignalled(resumeCheck, true, 'resumeSignal'));
-  // O2: LLM trouble from any workflow of the run pauses it (outage / rejected access) or ends the outage pause.
+  // S2: progress and LLM trouble from the run's children come as pokes; what they claim is read from
+  // the child itself, through a local activity that first checks the workflow is this run's child.
+  const inspect = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
+  }).inspectOwnWorkflow;
+  type ChildRef = { workflowId: string; runId: string };
+  /** The running execution phase (the run started it, so it knows the exact run). */
+  let execution: ChildRef | undefined;
+  let fetching = false;
+  let fetchAgain = false;
+  /** One read of the execution child's task states since the version the run has; applied if it is still that child's turn. */
+  const readProgress = async (target: ChildRef, stillCurrent: () => boolean): Promise<void> => {
+    const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args: [entity.state.progressSeq] });
+    if (!stillCurrent()) return; // the phase ended meanwhile: its result has the final states
+    if (!r.ok) return log.warn(`ignored taskProgress: ${r.reason}`);
+    internal('taskProgress', TaskProgressSchema, applyTaskProgress)(r.value);
+  };
+  /** taskProgress: coalesced; while one look is under way, pokes ask for one more after it. */
+  const pokedForProgress = () => {
+    if (!execution) return log.warn('ignored taskProgress: no execution phase is running');
+    if (fetching) return void (fetchAgain = true);
+    fetching = true;
+    void (async () => {
+      try {
+        do {
+          fetchAgain = false;
+          const target: ChildRef | undefined = execution;
+          if (!target) break;
+          await readProgress(target, () => execution === target);
+        } while (fetchAgain);
+      } catch (e) {
+        log.warn(`could not read the execution phase's progress: ${rootMessage(e)}`);
+      } finally {
+        fetching = false;
+      }
+    })();
+  };
+  /** O2: which workflow of this run `from` may be, and its parent (a phase child, or a task of the running execution). */
+  const parentOf = (from: string): string | undefined => {
+    if (from === currentChild) return wfId;
+    if (!execution || !from.startsWith(`${wfId}.task-`)) return undefined;
+    const round = entity.state.phaseRuns.execution ?? 1;
+    return entity.state.tasks.some((t) => taskWorkflowId(wfId, t.id, round) === from) ? execution.workflowId : undefined;
+  };
+  // O2: LLM trouble in any workflow of the run pauses it (outage / rejected access) or ends the outage pause.
   const llmTrouble = internal('llmTrouble', LlmTroubleSchema, (s, m) => applyLlmTrouble(s, m, now()));
-  setHandler(llmTroubleSignal, llmTrouble);
-  setHandler(taskProgressSignal, internal('taskProgress', TaskProgressSchema, applyTaskProgress));
+  setHandler(llmTroubleSignal, (payload: unknown) => {
+    const p = parsePayload(LlmTroublePokeSchema, payload);
+    if (!p.ok) return log.warn(`ignored llmTrouble: ${p.reason}`);
+    const from = p.value.from;
+    const parentWorkflowId = parentOf(from);
+    if (!parentWorkflowId) return log.warn(`ignored llmTrouble: ${from} is not a running workflow of this run`);
+    void inspect({ workflowId: from, parentWorkflowId, query: 'llmTroubleState' }).then(
+      (r) => {
+        if (!r.ok) return log.warn(`ignored llmTrouble: ${r.reason}`);
+        if (r.value === null) return log.warn(`ignored llmTrouble: ${from} has had no LLM trouble`);
+        llmTrouble(r.value);
+      },
+      (e: unknown) => log.warn(`could not ask ${from} about its LLM trouble: ${rootMessage(e)}`),
+    );
+  });
+  setHandler(taskProgressSignal, () => pokedForProgress());
   setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
   // O3: the run is the budget's ledger; its children ask it (budgetRequest) when their loans run out.
   // "stop" as the budget question's answer cancels the phases (main, below) and ends the run STOPPED.
@@ -320,7 +385,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   const jump = (j: Jump): Phase => {
     entity.apply((s) => {
-      const applied = applyJump(s, j, config.planning.maxTasks);
+      const applied = applyJump(s, j, config.planning.maxTasks, now());
       if (applied.added.length || applied.dropped) {
         log.info(`plan revision: added ${applied.added.join(', ') || 'no task'}; ${applied.dropped} over planning.maxTasks dropped`);
       }
@@ -387,7 +452,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     execution: async () => {
       const workflowId = enter('execution');
       const s0 = entity.state;
-      const executed = await executeChild(ExecutionWorkflow, {
+      // Started (not executed) so the run knows the exact child it reads progress from (S2).
+      const child = await startChild(ExecutionWorkflow, {
         workflowId,
         args: [
           {
@@ -405,6 +471,21 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
         ],
         staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
       });
+      const started: ChildRef = { workflowId, runId: child.firstExecutionRunId };
+      execution = started;
+      let executed;
+      try {
+        executed = await child.result();
+      } catch (err) {
+        // A failed phase has no result: the run reads its last task states from it (the query
+        // replays the ended workflow); a cancelled run marks what was open CANCELLED itself.
+        if (!isCancellation(err)) {
+          await readProgress(started, () => true).catch((e: unknown) => log.warn(`could not read the failed execution phase: ${rootMessage(e)}`));
+        }
+        throw err;
+      } finally {
+        execution = undefined;
+      }
       currentChild = undefined;
       entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
       ledger.childEnded(workflowId, executed.usage);
@@ -532,6 +613,8 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
   let observer: ((s: RunState) => void) | undefined;
   let published = '';
   let memoized = '';
+  let checklist = '';
+  let details = '';
   const publish = () => {
     const status = displayStatus(state);
     const key = `${state.phase}|${status}|${state.counters.total}`;
@@ -547,9 +630,22 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
     // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo).
     const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}`;
+    // V1 / X11: the plan checklist beside it, written only when its text changed (each write is a
+    // history event; the text is bounded by runChecklist).
+    const text = runChecklist(state);
     if (memoKey !== memoized) {
       memoized = memoKey;
+      checklist = text;
       upsertMemo(inspectionMemo(state));
+    } else if (text !== checklist) {
+      checklist = text;
+      upsertMemo({ [MEMO_CHECKLIST]: text });
+    }
+    // V1: the Web UI's "Current Details" (answered by a worker; no history event).
+    const now = runDetails(state, status);
+    if (now !== details) {
+      details = now;
+      setCurrentDetails(now);
     }
     observer?.(state);
   };

@@ -1,7 +1,16 @@
 // TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
 // re-decompose. The loop limit comes from the Duck Pacemaker (P1–P6), recomputed after every
 // iteration from measured vitals; when it sees trouble it consults the user and waits durably (P7).
-import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+} from '@temporalio/workflow';
 import {
   applyConsultationAnswer,
   applyConsultationTimeout,
@@ -24,6 +33,7 @@ import {
   type ResolvedConsultationAnswer,
 } from '../domain/pacemaker';
 import { judgeOutcome } from '../domain/replan/judge-outcome';
+import { addStepLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../domain/task-details';
 import type { TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { Judgement } from '../llm/schemas';
@@ -120,6 +130,24 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     status.pacemaker = { maxLoops: pace.maxLoops, vitals: pace.vitals, interventions: pace.interventions.length };
   };
   refreshStatus();
+  // V1: the task's current details in the Web UI: its loop and the worker steps so far (no history event).
+  let stepLines: TaskStepLine[] = [];
+  let stepsSeen = 0;
+  const showDetails = () =>
+    setCurrentDetails(
+      taskDetails({
+        taskId: task.id,
+        title: task.title,
+        state: status.state,
+        iteration: status.iteration,
+        maxIterations: status.maxIterations,
+        steps: stepLines,
+        earlierSteps: Math.max(0, stepsSeen - TASK_DETAIL_STEPS),
+        ...(status.lastJudgeReason ? { lastJudgeReason: status.lastJudgeReason } : {}),
+        ...(status.consultation ? { consultation: `${status.consultation.id}: ${status.consultation.message}` } : {}),
+      }),
+    );
+  showDetails();
 
   // P7: the pending consultation and its answer.
   let pending: PendingConsultation | undefined;
@@ -184,6 +212,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     };
     answer = undefined;
     status.consultation = pending;
+    showDetails();
     paceLog(pacemakerLogLine('intervention', { taskId: task.id, kind: iv.kind, iteration: iv.iteration, maxLoops: iv.maxLoops }));
     await tellRun(pending);
     const timeoutMs = pm.consultation_timeout_minutes * 60_000;
@@ -210,6 +239,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     answer = undefined;
     delete status.consultation;
     refreshStatus();
+    showDetails();
     await tellRun(null);
     return { outcome, answered };
   };
@@ -218,6 +248,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   let last: { judge?: Judgement; logPath?: string } = {};
   const finish = (state: TaskOutcome['state'], reason: string): TaskOutcome => {
     status.state = state === 'DONE' ? 'DONE' : state === 'BLOCKED' ? 'BLOCKED' : 'RUNNING';
+    showDetails();
     paceLog(
       pacemakerLogLine('end', {
         taskId: task.id,
@@ -245,6 +276,11 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         guidance: g.guidance,
         options,
         gate,
+        onStep: (step, r) => {
+          stepsSeen += 1;
+          stepLines = addStepLine(stepLines, status.iteration, step, r);
+          showDetails();
+        },
       });
       status.usage = addUsage(status.usage, worker.usage);
       const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({
@@ -256,6 +292,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       status.usage = addUsage(status.usage, judged.usage);
       const judge = judged.value;
       status.lastJudgeReason = judge.reason;
+      showDetails();
       last = { judge, logPath: worker.logPath };
 
       // P2/P3: record what this iteration showed.

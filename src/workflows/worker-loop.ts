@@ -13,6 +13,7 @@ import {
   workerIterationOutcome,
   workerStepLimit,
   type WorkerIterationOutcome,
+  type WorkerStepReport,
 } from '../domain/worker-steps';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { workerActivityOptions, type RunOptions } from './options';
@@ -28,6 +29,8 @@ export interface WorkerIterationInput {
   options: RunOptions;
   /** O1/O2/O3: the task's gate (pause, LLM trouble, token loan), through which every step goes. */
   gate?: PauseGate;
+  /** V1: told after each worker step (the task's current details list it). */
+  onStep?: (step: number, report: WorkerStepReport) => void;
 }
 
 export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
@@ -67,6 +70,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
     });
     usage = addUsage(usage, r.usage);
     tally = recordWorkerStep(tally, r);
+    input.onStep?.(step, r);
   }
   return { ...workerIterationOutcome(tally), usage };
 }

@@ -9,6 +9,7 @@ import { cli } from '../support/cli';
 import { temporalAddress } from '../support/harness';
 import { pollersOf } from '../../src/client/workers';
 import { decideLiveness } from '../../src/domain/worker-lifecycle';
+import type { DecisionRecord } from '../../src/domain/replan';
 
 it('O5 the demo ends DONE, stops its worker, leaves the dev server running and says how to stop it', async () => {
   const root = path.resolve(__dirname, '../..');
@@ -42,4 +43,12 @@ it('O5 the demo ends DONE, stops its worker, leaves the dev server running and s
   const decisions = await cli('decisions', runId!);
   expect(decisions.code).toBe(0);
   expect(decisions.out).toMatch(/replan-1 · /);
+  // The executed task re-decomposition records the plan it produced (issue 21).
+  const plans = await cli('decisions', runId!, '--json');
+  const rec = (JSON.parse(plans.out) as { records: DecisionRecord[] }).records.find((r) => r.replan_type === 'task_redecomposition' && r.executed);
+  expect(rec?.plan_before?.tasks.map((t) => t.id)).toEqual(['slugify']);
+  expect(rec?.plan_after?.tasks.map((t) => t.id)).toEqual(['module', 'test', 'docs']);
+  // One name per replan type, and no internal codes, in what the user reads.
+  expect(status.out).toContain('Replans: 1 (task_redecomposition 1)');
+  expect(`${status.out}\n${decisions.out}`).not.toMatch(/\bR2\.[0-9]/);
 });

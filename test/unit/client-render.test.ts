@@ -60,6 +60,12 @@ const record: DecisionRecord = {
   target_phase: 'goal_understanding',
 };
 
+/** A record with no replan type or target (a "no replan" decision). */
+function noTarget(r: DecisionRecord): DecisionRecord {
+  const { replan_type: _t, target_phase: _p, ...rest } = r;
+  return rest;
+}
+
 describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => {
   it('shows Replans: N, the last decision in one line and each pending question with how to answer it', () => {
     const text = renderStatus({
@@ -80,6 +86,25 @@ describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => 
     expect(text).toContain('the run waits for the answer');
     // one line for the last decision
     expect(text.split('\n').filter((l) => l.startsWith('Last decision')).length).toBe(1);
+  });
+
+  it('one name per replan type: status counts replans by type, as decisions does; an execution decision names its task', () => {
+    const text = renderStatus({
+      ...base,
+      replans: { total: 1, byType: { task_redecomposition: 1 }, byPhase: { task_decomposition: 1 } },
+      lastDecision: noTarget({ ...record, phase: 'execution', task_id: 'test', outcome: 'none' }),
+    });
+    expect(text).toContain('Replans: 1 (task_redecomposition 1)');
+    expect(text).not.toContain('task_decomposition 1');
+    expect(text).toMatch(/^Last decision: replan-1 · execution \(task test\) · none · /m);
+    const decisions = renderDecisions('r1', {
+      records: [{ ...record, phase: 'execution', task_id: 'test' }],
+      dropped: 0,
+      counters: { ...emptyCounters(), total: 1, byType: { ...emptyCounters().byType, task_redecomposition: 1 } },
+      questions: [],
+    });
+    expect(decisions).toContain('replan-1 · execution (task test) · ');
+    expect(decisions).toContain('Replans executed: 1 (task_redecomposition 1)');
   });
 
   it('shows Replans: 0 when the run reports counters, nothing when it does not (older runs)', () => {

@@ -137,8 +137,8 @@ describe('S3 B1 the execution history stays bounded whatever the plan size', () 
   });
 });
 
-describe('B1 S2 progress reports to the run are deltas', () => {
-  it('B1 S2 each report carries only the tasks that changed: numbered 1, 2, 3, …, about two records per task in all, and status follows the tasks live', async () => {
+describe('B1 S2 progress reaches the run as deltas the run reads itself', () => {
+  it('B1 S2 the execution phase only pokes (empty payloads); each read the run makes carries only the tasks that changed, newer versions each time, about two records per task in all; status follows the tasks live', async () => {
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
     scriptScenario(h.fake, { tasks: ids.map(task) });
     // Task i's worker is slow, so status can be read while the others are done and i still runs.
@@ -157,13 +157,35 @@ describe('B1 S2 progress reports to the run are deltas', () => {
     expect((await handle.result()).status).toBe('DONE');
 
     const history = await handle.fetchHistory();
-    const reports = (history.events ?? [])
-      .map((e) => e.workflowExecutionSignaledEventAttributes)
-      .filter((a) => a?.signalName === 'taskProgress')
-      .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString()) as { seq: number; tasks: { id: string }[] });
-    expect(reports.map((r) => r.seq)).toEqual(reports.map((_, i) => i + 1));
-    // Whole-plan reports would carry 9 records each; deltas carry each task when it starts and when it ends.
-    const records = reports.reduce((n, r) => n + r.tasks.length, 0);
+    const events = history.events ?? [];
+    // S2: the pokes carry nothing the run reads.
+    const pokes = events.map((e) => e.workflowExecutionSignaledEventAttributes).filter((a) => a?.signalName === 'taskProgress');
+    expect(pokes.length).toBeGreaterThan(0);
+    for (const a of pokes) expect(JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString())).toEqual({});
+    // The run's reads of its execution child (local activity results, recorded as markers).
+    const reads = events
+      .map((e) => e.markerRecordedEventAttributes)
+      .filter((m) => m !== null && m !== undefined)
+      .flatMap((m) => Object.values(m.details ?? {}).flatMap((p) => p.payloads ?? []))
+      .map((p) => {
+        try {
+          return JSON.parse(Buffer.from(p.data!).toString()) as unknown;
+        } catch {
+          return undefined;
+        }
+      })
+      .filter((v): v is { ok: true; value: { seq: number; tasks: { id: string }[] } } => {
+        const r = v as { ok?: boolean; value?: { tasks?: unknown } } | undefined;
+        return r?.ok === true && Array.isArray(r.value?.tasks);
+      })
+      .map((r) => r.value)
+      .filter((r) => r.tasks.length > 0);
+    expect(reads.length).toBeGreaterThan(0);
+    const seqs = reads.map((r) => r.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    // Whole-plan reads would carry 9 records each; deltas carry each task when it starts and when it ends.
+    const records = reads.reduce((n, r) => n + r.tasks.length, 0);
     expect(records).toBeLessThanOrEqual(2 * ids.length);
   });
 });

@@ -120,6 +120,9 @@ const MALFORMED: Row[] = [
   { what: 'llmTrouble extra key', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","admin":true}' },
   { what: 'llmTrouble huge error', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ trouble: 'rejected', error: HUGE }) },
   { what: 'llmTrouble recovered with no outage', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"recovered"}' },
+  // S2 (issue 21): a trouble report names only its sender; the run asks that workflow, if it is its own.
+  { what: 'llmTrouble from a stranger', kind: 'signal', name: 'llmTrouble', input: '{"from":"stranger"}' },
+  { what: 'llmTrouble with a claim beside the sender', kind: 'signal', name: 'llmTrouble', input: '{"from":"x","trouble":"rejected"}' },
   { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
   { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
   { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
@@ -386,5 +389,54 @@ describe('S2 sealed messages', () => {
     expect((await handle.result()).status).toBe('DONE');
     expect(await workflowTaskFailures(handle)).toEqual([]);
     expect(await workflowTaskFailures(taskHandle)).toEqual([]);
+  });
+
+  it('S2 a running run: a forged taskProgress (a real task id, DONE, every next sequence number) and forged llmTrouble sent with the temporal CLI change nothing, pause nothing; the run ends DONE', async () => {
+    // The worker is slow, so the task is still running while the forgeries arrive.
+    scriptScenario(h.fake, { workerDelayMs: 1500, tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }] });
+    const runId = uniqueId('sealed');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'write the files a.txt and a2.txt', workspace: h.workspace(), options: FAST }],
+    });
+    const wf = handle.workflowId;
+    const running = await until<RunStatus>('task a running', async () => {
+      const s = await handle.query(statusQuery);
+      return s.tasks.find((t) => t.id === 'a')?.state === 'RUNNING' ? s : undefined;
+    });
+    expect(running.phase).toBe('execution');
+    await sendAll(wf, [
+      ...[1, 2, 3, 4, 5, 6].map((seq): Row => ({
+        what: `taskProgress: task a DONE (seq ${seq})`,
+        kind: 'signal',
+        name: 'taskProgress',
+        input: `{"round":1,"seq":${seq},"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`,
+      })),
+      { what: 'llmTrouble: rejected (the old claim)', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"rejected","error":"forged: bad key"}' },
+      { what: 'llmTrouble: unavailable (the old claim)', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","error":"forged"}' },
+      { what: 'llmTrouble naming the running task', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: taskWorkflowId(wf, 'a') }) },
+      { what: 'llmTrouble naming the execution phase', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: `${wf}.execution-1` }) },
+      { what: 'llmTrouble naming the run itself', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: wf }) },
+      {
+        what: 'llmTrouble naming a task that does not exist',
+        kind: 'signal',
+        name: 'llmTrouble',
+        input: JSON.stringify({ from: taskWorkflowId(wf, 'zz') }),
+      },
+    ]);
+    // The forgeries were handled (the run's history has them), and nothing changed.
+    await until('the forged signals in the run history', async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.filter((e) => e.workflowExecutionSignaledEventAttributes).length >= 12 ? true : undefined;
+    });
+    const after = await handle.query(statusQuery);
+    expect(after.status).toBe('RUNNING');
+    expect(after.pause).toBeUndefined();
+    expect(after.tasks.find((t) => t.id === 'a')?.state).toBe('RUNNING');
+    const final = await handle.result();
+    expect(final.status).toBe('DONE');
+    expect(h.fake.requestsFor('worker_step').length).toBeGreaterThanOrEqual(3);
+    expect(await workflowTaskFailures(handle)).toEqual([]);
   });
 });

@@ -68,7 +68,7 @@ describe('worker process killed during a clarification wait', () => {
     expect(decisionsBefore.records.map((r) => r.replan_type)).toEqual(['goal_revision', 'clarification_request']);
     expect(decisionsBefore.counters.total).toBe(2);
     expect(decisionsBefore.counters.byPhase.goal_understanding).toBe(2);
-    expect(before.replans).toEqual({ total: 2, byPhase: { goal_understanding: 2 } });
+    expect(before.replans).toEqual({ total: 2, byType: { goal_revision: 1, clarification_request: 1 }, byPhase: { goal_understanding: 2 } });
     expect(decisionsBefore.questions).toEqual(before.questions);
     const requestsBefore = h.fake.requests.length;
 

@@ -25,7 +25,7 @@ export interface RefinementDecisionInput {
 
 export interface RefinementDecision {
   action: RefinementAction;
-  /** Readable, starts with the R2 row, e.g. "R2.4 quality not OK (score 55) → replan". */
+  /** Readable, for people (no spec codes: the row is `rule`), e.g. "quality not OK (score 55, 2 issue(s)) → replan". */
   reason: string;
   rule: RefinementRule;
   /**
@@ -67,13 +67,13 @@ export function makeRefinementDecision(input: RefinementDecisionInput): Refineme
 
   const finish = (rule: RefinementRule, why: string, extra: Partial<RefinementDecision> = {}): RefinementDecision => {
     const action: RefinementAction = ok ? 'accept' : 'reject';
-    const d: RefinementDecision = { action, rule, reason: `R2.${rule} ${why}, ${verdict} (${scoreText}) → ${action}`, ...extra };
+    const d: RefinementDecision = { action, rule, reason: `${why}, ${verdict} (${scoreText}) → ${action}`, ...extra };
     if (ok && suggestions) d.suggestions = suggestions;
     if (!ok && issues) d.issues = issues;
     return d;
   };
   const replan = (rule: RefinementRule, kind: RefinementReplanKind, why: string, extra: Partial<RefinementDecision> = {}): RefinementDecision => {
-    const d: RefinementDecision = { action: 'replan', rule, kind, reason: `R2.${rule} ${why} → replan`, ...extra };
+    const d: RefinementDecision = { action: 'replan', rule, kind, reason: `${why} → replan`, ...extra };
     if (suggestions) d.suggestions = suggestions;
     if (kind === 'quality' && issues) d.issues = issues;
     return d;

@@ -11,6 +11,8 @@ export type DecisionResult = 'success' | 'failure' | 'skipped' | 'pending';
 export interface DecisionRecord {
   replan_id: string;
   phase: Phase;
+  /** In execution: the task (action) whose outcome the decision was about. */
+  task_id?: string;
   /** The LLM's decision (compacted). */
   llm_decision: Record<string, unknown>;
   confidence: number;
@@ -124,6 +126,8 @@ export interface NewDecisionInput {
   /** ISO string from workflow time. */
   timestamp: string;
   planBefore?: PlanSnapshot;
+  /** In execution: the task the decision is about. */
+  taskId?: string;
   /** Defaults to `replan-<seq>`. */
   replanId?: string;
 }
@@ -142,6 +146,7 @@ export function appendDecision(
   const record: DecisionRecord = {
     replan_id: input.replanId ?? `replan-${log.nextSeq}`,
     phase: input.phase,
+    ...(input.taskId !== undefined ? { task_id: truncateText(input.taskId, 200) } : {}),
     llm_decision: compactDecision(input.decision),
     confidence: input.decision.confidence,
     executed,

@@ -30,6 +30,7 @@ import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 import { lowerRung, type LlmRung } from '../llm-form';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
+import { planArrived, reviseChecklist, runChecklist, type ChecklistHistory } from './checklist';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
@@ -57,7 +58,7 @@ export interface PlanQualityAttempt {
   acceptable: boolean;
   score?: number;
   issues: string[];
-  /** R2 decision and its reason ("R2.4 quality not OK (score 55, 2 issue(s)) → replan"). */
+  /** R2 decision and its reason, for people ("quality not OK (score 55, 2 issue(s)) → replan"). */
   decision: RefinementAction;
   reason: string;
   /** C3: the judge itself failed; the judgement is judgeFailureResult. */
@@ -111,6 +112,8 @@ export interface Jump {
   keepsCompletedWork: boolean;
   /** X3: a plan revision's additional actions, which become new tasks. */
   additionalActions?: string[];
+  /** X11: why (the decision's reasoning), for the checklist's "Revision Reason". */
+  reason?: string;
 }
 
 /** The plan before the replan under way, restored if that replan fails (X13). */
@@ -138,7 +141,7 @@ export interface RunState {
   /** Usage of finished phases; the running execution phase's usage is kept apart until it ends. */
   planningUsage: TokenUsage;
   executionUsage: TokenUsage;
-  /** Last accepted taskProgress sequence number of the current execution round (0: none yet). */
+  /** The execution phase's task-list version the run last read (S2: from the phase itself) in this round (0: none yet). */
   progressSeq: number;
   /** P7: consultations open on running tasks, and the last consultation number seen per task. */
   consultations: PendingConsultation[];
@@ -165,6 +168,8 @@ export interface RunState {
   llmRung?: LlmRung;
   /** X10/X11: deliveries to the run's issue or merge request (absent: the config names none). */
   notifications?: NotificationLedger;
+  /** X11: the plan checklist's revisions and earlier plans (absent: no revision yet). */
+  checklist?: ChecklistHistory;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -243,7 +248,14 @@ export function addAssumptions(s: RunState, assumptions: string[]): RunState {
 
 /** A new decomposition is a new plan (X11: a new checklist): its tasks READY, no actions yet. */
 export function setDecomposition(s: RunState, specs: TaskSpec[], quality?: PlanQuality): RunState {
-  return { ...s, tasks: specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY })), actions: {}, ...(quality ? { quality } : {}) };
+  const checklist = planArrived(s.checklist);
+  return {
+    ...s,
+    tasks: specs.map((t): TaskRecord => ({ ...t, state: TaskState.READY })),
+    actions: {},
+    ...(quality ? { quality } : {}),
+    ...(checklist ? { checklist } : {}),
+  };
 }
 
 export function addActions(s: RunState, planned: ActionPlan): RunState {
@@ -293,11 +305,19 @@ export function planSummary(s: RunState, note?: string): PlanSnapshot {
  * the one jump rule (src/domain/replan/jump: which tasks it reopens and keeps, and a plan
  * revision's additional actions as new tasks, at most planning.maxTasks in all).
  */
-export function applyJump(s: RunState, j: Jump, maxTasks: number): { state: RunState; added: string[]; dropped: number } {
+export function applyJump(s: RunState, j: Jump, maxTasks: number, at?: string): { state: RunState; added: string[]; dropped: number } {
   const applied = jumpTasks(s.tasks, j, maxTasks);
+  // X11: the checklist's next revision (the plan before it goes into its history).
+  const checklist = reviseChecklist(s, {
+    type: j.type,
+    keepsChecks: j.keepsCompletedWork,
+    ...(j.reason ? { reason: j.reason } : {}),
+    ...(at ? { at } : {}),
+  });
   return {
     state: {
       ...s,
+      checklist,
       previous: { ...(s.goal ? { goal: s.goal } : {}), tasks: s.tasks, actions: s.actions },
       feedback: { ...s.feedback, [j.target]: j.feedback },
       tasks: applied.tasks,
@@ -312,6 +332,9 @@ export function restorePrevious(s: RunState): RunState {
   if (!s.previous) return s;
   const { goal, tasks, actions } = s.previous;
   const restored: RunState = { ...s, tasks, actions };
+  // X11: the plan before is back: nothing is awaited any more.
+  const checklist = planArrived(s.checklist);
+  if (checklist) restored.checklist = checklist;
   if (goal) restored.goal = goal;
   else delete restored.goal;
   return restored;
@@ -439,9 +462,9 @@ export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): 
 export interface TaskProgressMessage {
   /** The execution round (phaseRuns.execution) the sender belongs to. */
   round: number;
-  /** The next number after the last report the run accepted in this round (1 for the first). */
+  /** The execution phase's version of its task list (it grows with every change). */
   seq: number;
-  /** Only the tasks that changed since that report, and new replacement tasks (a delta). */
+  /** Only the tasks that changed after the version the run asked from, with new replacement tasks (a delta). */
   tasks: TaskRecord[];
   /** The phase's usage so far (cumulative). */
   usage: TokenUsage;
@@ -463,7 +486,9 @@ export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied 
   if (s.phase !== 'execution') return { ok: false, reason: `no execution phase is running (phase: ${s.phase})` };
   const round = s.phaseRuns.execution ?? 0;
   if (m.round !== round) return { ok: false, reason: `round ${m.round} is not the current execution round ${round}` };
-  if (m.seq !== s.progressSeq + 1) return { ok: false, reason: `sequence number ${m.seq} is not the next one (${s.progressSeq + 1})` };
+  // S2: read from the execution phase itself (its version of the task list): nothing new, nothing to do.
+  if (m.seq === s.progressSeq && m.tasks.length === 0) return { ok: true, state: s };
+  if (m.seq <= s.progressSeq) return { ok: false, reason: `version ${m.seq} is not newer than ${s.progressSeq}` };
   const known = new Map(s.tasks.map((t) => [t.id, t]));
   const sent = new Map(m.tasks.map((t) => [t.id, t]));
   if (sent.size !== m.tasks.length) return { ok: false, reason: 'a task id appears twice' };
@@ -648,8 +673,8 @@ export interface RunStatusView {
   quality?: PlanQuality;
   /** P7: consultations of running tasks waiting for the user's answer. */
   consultations?: PendingConsultation[];
-  /** X9: replans executed so far (total and per phase where they were decided). */
-  replans?: { total: number; byPhase: Partial<Record<Phase, number>> };
+  /** X9: replans executed so far: total, per replan type (the one name `decisions` uses too) and per phase where they were decided. */
+  replans?: { total: number; byType?: Partial<Record<ReplanType, number>>; byPhase: Partial<Record<Phase, number>> };
   /** X9: the newest replan decision. The whole log is the `decisions` query. */
   lastDecision?: DecisionRecord;
   /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
@@ -687,6 +712,7 @@ export function statusView(s: RunState): RunStatusView {
     consultations: s.consultations,
     replans: {
       total: s.counters.total,
+      byType: Object.fromEntries(Object.entries(s.counters.byType).filter(([, n]) => n > 0)),
       byPhase: Object.fromEntries(Object.entries(s.counters.byPhase).filter(([, n]) => n > 0)),
     },
     ...(last ? { lastDecision: last } : {}),
@@ -715,6 +741,8 @@ export function decisionsView(s: RunState): DecisionsView {
 /** O5: the memo keys that hold the run's last recorded `status` and `decisions`. */
 export const MEMO_STATUS = 'replannerStatus';
 export const MEMO_DECISIONS = 'replannerDecisions';
+/** V1 / X11: the memo key holding the run's plan checklist (Markdown), shown with no worker running. */
+export const MEMO_CHECKLIST = 'replannerChecklist';
 
 /** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
 const MEMO_RECORDS = 30;
@@ -723,25 +751,32 @@ const MEMO_SUMMARY_CHARS = 400;
 
 /**
  * O5: the views a client shows when no worker can answer a query (finished, paused or stuck run),
- * bounded: task summaries clipped, the newest decision records only (plans on the newest few). The
+ * bounded: task summaries clipped, the newest decision records only (plans on the newest few that have them). The
  * instruction and workspace stay under their own memo keys, written at start.
  */
 export function inspectionMemo(s: RunState): Record<string, unknown> {
   const status = statusView(s);
   const clip = (t: string | undefined) => (t && t.length > MEMO_SUMMARY_CHARS ? `${t.slice(0, MEMO_SUMMARY_CHARS)}…` : t);
   const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clip(t.summary) } : t));
-  const records = s.log.records.slice(-MEMO_RECORDS).map((r, i, all) => {
-    if (i >= all.length - MEMO_RECORDS_WITH_PLANS) return r;
-    const { plan_before: _before, plan_after: _after, ...rest } = r;
-    return rest;
-  });
+  // The newest few records that have plans keep them (a run's many "no replan" records have none).
+  let withPlans = 0;
+  const records = s.log.records
+    .slice(-MEMO_RECORDS)
+    .reverse()
+    .map((r) => {
+      if (!r.plan_before && !r.plan_after) return r;
+      if (++withPlans <= MEMO_RECORDS_WITH_PLANS) return r;
+      const { plan_before: _before, plan_after: _after, ...rest } = r;
+      return rest;
+    })
+    .reverse();
   const decisions: DecisionsView = {
     records: records,
     dropped: s.log.dropped + (s.log.records.length - records.length),
     counters: s.counters,
     questions: s.questions.slice(-MEMO_RECORDS),
   };
-  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions };
+  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions, [MEMO_CHECKLIST]: runChecklist(s) };
 }
 
 // ---------------------------------------------------------------- budget (O3)

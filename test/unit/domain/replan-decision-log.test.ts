@@ -155,3 +155,19 @@ describe('X9 decision records', () => {
     expect(JSON.parse(JSON.stringify(log))).toEqual(log);
   });
 });
+
+describe('X9 issue 21: an execution decision names its task', () => {
+  it('X9 appendDecision keeps the task id the decision was about (execution), none elsewhere', () => {
+    const none: PolicyOutcome = { action: 'none', reason: 'no replan' };
+    const withTask = appendDecision(emptyDecisionLog(), {
+      phase: 'execution',
+      decision: NO_REPLAN('fine'),
+      outcome: none,
+      timestamp: 't',
+      taskId: 'test',
+    });
+    expect(withTask.record.task_id).toBe('test');
+    const without = appendDecision(emptyDecisionLog(), { phase: 'reflection', decision: NO_REPLAN('fine'), outcome: none, timestamp: 't' });
+    expect(without.record).not.toHaveProperty('task_id');
+  });
+});

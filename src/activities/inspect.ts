@@ -1,0 +1,34 @@
+// S2: the run's trusted look into its own children. Signals carry no trustworthy sender, so the
+// run does not act on what a progress or LLM-trouble message says: it runs this (local) activity,
+// which checks with the Temporal server that the named workflow really is a child of the expected
+// parent (a workflow started by anyone else has another parent or none), and only then asks it.
+import { Context } from '@temporalio/activity';
+
+/** The only queries the run may ask through here. */
+export const INSPECT_QUERIES = ['executionProgress', 'llmTroubleState'] as const;
+export type InspectQuery = (typeof INSPECT_QUERIES)[number];
+
+export interface InspectInput {
+  workflowId: string;
+  /** When known (a child the run started), the exact run of that workflow. */
+  runId?: string;
+  /** The workflow that must be its parent. */
+  parentWorkflowId: string;
+  query: InspectQuery;
+  args?: unknown[];
+}
+
+/** The query's answer; `undefined` result with a reason when the workflow is not the parent's child. */
+export type InspectResult = { ok: true; value: unknown } | { ok: false; reason: string };
+
+export async function inspectOwnWorkflow(input: InspectInput): Promise<InspectResult> {
+  if (!INSPECT_QUERIES.includes(input.query)) return { ok: false, reason: `query ${String(input.query)} is not allowed` };
+  const handle = Context.current().client.workflow.getHandle(input.workflowId, input.runId);
+  const d = await handle.describe();
+  const parent = d.parentExecution?.workflowId;
+  if (parent !== input.parentWorkflowId) {
+    return { ok: false, reason: `${input.workflowId} is not a child of ${input.parentWorkflowId} (its parent: ${parent ?? 'none'})` };
+  }
+  const value: unknown = await handle.query(input.query, ...(input.args ?? []));
+  return { ok: true, value };
+}

@@ -1,0 +1,154 @@
+// V1 / X11: the run's plan checklist, built from its RunState. One source for every place a person
+// sees the plan: the run workflow's current details in the Web UI, the run's memo (shown with no
+// worker running) and the checklist comment on the run's issue or merge request. Pure.
+import { carriesOverChecks, renderChecklist, type ChecklistInput } from '../checklist';
+import { truncateText } from '../replan/text';
+import { TaskState } from '../types';
+import type { RunState } from './state';
+
+/** X11 §11.4.4: the checklist's revisions so far, kept in RunState (bounded). */
+export interface ChecklistHistory {
+  /** Plan revisions so far (n of "Execution Plan (Revised #n)"). */
+  revision: number;
+  /** Why the current plan was revised (the deciding LLM's reasoning, short). */
+  reason?: string;
+  /** The replan type of the current revision (seed 004 names, e.g. partial_replan). */
+  type?: string;
+  /** Workflow time of the current revision. */
+  at?: string;
+  /** Earlier checklists (rendered, without their own history), oldest first, at most MAX_PREVIOUS_PLANS. */
+  previousPlans: string[];
+  /** Earlier checklists dropped to keep the history small. */
+  dropped: number;
+  /** X11: a revision that starts a new checklist (task redecomposition, goal reconfirmation) waits for its new plan. */
+  awaitingPlan?: boolean;
+}
+
+export const MAX_PREVIOUS_PLANS = 5;
+const MAX_PREVIOUS_PLAN_CHARS = 3000;
+const MAX_REASON_CHARS = 300;
+const MAX_TITLE_CHARS = 120;
+/** The Web UI's limit for a workflow's details (static details: 20 KB); the checklist stays below it. */
+export const DETAILS_MAX_BYTES = 20_000;
+/** The Web UI's limit for a workflow's static summary (200 bytes). */
+export const SUMMARY_MAX_BYTES = 200;
+
+export const emptyChecklistHistory = (): ChecklistHistory => ({ revision: 0, previousPlans: [], dropped: 0 });
+
+/** UTF-8 bytes of a string (no TextEncoder needed: this runs in workflow code too). */
+export function utf8Bytes(text: string): number {
+  let n = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  }
+  return n;
+}
+
+/** The longest head of `text` within `maxBytes` UTF-8 bytes, with "…" when cut (never splits a character). */
+export function clipUtf8(text: string, maxBytes: number): string {
+  if (utf8Bytes(text) <= maxBytes) return text;
+  let out = '';
+  let n = 0;
+  for (const ch of text) {
+    const b = utf8Bytes(ch);
+    if (n + b > maxBytes - 3) break;
+    out += ch;
+    n += b;
+  }
+  return `${out}…`;
+}
+
+/** V1: the run's static summary (one line, the list view) and static details (the instruction), clipped to the UI's limits. */
+export function runStaticMetadata(instruction: string, instructionFile?: string): { staticSummary: string; staticDetails: string } {
+  const line = instruction.replace(/\s+/g, ' ').trim();
+  const file = instructionFile ? `\n\n_The whole instruction is in ${instructionFile}._` : '';
+  const head = '**Instruction**:\n\n';
+  return {
+    staticSummary: clipUtf8(`replanner run: ${line}`, SUMMARY_MAX_BYTES),
+    staticDetails: `${head}${clipUtf8(instruction.trim(), DETAILS_MAX_BYTES - utf8Bytes(head) - utf8Bytes(file))}${file}`,
+  };
+}
+
+/** The checklist input of a run's current plan. */
+export function checklistInput(s: RunState): ChecklistInput {
+  const h = s.checklist ?? emptyChecklistHistory();
+  // X11: a new checklist is being made (the planner runs): the old tasks are in the history, none here.
+  const tasks = h.awaitingPlan ? [] : s.tasks.map((t) => ({ id: t.id, title: truncateText(t.title, MAX_TITLE_CHARS), state: t.state }));
+  return {
+    revision: h.revision,
+    ...(h.reason ? { reason: h.type ? `${h.reason} (${h.type})` : h.reason } : {}),
+    tasks,
+    previousPlans: h.previousPlans,
+    replanCount: h.revision,
+    ...(h.at ? { revisedAt: h.at } : {}),
+  };
+}
+
+/**
+ * X11: the run's checklist in Markdown (seed 004 §11.4.2–11.4.5), bounded to DETAILS_MAX_BYTES:
+ * the oldest earlier plans go first, then the plan list is cut.
+ */
+export function runChecklist(s: RunState): string {
+  const input = checklistInput(s);
+  const h = s.checklist ?? emptyChecklistHistory();
+  let previous = [...input.previousPlans];
+  let dropped = h.dropped;
+  for (;;) {
+    let text = renderChecklist({ ...input, previousPlans: previous });
+    if (h.awaitingPlan) text = text.replace('_No tasks._', '_The new plan is being made…_');
+    if (dropped > 0) text = `${text}\n\n_${dropped} earlier plan(s) not shown._`;
+    if (utf8Bytes(text) <= DETAILS_MAX_BYTES) return text;
+    if (!previous.length) return clipUtf8(text, DETAILS_MAX_BYTES);
+    previous = previous.slice(1);
+    dropped += 1;
+  }
+}
+
+/** V1: what the run's current details show in the Web UI: the goal, where the run is, and the checklist. */
+export function runDetails(s: RunState, status: string): string {
+  const head = [`**Status**: ${status} · phase ${s.phase}`];
+  if (s.goal) head.push(`**Goal**: ${truncateText(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
+  const text = `${head.join('\n\n')}\n\n${runChecklist(s)}`;
+  return clipUtf8(text, DETAILS_MAX_BYTES);
+}
+
+/**
+ * X11 §11.4.3 / §11.4.4: a replan is carried out. The checklist gets its next revision; the one
+ * before goes into the history. Partial replan and action regeneration (and retry, plan revision)
+ * keep the completed checks (the jump keeps DONE tasks); task redecomposition and goal
+ * reconfirmation start a new checklist (awaitingPlan until the new decomposition). A replan before
+ * any plan exists (e.g. a clarification after goal understanding) revises nothing.
+ */
+export function reviseChecklist(s: RunState, r: { type: string; keepsChecks?: boolean; reason?: string; at?: string }): ChecklistHistory {
+  const h = s.checklist ?? emptyChecklistHistory();
+  if (!s.tasks.length || h.awaitingPlan) return h;
+  const current = renderChecklist({ ...checklistInput(s), previousPlans: [] });
+  const plans = [...h.previousPlans, truncateText(current, MAX_PREVIOUS_PLAN_CHARS)];
+  const over = Math.max(0, plans.length - MAX_PREVIOUS_PLANS);
+  const next: ChecklistHistory = {
+    revision: h.revision + 1,
+    type: r.type,
+    previousPlans: plans.slice(over),
+    dropped: h.dropped + over,
+  };
+  if (r.reason) next.reason = truncateText(r.reason.replace(/\s+/g, ' ').trim(), MAX_REASON_CHARS);
+  if (r.at) next.at = r.at;
+  // The jump's own rule where known (a generic type's level decides), else the type's (§11.4.3).
+  if (!(r.keepsChecks ?? carriesOverChecks(r.type))) next.awaitingPlan = true;
+  return next;
+}
+
+/** X11: the new plan of a revision that started a new checklist has arrived. */
+export function planArrived(h: ChecklistHistory | undefined): ChecklistHistory | undefined {
+  if (!h?.awaitingPlan) return h;
+  const next = { ...h };
+  delete next.awaitingPlan;
+  return next;
+}
+
+/** Progress shown for a task list, for callers that want the numbers (tests, notifications). */
+export function doneOf(s: RunState): { done: number; total: number } {
+  const counted = s.tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
+  return { done: counted.filter((t) => t.state === TaskState.DONE).length, total: counted.length };
+}

@@ -1,0 +1,65 @@
+// V1: what a task workflow's "Current Details" show in the Temporal Web UI: the task, where its
+// worker → judge loop is, and the worker steps so far with their tool calls. Pure and bounded
+// (the newest steps only; the UI's details limit is 20 KB).
+import { clipUtf8, DETAILS_MAX_BYTES } from './run/checklist';
+import type { WorkerStepReport } from './worker-steps';
+
+/** One worker step as the details list it: iteration, step number, tool calls, final answer. */
+export interface TaskStepLine {
+  iteration: number;
+  step: number;
+  actions: string[];
+  toolErrors: number;
+  summary?: string;
+}
+
+export const TASK_DETAIL_STEPS = 30;
+const MAX_ACTIONS_PER_STEP = 8;
+const MAX_ACTION_CHARS = 160;
+
+/** Appends a step report to the bounded list (the newest TASK_DETAIL_STEPS). */
+export function addStepLine(lines: readonly TaskStepLine[], iteration: number, step: number, r: WorkerStepReport): TaskStepLine[] {
+  const line: TaskStepLine = {
+    iteration,
+    step,
+    actions: r.actions.slice(0, MAX_ACTIONS_PER_STEP).map((a) => (a.length > MAX_ACTION_CHARS ? `${a.slice(0, MAX_ACTION_CHARS - 1)}…` : a)),
+    toolErrors: r.toolErrors,
+    ...(r.summary !== undefined ? { summary: r.summary.replace(/\s+/g, ' ').slice(0, 300) } : {}),
+  };
+  return [...lines, line].slice(-TASK_DETAIL_STEPS);
+}
+
+export interface TaskDetailsView {
+  taskId: string;
+  title: string;
+  state: string;
+  iteration: number;
+  maxIterations: number;
+  lastJudgeReason?: string;
+  consultation?: string;
+  steps: readonly TaskStepLine[];
+  /** Steps before the listed ones (dropped to keep the details small). */
+  earlierSteps: number;
+}
+
+const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
+
+/** V1: the task's current details in Markdown. */
+export function taskDetails(v: TaskDetailsView): string {
+  const out = [
+    `## Task ${v.taskId}: ${v.title.replace(/\s+/g, ' ').slice(0, 200)}`,
+    '',
+    `**State**: ${v.state} · iteration ${v.iteration} of at most ${v.maxIterations}`,
+  ];
+  if (v.lastJudgeReason) out.push('', `**Judge**: ${v.lastJudgeReason.replace(/\s+/g, ' ').slice(0, 500)}`);
+  if (v.consultation) out.push('', `**Waiting for your answer**: ${v.consultation.replace(/\s+/g, ' ').slice(0, 500)}`);
+  out.push('', '### Worker steps');
+  if (v.earlierSteps > 0) out.push(`_${v.earlierSteps} earlier step(s) not shown._`);
+  if (!v.steps.length) out.push('_No worker step yet._');
+  for (const s of v.steps) {
+    const calls = s.actions.length ? s.actions.map(code).join(', ') : 'no tool call';
+    const errors = s.toolErrors ? ` (${s.toolErrors} failed)` : '';
+    out.push(`- iteration ${s.iteration}, step ${s.step}: ${calls}${errors}${s.summary !== undefined ? ` — answer: ${s.summary}` : ''}`);
+  }
+  return clipUtf8(out.join('\n'), DETAILS_MAX_BYTES);
+}

@@ -1,0 +1,141 @@
+// V1 / X11: the run's checklist built from its state (Web UI current details, memo, issue comment).
+import { CHECKLIST_HISTORY_SUMMARY } from '../../../src/domain/checklist';
+import {
+  clipUtf8,
+  DETAILS_MAX_BYTES,
+  MAX_PREVIOUS_PLANS,
+  runChecklist,
+  runDetails,
+  runStaticMetadata,
+  utf8Bytes,
+} from '../../../src/domain/run/checklist';
+import { applyJump, initialRunState, restorePrevious, setDecomposition, type Jump, type RunState } from '../../../src/domain/run/state';
+import { TaskState, type TaskSpec } from '../../../src/domain/types';
+import { addStepLine, taskDetails, TASK_DETAIL_STEPS } from '../../../src/domain/task-details';
+
+const spec = (id: string, title = `do ${id}`): TaskSpec => ({
+  id,
+  title,
+  description: title,
+  acceptanceCriteria: [],
+  dependencies: [],
+  scopePaths: [],
+  profile: 'FILE_OPERATION',
+});
+const base = (): RunState => setDecomposition(initialRunState({ runId: 'r', instruction: 'x', workspace: '/ws' }), [spec('a'), spec('b'), spec('c')]);
+const withStates = (s: RunState, states: Record<string, TaskState>): RunState => ({
+  ...s,
+  tasks: s.tasks.map((t) => (states[t.id] ? { ...t, state: states[t.id]! } : t)),
+});
+const jump = (type: Jump['type'], keepsCompletedWork: boolean, target: Jump['target']): Jump => ({
+  type,
+  keepsCompletedWork,
+  target,
+  feedback: 'why',
+  reason: `the ${type} reason`,
+});
+
+describe('V1 X11 runChecklist', () => {
+  it('X11 the first plan: "Execution Plan", every task unchecked, the progress line, no history', () => {
+    const text = runChecklist(withStates(base(), { a: TaskState.DONE }));
+    expect(text).toContain('## 📋 Execution Plan\n');
+    expect(text).toContain('- [x] **a**: do a');
+    expect(text).toContain('- [ ] **b**: do b');
+    expect(text).toContain('Progress: 1/3 (33%) complete · Plan Revisions: 0');
+    expect(text).not.toContain('<details>');
+  });
+
+  it('X11 §11.4.3 a partial replan keeps the completed checks; the plan before goes into <details> with its progress', () => {
+    const before = withStates(base(), { a: TaskState.DONE, b: TaskState.BLOCKED });
+    const after = applyJump(before, jump('partial_replan', true, 'action_sequence'), 30, '2026-11-25T03:00:00.000Z').state;
+    const text = runChecklist(after);
+    expect(text).toContain('## 📋 Execution Plan (Revised #1)');
+    expect(text).toContain('**Revision Reason**: the partial_replan reason (partial_replan)');
+    expect(text).toContain('**Previous Progress**: 1/3');
+    expect(text).toContain('- [x] **a**: do a');
+    expect(text).toContain('- [ ] **b**: do b');
+    expect(text).toContain('Progress: 1/3 (33%) complete · Plan Revisions: 1');
+    expect(text).toContain(`<details>\n<summary>${CHECKLIST_HISTORY_SUMMARY}</summary>`);
+    expect(text).toContain('### Original Plan');
+    expect(text).toContain('— ⛔ blocked');
+  });
+
+  it('X11 §11.4.3 a task re-decomposition starts a new checklist: no old checks while the new plan is made, then the new plan; the old one in <details>', () => {
+    const before = withStates(base(), { a: TaskState.DONE });
+    const jumped = applyJump(before, jump('task_redecomposition', false, 'task_decomposition'), 30).state;
+    const waiting = runChecklist(jumped);
+    expect(waiting).toContain('## 📋 Execution Plan (Revised #1)');
+    expect(waiting).toContain('_The new plan is being made…_');
+    expect(waiting.split('<details>')[0]).not.toContain('- [x]');
+    const fresh = runChecklist(setDecomposition(jumped, [spec('x'), spec('y')]));
+    expect(fresh.split('<details>')[0]).toContain('- [ ] **x**: do x');
+    expect(fresh.split('<details>')[0]).not.toContain('**a**');
+    expect(fresh).toContain('Progress: 0/2 (0%) complete · Plan Revisions: 1');
+    expect(fresh.split('<details>')[1]).toContain('- [x] **a**: do a');
+  });
+
+  it('X11 goal reconfirmation (goal_revision) also starts a new checklist; a failed replan (X13) restores the plan and ends the wait', () => {
+    const jumped = applyJump(withStates(base(), { a: TaskState.DONE }), jump('goal_revision', false, 'goal_understanding'), 30).state;
+    expect(runChecklist(jumped)).toContain('_The new plan is being made…_');
+    const restored = runChecklist(restorePrevious(jumped));
+    expect(restored).not.toContain('being made');
+    expect(restored.split('<details>')[0]).toContain('- [x] **a**');
+  });
+
+  it('X11 a replan before any plan exists revises nothing', () => {
+    const s = initialRunState({ runId: 'r', instruction: 'x', workspace: '/ws' });
+    const jumped = applyJump(s, jump('clarification_request', false, 'goal_understanding'), 30).state;
+    expect(runChecklist(jumped)).toContain('## 📋 Execution Plan\n');
+    expect(runChecklist(jumped)).toContain('Plan Revisions: 0');
+  });
+
+  it('X11 §11.4.4 the history keeps the newest earlier plans only and says how many were dropped; the text stays within the UI limit', () => {
+    let s = withStates(base(), { a: TaskState.DONE });
+    for (let i = 0; i < MAX_PREVIOUS_PLANS + 3; i++) s = applyJump(s, jump('partial_replan', true, 'action_sequence'), 30).state;
+    const text = runChecklist(s);
+    expect(text).toContain(`Execution Plan (Revised #${MAX_PREVIOUS_PLANS + 3})`);
+    expect(s.checklist!.previousPlans).toHaveLength(MAX_PREVIOUS_PLANS);
+    expect(text).toContain('_3 earlier plan(s) not shown._');
+    const huge = setDecomposition(
+      initialRunState({ runId: 'r', instruction: 'x', workspace: '/ws' }),
+      Array.from({ length: 250 }, (_, i) => spec(`t${i}`, 'ü'.repeat(500))),
+    );
+    expect(utf8Bytes(runChecklist(huge))).toBeLessThanOrEqual(DETAILS_MAX_BYTES);
+    expect(utf8Bytes(runDetails(huge, 'RUNNING'))).toBeLessThanOrEqual(DETAILS_MAX_BYTES);
+  });
+
+  it('V1 the details show status, phase and goal above the checklist', () => {
+    const s = {
+      ...base(),
+      goal: { main_objective: 'A tested slugify', success_criteria: [], constraints: [], ambiguities: [], assumptions: [], task_profile: 'X' },
+    };
+    const d = runDetails(s as RunState, 'RUNNING');
+    expect(d).toMatch(/^\*\*Status\*\*: RUNNING · phase goal_understanding\n\n\*\*Goal\*\*: A tested slugify\n\n## 📋 Execution Plan/);
+  });
+
+  it('V1 static summary and details are clipped to the Web UI limits (200 bytes, 20 KB) without splitting a character', () => {
+    const m = runStaticMetadata('日本語の指示'.repeat(5000), '/ws/.replanner/runs/r/instruction.md');
+    expect(utf8Bytes(m.staticSummary)).toBeLessThanOrEqual(200);
+    expect(m.staticSummary.startsWith('replanner run: 日本語')).toBe(true);
+    expect(utf8Bytes(m.staticDetails)).toBeLessThanOrEqual(DETAILS_MAX_BYTES);
+    expect(m.staticDetails).toContain('/ws/.replanner/runs/r/instruction.md');
+    expect(clipUtf8('ab', 10)).toBe('ab');
+    expect(clipUtf8('日本語日本語', 10)).toBe('日本…');
+  });
+});
+
+describe('V1 task details', () => {
+  it('V1 a task workflow shows its worker steps with their tool calls, the newest ones only', () => {
+    let lines = addStepLine([], 1, 1, { toolCalls: 1, toolErrors: 0, actions: ['write_file(a.txt)'], logPath: 'x' });
+    lines = addStepLine(lines, 1, 2, { toolCalls: 1, toolErrors: 1, actions: ['run_command(node t.js)!'], logPath: 'x' });
+    lines = addStepLine(lines, 1, 3, { summary: 'wrote a.txt', toolCalls: 0, toolErrors: 0, actions: [], logPath: 'x' });
+    const text = taskDetails({ taskId: 'a', title: 'write a', state: 'RUNNING', iteration: 1, maxIterations: 8, steps: lines, earlierSteps: 0 });
+    expect(text).toContain('## Task a: write a');
+    expect(text).toContain('- iteration 1, step 1: `write_file(a.txt)`');
+    expect(text).toContain('- iteration 1, step 2: `run_command(node t.js)!` (1 failed)');
+    expect(text).toContain('- iteration 1, step 3: no tool call — answer: wrote a.txt');
+    let many = lines;
+    for (let i = 4; i < 50; i++) many = addStepLine(many, 2, i, { toolCalls: 0, toolErrors: 0, actions: [], logPath: 'x' });
+    expect(many).toHaveLength(TASK_DETAIL_STEPS);
+  });
+});
