@@ -1,6 +1,6 @@
 // The `replanner` command line. Exit codes: 0 ok (a waited run ended DONE), 1 the run ended
-// BLOCKED/FAILED/CANCELLED/STOPPED, 2 usage error, invalid config or rejected answer, 3 Temporal unreachable
-// or run not found.
+// BLOCKED/FAILED/CANCELLED/STOPPED/TERMINATED/TIMED_OUT, 2 usage error, invalid config or rejected
+// answer, 3 Temporal unreachable, run not found, or no worker polls the run's queue.
 import { parseArgs } from 'node:util';
 import { countProblem, instructionProblem, runIdProblem } from '../domain/run-input';
 import * as fs from 'node:fs';
@@ -24,12 +24,14 @@ import {
   listRuns,
   AlreadyEnded,
   NotFound,
+  NoWorker,
   pauseRun,
   resumeRun,
   RunEnded,
   runOptionsFromConfig,
   startRun,
   watchRun,
+  workerProblem,
   workflowIdOf,
 } from './runs';
 import type { PauseAck, Question, RunStatus } from '../workflows/messages';
@@ -134,9 +136,15 @@ queue, \`run\` starts one with your shell's LLM settings (log .replanner/workers
 your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\` restart it. resume,
 answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
-Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED or STOPPED (by its budget) (pause, resume,
-answer, cancel: the run already ended) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
-run not found / no worker for the run and none can be started from this shell
+A run Temporal itself ended (\`temporal workflow terminate\`, an execution timeout) shows as TERMINATED or
+TIMED_OUT with the reason. status, decisions and watch of a running run whose task queue no worker
+polls name that queue and how to start its worker (\`replanner worker\` with the environment that
+routes to it) and exit 3 when the run has recorded nothing to show yet.
+
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED, STOPPED (by its budget), TERMINATED or
+TIMED_OUT (pause, resume, answer, cancel: the run already ended) · 2 usage error, invalid config or
+rejected answer · 3 Temporal unreachable / run not found / no worker for the run and none can be started
+from this shell (status, decisions, watch: no worker polls the run's task queue and it recorded no state)
 `;
 
 class UsageError extends Error {}
@@ -308,6 +316,11 @@ export async function main(
         const s = await getStatus(backend.client, runId);
         if (o.json) json(s);
         else print(renderStatus(s));
+        // The memo answered for a run nobody serves: say so, and how to start its worker.
+        if (s.status === 'RUNNING' || s.status === 'PAUSED') {
+          const problem = await workerProblem(backend.client, runId);
+          if (problem) say(`replanner: ${problem}`);
+        }
         return EXIT.OK;
       }
       case 'watch': {
@@ -440,7 +453,7 @@ export async function main(
       say(`replanner: ${e.message}`);
       return EXIT.USAGE;
     }
-    if (e instanceof BackendError || e instanceof NotFound || e instanceof WorkerStartError) {
+    if (e instanceof BackendError || e instanceof NotFound || e instanceof WorkerStartError || e instanceof NoWorker) {
       say(`replanner: ${e.message}`);
       return EXIT.UNAVAILABLE;
     }

@@ -120,7 +120,7 @@ export function isOurWorker(pid: number): boolean {
 }
 
 /** The workflow-task pollers the server lists for `queue`, with when each last polled. */
-export async function pollersOf(connection: Connection, namespace: string, queue: string): Promise<Poller[]> {
+export async function pollersOf(connection: Pick<Connection, 'workflowService'>, namespace: string, queue: string): Promise<Poller[]> {
   const res = await connection.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },

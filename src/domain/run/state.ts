@@ -32,6 +32,9 @@ import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type Pause
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
+/** Issue 23: what a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
+export type ShownRunStatus = RunStatusValue | 'TERMINATED' | 'TIMED_OUT';
+
 /** O1/O2: why the run is paused (src/domain/run/llm-outage: PAUSE_KINDS). */
 export type { PauseKind } from './llm-outage';
 
@@ -621,7 +624,7 @@ export interface RunStatusView {
   instruction: string;
   workspace: string;
   phase: Phase | 'finished';
-  status: RunStatusValue;
+  status: ShownRunStatus;
   tasks: TaskRecord[];
   phaseRuns: Partial<Record<Phase, number>>;
   usage: TokenUsage;
