@@ -7,12 +7,16 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
+import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './client/workers';
 import { formatDuration, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const idleMs = parseIdleExit(env.REPLANNER_WORKER_IDLE_EXIT, 0);
   if (typeof idleMs !== 'number') throw new Error(idleMs.error);
+  // Sandboxed commands have their own bound, apart from the activity slots (LLM calls mostly wait).
+  const commands = commandSlotsFromEnv(env);
+  setCommandSlots(commands);
   Runtime.install({ logger: new DefaultLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
   const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
   const connection = await NativeConnection.connect({ address });
@@ -32,6 +36,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
   );
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
+  console.log(`replanner worker: at most ${commands} command(s) at once (REPLANNER_MAX_CONCURRENT_COMMANDS)`);
   console.log(
     idleMs > 0
       ? `replanner worker: exits after ${formatDuration(idleMs)} without work (REPLANNER_WORKER_IDLE_EXIT)`

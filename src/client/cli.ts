@@ -124,6 +124,9 @@ Environment:
                               OPENAI_BASE_URL + REPLANNER_MODEL>, so each endpoint and model has its own
   REPLANNER_WORKER_IDLE_EXIT  how long a worker \`run\` started waits without work before it exits
                               (15m; 90s, 1h, off). A worker started by hand exits only when this is set.
+  REPLANNER_MAX_CONCURRENT_COMMANDS  sandboxed commands one worker runs at once (default: the CPU
+                              count); the rest wait for a slot. REPLANNER_MAX_CONCURRENT_ACTIVITIES
+                              (128) bounds all activities, LLM calls included.
   REPLANNER_CONFIG            the config file when --config is not given
   REPLANNING_ENABLED          true|false|1|0 → replanning.enabled
   REPLANNING_MIN_CONFIDENCE   0..1 → replanning.llm_decision.min_confidence_threshold
