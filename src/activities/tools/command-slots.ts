@@ -63,8 +63,8 @@ export class Semaphore {
   }
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new Error('aborted');
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(`aborted${signal.reason === undefined ? '' : `: ${String(signal.reason)}`}`);
 }
 
 /** The CPUs Node may use (cgroup-aware where Node knows it). */
