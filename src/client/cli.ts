@@ -9,9 +9,10 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { MAX_BUDGET_TOKENS } from '../domain/budget';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 import { loadConfig } from './config-load';
-import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
+import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { WORKER_HELP, workerCommand } from './worker-cmd';
+import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
 import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
@@ -270,13 +271,10 @@ export async function main(
         backend = await ensureBackend(say);
         // S3: one running run per workspace (two would edit the same files).
         const other = await runningRunOn(backend.client, o.workspace);
-        if (other !== undefined) {
-          throw new UsageError(
-            `the workspace ${o.workspace} already has a running run: ${other} (watch it: replanner watch ${other}; or cancel it: replanner cancel ${other})`,
-          );
-        }
+        if (other !== undefined) throw new UsageError(busyMessage(o.workspace, other));
         const runId = o.id ?? newRunId();
         const given = fromFile !== undefined ? await storeInstruction(o.workspace, runId, text ?? '') : { instruction: text ?? '' };
+        // The run holds its workspace (a lock workflow per workspace): of two starts at once, Temporal refuses one.
         const { handle } = await startRun(backend.client, {
           ...given,
           workspace: o.workspace,
@@ -284,14 +282,14 @@ export async function main(
           runId,
           config,
           options,
+          holdWorkspace: true,
         }).catch((e: unknown) => {
-          if (e instanceof WorkflowExecutionAlreadyStartedError) {
+          if (e instanceof WorkflowExecutionAlreadyStartedError || e instanceof RunIdTaken) {
             throw new UsageError(`a run with id "${o.id}" is already running; choose another --id or leave it out for a fresh one`);
           }
+          if (e instanceof WorkspaceBusy) throw new UsageError(busyMessage(o.workspace!, e.runId));
           throw e;
         });
-        // Best effort: the run has started; without the file, visibility still finds it.
-        await lockWorkspace(o.workspace, runId).catch((e: unknown) => say(`replanner: could not write the workspace lock: ${(e as Error).message}`));
         const url = webUiUrl(backend.namespace, handle.workflowId);
         if (!o.wait) {
           if (o.json) json({ runId, workflowId: handle.workflowId, webUi: url });
@@ -466,6 +464,11 @@ export async function main(
     await asker?.close();
     await backend?.close();
   }
+}
+
+/** S3: the refusal of a second run on a workspace, naming the running one. */
+function busyMessage(workspace: string, runId: string): string {
+  return `the workspace ${workspace} already has a running run: ${runId} (watch it: replanner watch ${runId}; or cancel it: replanner cancel ${runId})`;
 }
 
 /** X12: `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */

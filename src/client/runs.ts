@@ -8,6 +8,7 @@ import {
   type Client,
   type QueryDefinition,
   type WorkflowExecutionDescription,
+  type WorkflowHandle,
 } from '@temporalio/client';
 import { MEMO_DECISIONS, MEMO_STATUS } from '../domain/run/state';
 import { taskWorkflowId } from '../workflows/execution';
@@ -29,6 +30,8 @@ import {
 import type { RunOptions } from '../workflows/options';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
+import { runStartOptions } from '../workflows/run-start';
+import { startRunHoldingWorkspace } from './workspace-lock';
 import { closedRunDecisions, closedRunStatus, workerStartHint, type RunEnding } from '../domain/run-ending';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { pollersOf, readRecord, routeOf } from './workers';
@@ -39,29 +42,35 @@ export interface StartParams {
   /** S3: the instruction stored beside the run (run-start-guards storeInstruction). */
   instructionFile?: string;
   workspace: string;
+  /** The queue of the run's LLM endpoint and model: `routeOf(process.env).taskQueue` (src/client/workers.ts). */
   taskQueue: string;
   runId?: string;
   options?: Partial<RunOptions>;
   /** X12: the parsed config (loadConfig); the workflow gets it as RunInput.config. Absent: defaults. */
   config?: ReplannerConfig;
+  /**
+   * S3: start the run as the holder of its workspace (src/client/workspace-lock.ts): Temporal refuses
+   * a second running run on the same workspace (WorkspaceBusy names it). The CLI always does.
+   */
+  holdWorkspace?: boolean;
 }
 
-export async function startRun(client: Client, p: StartParams) {
+/**
+ * Starts a run: workflow id `run-<runId>`, the memo (instruction, workspace) and search attributes
+ * (ReplannerPhase, ReplannerStatus) `list` and `status` read, on `taskQueue`. With `holdWorkspace`,
+ * WorkspaceBusy when another run holds the workspace and RunIdTaken when the id runs elsewhere;
+ * without, WorkflowExecutionAlreadyStartedError when the id runs.
+ */
+export async function startRun(client: Client, p: StartParams): Promise<{ runId: string; handle: WorkflowHandle<typeof RunWorkflow> }> {
   const runId = p.runId ?? randomUUID().slice(0, 8);
   const input: RunInput = { runId, instruction: p.instruction, workspace: path.resolve(p.workspace), options: p.options };
   if (p.config !== undefined) input.config = p.config;
   if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
-  const handle = await client.workflow.start(RunWorkflow, {
-    taskQueue: p.taskQueue,
-    workflowId: runWorkflowId(runId),
-    args: [input],
-    memo: { instruction: p.instruction.slice(0, 2000), workspace: input.workspace },
-    typedSearchAttributes: [
-      { key: PHASE_KEY, value: 'goal_understanding' },
-      { key: STATUS_KEY, value: 'RUNNING' },
-    ],
-    staticSummary: `replanner run: ${p.instruction.slice(0, 120)}`,
-  });
+  if (p.holdWorkspace) {
+    await startRunHoldingWorkspace(client, p.taskQueue, input);
+    return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
+  }
+  const handle = await client.workflow.start(RunWorkflow, { taskQueue: p.taskQueue, args: [input], ...runStartOptions(input) });
   return { runId, handle };
 }
 
