@@ -25,6 +25,7 @@ import {
   type ConsultationAnswerAck,
   type ConsultationAnswerInput,
   type DecisionsView,
+  type Question,
   type RunStatus,
 } from '../workflows/messages';
 import type { RunOptions } from '../workflows/options';
@@ -229,6 +230,26 @@ export async function watchRun(
     }
     if (FINAL.has(s.status)) return s;
     await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/**
+ * Waits until the run asks a question (clarification, confirmation, escalation, budget) and returns
+ * the first one pending; undefined when the run ends first or `timeoutMs` passes. Answer it with
+ * answerQuestion (the `answerClarification` update).
+ */
+export async function waitForQuestion(
+  client: Client,
+  runId: string,
+  opts: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<Question | undefined> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 10 * 60_000);
+  for (;;) {
+    const s = await getStatus(client, runId);
+    const q = (s.questions ?? []).find((x) => x.status === 'pending');
+    if (q) return q;
+    if (FINAL.has(s.status) || Date.now() > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
   }
 }
 
