@@ -124,7 +124,9 @@ Environment:
   REPLANNER_TASK_QUEUE        the task queue of runs and workers; default: replanner-<hash of
                               OPENAI_BASE_URL + REPLANNER_MODEL>, so each endpoint and model has its own
   REPLANNER_WORKER_IDLE_EXIT  how long a worker \`run\` started waits without work before it exits
-                              (15m; 90s, 1h, off). A worker started by hand exits only when this is set.
+                              (15m; 90s, 1h, off), and only while no run on its queue is open (a run's
+                              timer, e.g. a question's auto-assume, needs a worker when it fires).
+                              A worker started by hand exits only when this is set.
   REPLANNER_MAX_CONCURRENT_COMMANDS  sandboxed commands one worker runs at once (default: the CPU
                               count); the rest wait for a slot. REPLANNER_MAX_CONCURRENT_ACTIVITIES
                               (128) bounds all activities, LLM calls included.
