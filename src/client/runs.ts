@@ -150,7 +150,11 @@ async function inspect<T>(
     clearTimeout(timer);
   }
   if (recorded !== undefined) return recorded;
-  throw noWorker(runId, desc.taskQueue, `did not answer within ${QUERY_WAIT_MS / 1000} s`);
+  throw new NoWorker(
+    `run "${runId}" did not answer within ${QUERY_WAIT_MS / 1000} s and has no recorded state yet: the worker on its task queue "${desc.taskQueue}" ` +
+      `is busy or has just stopped; try again, or ${workerStartHint({ queue: desc.taskQueue, callerQueue: routeOf(process.env).taskQueue, recorded: readRecord(desc.taskQueue) })}`,
+    desc.taskQueue,
+  );
 }
 
 /** A live worker polls `queue` (a dead poller the server still lists does not count). */
