@@ -33,7 +33,7 @@ import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 import { runStartOptions } from '../workflows/run-start';
 import { startRunHoldingWorkspace } from './workspace-lock';
-import { closedRunDecisions, closedRunStatus, workerStartHint, type RunEnding } from '../domain/run-ending';
+import { closedRunDecisions, closedRunStatus, ENDED_BY_TEMPORAL, workerStartHint, type RunEnding } from '../domain/run-ending';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { pollersOf, readRecord, routeOf } from './workers';
 
@@ -290,7 +290,7 @@ export async function cancelRun(client: Client, runId: string): Promise<void> {
   try {
     const desc = await handle.describe();
     if (desc.status.name !== 'RUNNING') {
-      const final = (desc.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status ?? desc.status.name;
+      const final = endedStatus(desc);
       throw new AlreadyEnded(`run ${runId} already ended (${final}); nothing to cancel`);
     }
     await handle.cancel();
@@ -298,6 +298,12 @@ export async function cancelRun(client: Client, runId: string): Promise<void> {
     if (err instanceof WorkflowNotFoundError) throw new NotFound(`no run "${runId}"`);
     throw err;
   }
+}
+
+/** How a closed run ended: Temporal's word when Temporal ended it (terminated, timed out), else what the run recorded. */
+function endedStatus(d: WorkflowExecutionDescription): string {
+  if ((ENDED_BY_TEMPORAL as readonly string[]).includes(d.status.name)) return d.status.name;
+  return (d.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status ?? d.typedSearchAttributes.get(STATUS_KEY) ?? d.status.name;
 }
 
 /** The run has already ended: the command has nothing to act on (exit 1). */
@@ -348,7 +354,7 @@ export async function answerQuestion(client: Client, runId: string, questionId: 
     // A closed workflow takes no update either: say how it ended rather than "not found".
     const d = await handle.describe().catch(() => undefined);
     if (!d || d.status.name === 'RUNNING') throw err;
-    const final = (d.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status ?? d.status.name;
+    const final = endedStatus(d);
     throw new AlreadyEnded(`run ${runId} already ended (${final}); its questions can no longer be answered`);
   }
 }
@@ -407,7 +413,7 @@ async function sendPause(
       throw err;
     });
     if (d.status.name !== 'RUNNING') {
-      const status = d.typedSearchAttributes.get(STATUS_KEY) ?? d.status.name;
+      const status = endedStatus(d);
       throw new RunEnded(`run "${runId}" already ended: ${status}`, status);
     }
     throw err;

@@ -98,5 +98,15 @@ describe('O5 a run Temporal itself ended', () => {
     const watch = await cli('watch', id);
     expect(watch.code).toBe(1);
     expect(watch.out).toContain(`Run ${id}: TERMINATED`);
+    // Commands that act on it say how it ended (exit 1).
+    for (const argv of [
+      ['pause', id],
+      ['resume', id],
+      ['cancel', id],
+      ['answer', id, 'q1', 'JSON'],
+    ]) {
+      const r = await cli(...argv);
+      expect([argv[0], r.code, r.err]).toEqual([argv[0], 1, expect.stringContaining('TERMINATED')]);
+    }
   });
 });
