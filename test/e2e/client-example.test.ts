@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { isOurWorker } from '../../src/client/workers';
 import { temporalAddress } from '../support/harness';
 
-it('O5 examples/client.ts starts a run with the client library, answers its question with the update, and ends DONE', async () => {
+it('B4 examples/client.ts starts a run with the client library, answers its question with the update, and ends DONE', async () => {
   const root = path.resolve(__dirname, '../..');
   const workersDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-example-workers-'));
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-example-ws-'));

@@ -29,8 +29,8 @@ function maxOverlap(spans: [number, number][]): number {
   return max;
 }
 
-describe('REPLANNER_MAX_CONCURRENT_COMMANDS', () => {
-  it('defaults to the CPU count; takes a whole number 1–1024; says what is wrong otherwise', () => {
+describe('S1 REPLANNER_MAX_CONCURRENT_COMMANDS: run_command bounded apart from LLM activities', () => {
+  it('S1 defaults to the CPU count; takes a whole number 1–1024; says what is wrong otherwise', () => {
     expect(commandSlotsFrom(undefined, 2)).toBe(2);
     expect(commandSlotsFrom('', 8)).toBe(8);
     expect(commandSlotsFrom(undefined, 0)).toBe(1);
@@ -42,7 +42,7 @@ describe('REPLANNER_MAX_CONCURRENT_COMMANDS', () => {
     expect(commandSlotsFromEnv({})).toBe(os.availableParallelism());
   });
 
-  it('6 commands at once with 2 slots: never more than 2 run together, all 6 run, the others wait their turn', async () => {
+  it('S1 6 commands at once with 2 slots: never more than 2 run together, all 6 run, the others wait their turn', async () => {
     setCommandSlots(2);
     const results = await Promise.all(Array.from({ length: 6 }, () => runTool(ws, 'run_command', { argv: timed(400) }, { sandbox: NO_SANDBOX })));
     expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true, true]);
@@ -54,7 +54,7 @@ describe('REPLANNER_MAX_CONCURRENT_COMMANDS', () => {
     expect(commandSlots().inUse).toBe(0);
   });
 
-  it('a command waiting for a slot is cancelled by its signal at once and never runs; the slot bound holds after', async () => {
+  it('S1 a command waiting for a slot is cancelled by its signal at once and never runs; the slot bound holds after', async () => {
     setCommandSlots(1);
     const holder = runTool(ws, 'run_command', { argv: timed(1500) }, { sandbox: NO_SANDBOX });
     const abort = new AbortController();
@@ -77,7 +77,7 @@ describe('REPLANNER_MAX_CONCURRENT_COMMANDS', () => {
     expect(commandSlots().inUse).toBe(0);
   });
 
-  it('the semaphore lets waiters in first come, first served, and when it grows', async () => {
+  it('S1 the semaphore lets waiters in first come, first served, and when it grows', async () => {
     const s = new Semaphore(1);
     const order: number[] = [];
     const r1 = await s.acquire();
