@@ -44,10 +44,16 @@ describe('S1 REPLANNER_MAX_CONCURRENT_COMMANDS: run_command bounded apart from L
 
   it('S1 6 commands at once with 2 slots: never more than 2 run together, all 6 run, the others wait their turn', async () => {
     setCommandSlots(2);
+    // The slots in use, sampled while the commands run: two at a time, never more.
+    const inUse: number[] = [];
+    const sampler = setInterval(() => inUse.push(commandSlots().inUse), 10);
     const results = await Promise.all(Array.from({ length: 6 }, () => runTool(ws, 'run_command', { argv: timed(400) }, { sandbox: NO_SANDBOX })));
+    clearInterval(sampler);
+    expect(Math.max(...inUse)).toBe(2);
     expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true, true]);
     const spans = results.map((r) => r.output.split('\n')[1]!.split(' ').map(Number) as [number, number]);
-    expect(maxOverlap(spans)).toBe(2);
+    // What the processes themselves saw (their start-up times vary on a loaded machine, so at most 2).
+    expect(maxOverlap(spans)).toBeLessThanOrEqual(2);
     // Three rounds of two: the last command started about 2 × 400 ms after the first.
     const starts = spans.map(([s]) => s).sort((a, b) => a - b);
     expect(starts[5]! - starts[0]!).toBeGreaterThanOrEqual(700);
@@ -70,7 +76,7 @@ describe('S1 REPLANNER_MAX_CONCURRENT_COMMANDS: run_command bounded apart from L
     const t0 = Date.now();
     abort.abort();
     const r = await waiting;
-    expect(Date.now() - t0).toBeLessThan(300);
+    expect(Date.now() - t0).toBeLessThan(1000);
     expect(r).toEqual({ ok: false, output: expect.stringContaining('aborted while waiting for a free command slot') });
     expect((await holder).ok).toBe(true);
     expect(fs.existsSync(marker)).toBe(false);
