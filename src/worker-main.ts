@@ -7,12 +7,17 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
+import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './client/workers';
-import { formatDuration, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
+import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
+import { Client, Connection } from '@temporalio/client';
 
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const idleMs = parseIdleExit(env.REPLANNER_WORKER_IDLE_EXIT, 0);
   if (typeof idleMs !== 'number') throw new Error(idleMs.error);
+  // Sandboxed commands have their own bound, apart from the activity slots (LLM calls mostly wait).
+  const commands = commandSlotsFromEnv(env);
+  setCommandSlots(commands);
   Runtime.install({ logger: new DefaultLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
   const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
   const connection = await NativeConnection.connect({ address });
@@ -32,16 +37,19 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
   );
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
+  console.log(`replanner worker: at most ${commands} command(s) at once (REPLANNER_MAX_CONCURRENT_COMMANDS)`);
   console.log(
     idleMs > 0
       ? `replanner worker: exits after ${formatDuration(idleMs)} without work (REPLANNER_WORKER_IDLE_EXIT)`
       : 'replanner worker: runs until stopped (Ctrl-C or SIGTERM)',
   );
-  const stopIdle = idleMs > 0 ? exitWhenIdle(worker, idleMs) : () => undefined;
+  const open = openWorkflowCounter(address, env.TEMPORAL_NAMESPACE || 'default', taskQueue);
+  const stopIdle = idleMs > 0 ? exitWhenIdle(worker, idleMs, open.count) : () => undefined;
   try {
     await worker.run();
   } finally {
     stopIdle();
+    await open.close();
     await connection.close();
     // The CLI's record of this worker (auto-started workers) goes with it.
     const record = env.REPLANNER_WORKER_RECORD;
@@ -50,11 +58,16 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   }
 }
 
-/** Shuts the worker down once it has had no activity or workflow task for `idleMs`. */
-function exitWhenIdle(worker: Worker, idleMs: number): () => void {
+/**
+ * Shuts the worker down once it has had no activity or workflow task for `idleMs` and no workflow
+ * on its queue is open (mayLeaveQueue: an open run may have a timer due that needs a worker).
+ */
+function exitWhenIdle(worker: Worker, idleMs: number, openWorkflows: () => Promise<number | undefined>): () => void {
   let lastWork = Date.now();
   let activities = 0;
   let activations = 0;
+  let checking = false;
+  let stopped = false;
   // Every change of the in-flight counts is work starting or ending.
   const subs = [
     worker.numInFlightActivities$.subscribe((n) => {
@@ -69,16 +82,60 @@ function exitWhenIdle(worker: Worker, idleMs: number): () => void {
   const timer = setInterval(
     () => {
       const now = Date.now();
-      if (!shouldIdleExit({ inFlightActivities: activities, inFlightActivations: activations, lastWorkMs: lastWork, nowMs: now, idleMs })) return;
-      console.log(`replanner worker: no work for ${formatDuration(now - lastWork)}; exiting (REPLANNER_WORKER_IDLE_EXIT)`);
-      clearInterval(timer);
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (checking || !shouldIdleExit({ inFlightActivities: activities, inFlightActivations: activations, lastWorkMs: lastWork, nowMs: now, idleMs }))
+        return;
+      checking = true;
+      void openWorkflows()
+        .then((open) => {
+          if (stopped) return;
+          if (!mayLeaveQueue(open)) {
+            console.log(
+              `replanner worker: no work for ${formatDuration(now - lastWork)}, but ${open === undefined ? 'the open workflows on its queue could not be counted' : `${open} workflow(s) on its queue are open`}; staying (a run may have a timer due)`,
+            );
+            // Ask again after another idle period, not at every tick.
+            lastWork = Date.now();
+            return;
+          }
+          console.log(
+            `replanner worker: no work for ${formatDuration(now - lastWork)}; exiting (no open workflow on its queue; REPLANNER_WORKER_IDLE_EXIT)`,
+          );
+          clearInterval(timer);
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+        })
+        .finally(() => (checking = false));
     },
     Math.max(200, Math.min(5000, idleMs / 10)),
   );
   return () => {
+    stopped = true;
     clearInterval(timer);
     for (const s of subs) s.unsubscribe();
+  };
+}
+
+/** Visibility's count of running workflow executions on `taskQueue` (undefined when it cannot say), and closing its connection. */
+function openWorkflowCounter(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+): { count: () => Promise<number | undefined>; close: () => Promise<void> } {
+  let connection: Promise<Connection> | undefined;
+  const query = `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}' AND ExecutionStatus = 'Running'`;
+  return {
+    count: async () => {
+      try {
+        connection ??= Connection.connect({ address });
+        const client = new Client({ connection: await connection, namespace });
+        return (await client.workflow.count(query)).count;
+      } catch (e) {
+        connection = undefined;
+        console.log(`replanner worker: could not count the open workflows on its queue: ${e instanceof Error ? e.message : String(e)}`);
+        return undefined;
+      }
+    },
+    close: async () => {
+      await (await connection?.catch(() => undefined))?.close();
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // The `replanner` command line. Exit codes: 0 ok (a waited run ended DONE), 1 the run ended
-// BLOCKED/FAILED/CANCELLED/STOPPED, 2 usage error, invalid config or rejected answer, 3 Temporal unreachable
-// or run not found.
+// BLOCKED/FAILED/CANCELLED/STOPPED/TERMINATED/TIMED_OUT, 2 usage error, invalid config or rejected
+// answer, 3 Temporal unreachable, run not found, or no worker polls the run's queue.
 import { parseArgs } from 'node:util';
 import { countProblem, instructionProblem, runIdProblem } from '../domain/run-input';
 import * as fs from 'node:fs';
@@ -10,10 +10,11 @@ import { MAX_BUDGET_TOKENS } from '../domain/budget';
 import { ConfigError, parseConfig, type NotificationsConfig, type ReplannerConfig } from '../domain/config';
 import { parseGithubFlag, parseGitlabFlag } from '../domain/notifications';
 import { loadConfig } from './config-load';
-import { lockWorkspace, newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
+import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from './run-start-guards';
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { WORKER_HELP, workerCommand } from './worker-cmd';
 import { DOCTOR_HELP, doctorCommand } from './doctor';
+import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
 import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
@@ -26,12 +27,14 @@ import {
   listRuns,
   AlreadyEnded,
   NotFound,
+  NoWorker,
   pauseRun,
   resumeRun,
   RunEnded,
   runOptionsFromConfig,
   startRun,
   watchRun,
+  workerProblem,
   workflowIdOf,
 } from './runs';
 import type { PauseAck, Question, RunStatus } from '../workflows/messages';
@@ -137,7 +140,12 @@ Environment:
   REPLANNER_TASK_QUEUE        the task queue of runs and workers; default: replanner-<hash of
                               OPENAI_BASE_URL + REPLANNER_MODEL>, so each endpoint and model has its own
   REPLANNER_WORKER_IDLE_EXIT  how long a worker \`run\` started waits without work before it exits
-                              (15m; 90s, 1h, off). A worker started by hand exits only when this is set.
+                              (15m; 90s, 1h, off), and only while no run on its queue is open (a run's
+                              timer, e.g. a question's auto-assume, needs a worker when it fires).
+                              A worker started by hand exits only when this is set.
+  REPLANNER_MAX_CONCURRENT_COMMANDS  sandboxed commands one worker runs at once (default: the CPU
+                              count); the rest wait for a slot. REPLANNER_MAX_CONCURRENT_ACTIVITIES
+                              (128) bounds all activities, LLM calls included.
   REPLANNER_CONFIG            the config file when --config is not given
   REPLANNING_ENABLED          true|false|1|0 → replanning.enabled
   REPLANNING_MIN_CONFIDENCE   0..1 → replanning.llm_decision.min_confidence_threshold
@@ -153,9 +161,15 @@ queue, \`run\` starts one with your shell's LLM settings (log .replanner/workers
 your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\` restart it. resume,
 answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
 
-Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED or STOPPED (by its budget) (pause, resume,
-answer, cancel: the run already ended; doctor: something to fix) · 2 usage error, invalid config or rejected answer · 3 Temporal unreachable /
-run not found / no worker for the run and none can be started from this shell
+A run Temporal itself ended (\`temporal workflow terminate\`, an execution timeout) shows as TERMINATED or
+TIMED_OUT with the reason. status, decisions and watch of a running run whose task queue no worker
+polls name that queue and how to start its worker (\`replanner worker\` with the environment that
+routes to it) and exit 3 when the run has recorded nothing to show yet.
+
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED, STOPPED (by its budget), TERMINATED or
+TIMED_OUT (pause, resume, answer, cancel: the run already ended; doctor: something to fix) · 2 usage error, invalid config or
+rejected answer · 3 Temporal unreachable / run not found / no worker for the run and none can be started
+from this shell (status, decisions, watch: no worker polls the run's task queue and it recorded no state)
 `;
 
 class UsageError extends Error {}
@@ -284,13 +298,10 @@ export async function main(
         backend = await ensureBackend(say);
         // S3: one running run per workspace (two would edit the same files).
         const other = await runningRunOn(backend.client, o.workspace);
-        if (other !== undefined) {
-          throw new UsageError(
-            `the workspace ${o.workspace} already has a running run: ${other} (watch it: replanner watch ${other}; or cancel it: replanner cancel ${other})`,
-          );
-        }
+        if (other !== undefined) throw new UsageError(busyMessage(o.workspace, other));
         const runId = o.id ?? newRunId();
         const given = fromFile !== undefined ? await storeInstruction(o.workspace, runId, text ?? '') : { instruction: text ?? '' };
+        // The run holds its workspace (a lock workflow per workspace): of two starts at once, Temporal refuses one.
         const { handle } = await startRun(backend.client, {
           ...given,
           workspace: o.workspace,
@@ -298,14 +309,14 @@ export async function main(
           runId,
           config,
           options,
+          holdWorkspace: true,
         }).catch((e: unknown) => {
-          if (e instanceof WorkflowExecutionAlreadyStartedError) {
+          if (e instanceof WorkflowExecutionAlreadyStartedError || e instanceof RunIdTaken) {
             throw new UsageError(`a run with id "${o.id}" is already running; choose another --id or leave it out for a fresh one`);
           }
+          if (e instanceof WorkspaceBusy) throw new UsageError(busyMessage(o.workspace!, e.runId));
           throw e;
         });
-        // Best effort: the run has started; without the file, visibility still finds it.
-        await lockWorkspace(o.workspace, runId).catch((e: unknown) => say(`replanner: could not write the workspace lock: ${(e as Error).message}`));
         const url = webUiUrl(backend.namespace, handle.workflowId);
         if (!o.wait) {
           if (o.json) json({ runId, workflowId: handle.workflowId, webUi: url });
@@ -333,6 +344,11 @@ export async function main(
         const s = await getStatus(backend.client, runId);
         if (o.json) json(s);
         else print(renderStatus(s));
+        // The memo answered for a run nobody serves: say so, and how to start its worker.
+        if (s.status === 'RUNNING' || s.status === 'PAUSED') {
+          const problem = await workerProblem(backend.client, runId);
+          if (problem) say(`replanner: ${problem}`);
+        }
         return EXIT.OK;
       }
       case 'watch': {
@@ -469,7 +485,7 @@ export async function main(
       say(`replanner: ${e.message}`);
       return EXIT.USAGE;
     }
-    if (e instanceof BackendError || e instanceof NotFound || e instanceof WorkerStartError) {
+    if (e instanceof BackendError || e instanceof NotFound || e instanceof WorkerStartError || e instanceof NoWorker) {
       say(`replanner: ${e.message}`);
       return EXIT.UNAVAILABLE;
     }
@@ -479,6 +495,11 @@ export async function main(
     await asker?.close();
     await backend?.close();
   }
+}
+
+/** S3: the refusal of a second run on a workspace, naming the running one. */
+function busyMessage(workspace: string, runId: string): string {
+  return `the workspace ${workspace} already has a running run: ${runId} (watch it: replanner watch ${runId}; or cancel it: replanner cancel ${runId})`;
 }
 
 /** X12: `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */

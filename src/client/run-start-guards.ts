@@ -1,11 +1,13 @@
 // S3: what the CLI checks and prepares before it starts a run: an instruction given by file or
-// stdin (stored beside the run and passed by path), and one running run per workspace.
+// stdin (stored beside the run and passed by path), and whether the workspace already has a
+// running run (the workspace lock, src/client/workspace-lock.ts, enforces it at start).
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { instructionFilePath, instructionHead, runIdProblem } from '../domain/run-input';
 import { runWorkflowId } from '../workflows/run';
+import { workspaceLockId } from './workspace-lock';
 
 export const newRunId = (): string => randomUUID().slice(0, 8);
 
@@ -51,20 +53,16 @@ export async function storeInstruction(workspace: string, runId: string, text: s
   return { instruction: instructionHead(text), instructionFile: file };
 }
 
-/** `<workspace>/.replanner/active-run`: the id of the last run the CLI started there. */
-export function lockFile(workspace: string): string {
-  return path.join(path.resolve(workspace), '.replanner', 'active-run');
-}
-
 /**
- * The id of a run still running on this workspace, if any. The lock file is checked against
- * Temporal (describe is consistent; a stale file of a finished run does not count); visibility
- * (eventually consistent) also finds runs started elsewhere, e.g. `temporal workflow start`.
+ * The id of a run still running on this workspace, if any: the run holding the workspace lock
+ * (src/client/workspace-lock.ts; describe is consistent), else through visibility (eventually
+ * consistent) a run started without the lock, e.g. a bare `temporal workflow start`. The lock
+ * itself refuses the second of two starts at the same moment; this check gives the earlier answer.
  */
 export async function runningRunOn(client: Client, workspace: string): Promise<string | undefined> {
   const ws = path.resolve(workspace);
-  const locked = (await fs.readFile(lockFile(ws), 'utf8').catch(() => '')).trim();
-  if (locked && !runIdProblem(locked) && (await isRunning(client, runWorkflowId(locked), ws))) return locked;
+  const held = await heldBy(client, await workspaceLockId(ws));
+  if (held !== undefined && (await isRunning(client, runWorkflowId(held)))) return held;
   for await (const wf of client.workflow.list({ query: `WorkflowType = 'RunWorkflow' AND ExecutionStatus = 'Running'` })) {
     // Visibility may lag behind a run that just ended: describe says for sure.
     if (wf.memo?.workspace === ws && (await isRunning(client, wf.workflowId))) return wf.workflowId.replace(/^run-/, '');
@@ -72,19 +70,22 @@ export async function runningRunOn(client: Client, workspace: string): Promise<s
   return undefined;
 }
 
-async function isRunning(client: Client, workflowId: string, workspace?: string): Promise<boolean> {
+async function heldBy(client: Client, lockId: string): Promise<string | undefined> {
   try {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    return d.status.name === 'RUNNING' && (workspace === undefined || d.memo?.workspace === workspace);
+    const d = await client.workflow.getHandle(lockId).describe();
+    const runId = d.memo?.runId;
+    return d.status.name === 'RUNNING' && typeof runId === 'string' && !runIdProblem(runId) ? runId : undefined;
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return false;
+    if (e instanceof WorkflowNotFoundError) return undefined;
     throw e;
   }
 }
 
-/** Marks the workspace as taken by this run (after it started). */
-export async function lockWorkspace(workspace: string, runId: string): Promise<void> {
-  const file = lockFile(workspace);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, `${runId}\n`);
+async function isRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return false;
+    throw e;
+  }
 }

@@ -12,6 +12,7 @@ import type { Connection } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { ConfigError } from '../domain/config';
+import { commandSlotsFrom } from '../domain/command-slots';
 import {
   chooseTaskQueue,
   decideLiveness,
@@ -120,7 +121,7 @@ export function isOurWorker(pid: number): boolean {
 }
 
 /** The workflow-task pollers the server lists for `queue`, with when each last polled. */
-export async function pollersOf(connection: Connection, namespace: string, queue: string): Promise<Poller[]> {
+export async function pollersOf(connection: Pick<Connection, 'workflowService'>, namespace: string, queue: string): Promise<Poller[]> {
   const res = await connection.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
@@ -281,6 +282,8 @@ export async function ensureWorker(
   // A worker that would die at start on a bad value is a usage error of this shell (exit 2).
   const idle = parseIdleExit(env.REPLANNER_WORKER_IDLE_EXIT, DEFAULT_IDLE_EXIT_MS);
   if (typeof idle !== 'number') throw new ConfigError(idle.error);
+  const commands = commandSlotsFrom(env.REPLANNER_MAX_CONCURRENT_COMMANDS, 1);
+  if (typeof commands !== 'number') throw new ConfigError(commands.error);
   // Two commands at once (two terminals) must not both start a worker for the same queue.
   return withStartLock(route.taskQueue, env, () => ensureWorkerLocked(connection, target, say, env, route, restart));
 }

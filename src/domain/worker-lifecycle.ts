@@ -136,9 +136,8 @@ export function parseIdleExit(value: string | undefined, fallbackMs: number): nu
 }
 
 /**
- * A worker is busy while it runs an activity or a workflow activation; a workflow that sits in its
- * cache waiting on a timer or a message is not work (its state is durable in Temporal, and the next
- * command that needs a worker starts one). Exit once it has been idle for `idleMs` (0: never).
+ * A worker is busy while it runs an activity or a workflow activation. Once it has been idle for
+ * `idleMs` (0: never) it may exit — but only if mayLeaveQueue agrees (no open workflow on its queue).
  */
 export function shouldIdleExit(p: {
   inFlightActivities: number;
@@ -150,6 +149,18 @@ export function shouldIdleExit(p: {
   if (p.idleMs <= 0) return false;
   if (p.inFlightActivities > 0 || p.inFlightActivations > 0) return false;
   return p.nowMs - p.lastWorkMs >= p.idleMs;
+}
+
+/**
+ * Issue 23, nothing strands a run: an idle worker leaves its task queue only when no workflow on it
+ * is open (`openWorkflows`: visibility's count of running executions on the queue — runs, their
+ * phases and tasks, workspace locks; undefined: it could not be counted). An open run may be
+ * waiting on a timer (a question's auto-assume timeout, an LLM outage probe, a backoff) whose
+ * firing needs a worker, and nobody may be at the keyboard to start one; a worker that stayed costs
+ * one idle process. Unknown counts as open: better an idle worker than a stranded run.
+ */
+export function mayLeaveQueue(openWorkflows: number | undefined): boolean {
+  return openWorkflows === 0;
 }
 
 /** `5m 3s` for the log and `worker status`. */

@@ -3,3 +3,4 @@ export { RunWorkflow } from './run';
 export { GoalUnderstandingWorkflow, TaskDecompositionWorkflow, ActionSequenceWorkflow, ReflectionWorkflow } from './phases';
 export { ExecutionWorkflow } from './execution';
 export { TaskWorkflow } from './task';
+export { WorkspaceLockWorkflow } from './workspace-lock';

@@ -7,6 +7,7 @@ import { fsError } from './fs-errors';
 import { truncateHeadTail } from './output';
 import { bwrapArgs, bwrapBinary, commandEnv, noSandboxMessage, sandboxAvailability } from './sandbox';
 import { resolveInWorkspace } from './workspace';
+import { commandSlots } from './command-slots';
 import { ResolvedToolOptions, ToolError, ToolResult } from './types';
 
 /** After the leader exits, how long to wait for its pipes to close before giving up on them. */
@@ -27,11 +28,26 @@ export async function runCommand(root: string, raw: unknown, opts: ResolvedToolO
   }
   const timeoutMs = Math.max(1, Math.min(requestedSec === undefined ? Infinity : requestedSec * 1000, opts.commandTimeoutMs));
   if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}` };
-  if (!opts.sandbox.enabled) return execute(argv, argv, cwd, timeoutMs, opts, commandEnv(process.env, process.env.HOME || '/tmp'));
-  const available = sandboxAvailability();
-  if (!available.ok) return { ok: false, output: noSandboxMessage(available.reason) };
-  const sandboxed = [bwrapBinary(), ...bwrapArgs(argv, { workspace: root, cwd, network: opts.sandbox.network })];
-  return execute(argv, sandboxed, cwd, timeoutMs, opts, {});
+  let spawned = argv;
+  let env: Record<string, string> = {};
+  if (!opts.sandbox.enabled) env = commandEnv(process.env, process.env.HOME || '/tmp');
+  else {
+    const available = sandboxAvailability();
+    if (!available.ok) return { ok: false, output: noSandboxMessage(available.reason) };
+    spawned = [bwrapBinary(), ...bwrapArgs(argv, { workspace: root, cwd, network: opts.sandbox.network })];
+  }
+  // The worker's bound on commands at once (REPLANNER_MAX_CONCURRENT_COMMANDS): wait for a slot.
+  let release: () => void;
+  try {
+    release = await commandSlots().acquire(opts.signal);
+  } catch {
+    return { ok: false, output: `aborted while waiting for a free command slot: ${argv[0]}` };
+  }
+  try {
+    return await execute(argv, spawned, cwd, timeoutMs, opts, env);
+  } finally {
+    release();
+  }
 }
 
 /** Runs `spawned` (the command itself, or bwrap around it); `argv` is what the model asked for. */

@@ -35,6 +35,9 @@ import { planArrived, reviseChecklist, runChecklist, type ChecklistHistory } fro
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
+/** Issue 23: what a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
+export type ShownRunStatus = RunStatusValue | 'TERMINATED' | 'TIMED_OUT';
+
 /** O1/O2: why the run is paused (src/domain/run/llm-outage: PAUSE_KINDS). */
 export type { PauseKind } from './llm-outage';
 
@@ -661,7 +664,7 @@ export interface RunStatusView {
   instruction: string;
   workspace: string;
   phase: Phase | 'finished';
-  status: RunStatusValue;
+  status: ShownRunStatus;
   tasks: TaskRecord[];
   phaseRuns: Partial<Record<Phase, number>>;
   usage: TokenUsage;

@@ -1,6 +1,7 @@
 // Issue 12, worker lifecycle policy: queue naming, liveness, restart, idle exit.
 import { createHash } from 'node:crypto';
 import {
+  mayLeaveQueue,
   chooseTaskQueue,
   decideLiveness,
   formatDuration,
@@ -97,6 +98,12 @@ describe('issue 12 idle exit', () => {
     expect(shouldIdleExit({ ...base, nowMs: 600_000, inFlightActivities: 1 })).toBe(false);
     expect(shouldIdleExit({ ...base, nowMs: 600_000, inFlightActivations: 1 })).toBe(false);
     expect(shouldIdleExit({ ...base, nowMs: 600_000, idleMs: 0 })).toBe(false);
+  });
+
+  it('issue 23 an idle worker leaves its queue only when no workflow on it is open; unknown counts as open', () => {
+    expect(mayLeaveQueue(0)).toBe(true);
+    expect(mayLeaveQueue(1)).toBe(false);
+    expect(mayLeaveQueue(undefined)).toBe(false);
   });
 
   it('durations read like a person wrote them', () => {

@@ -1,0 +1,63 @@
+// Replanner's client library (`require('replanner/client')`, built to dist/src/client/index.js):
+// what the `replanner` CLI uses, for scripts that drive runs with @temporalio/client themselves.
+// examples/client.ts shows it end to end; README "Using it" lists it beside the CLI.
+//
+//   const route = routeOf(process.env);                      // the task queue of your endpoint + model
+//   await ensureWorker(connection, { address, namespace }, console.log, process.env, route);
+//   const { runId } = await startRun(client, { instruction, workspace, taskQueue: route.taskQueue, holdWorkspace: true });
+//   const q = await waitForQuestion(client, runId);          // status until a question is pending
+//   if (q) await answerQuestion(client, runId, q.id, 'JSON'); // the answerClarification update
+//   const final = await watchRun(client, runId, (s) => console.log(s.phase, s.status));
+
+/** Runs: start (queue, memo, search attributes, the workspace lock), status, questions, pause, resume, cancel. */
+export {
+  AlreadyEnded,
+  AnswerRejected,
+  answerConsultation,
+  answerQuestion,
+  cancelRun,
+  FINAL,
+  getDecisions,
+  getStatus,
+  listRuns,
+  NotFound,
+  NoWorker,
+  pauseRun,
+  queueHasWorker,
+  resumeRun,
+  RunEnded,
+  runOptionsFromConfig,
+  startRun,
+  waitForQuestion,
+  watchRun,
+  workerProblem,
+  workflowIdOf,
+  type RunListing,
+  type StartParams,
+} from './runs';
+/** S3: one running run per workspace (a lock workflow per workspace). */
+export { RunIdTaken, WorkspaceBusy, workspaceLockId } from './workspace-lock';
+/** Where runs go (the task queue of an endpoint + model) and the workers the CLI starts for them. */
+export { ensureWorker, readRecord, routeOf, stopWorker, WorkerStartError, type Route } from './workers';
+/** The Temporal server: connect, or start the persisted local dev server like `replanner run`. */
+export { BackendError, connect, ensureBackend, ensureServer, settingsFromEnv, webUiUrl, type Backend } from './backend';
+/** X12: the YAML config, checked (ConfigError names the key path). */
+export { loadConfig } from './config-load';
+export { ConfigError, type ReplannerConfig } from '../domain/config';
+/** What the CLI prints. */
+export { pendingQuestions, renderDecisions, renderStatus } from './render';
+/** The workflow's messages, for handles of your own (`handle.executeUpdate(answerClarificationUpdate, …)`). */
+export {
+  answerClarificationUpdate,
+  answerConsultationUpdate,
+  decisionsQuery,
+  pauseUpdate,
+  resumeUpdate,
+  statusQuery,
+  type ClarificationAnswerAck,
+  type DecisionsView,
+  type PauseAck,
+  type Question,
+  type RunStatus,
+} from '../workflows/messages';
+export { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';

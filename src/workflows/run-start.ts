@@ -1,0 +1,28 @@
+// How a RunWorkflow is started, wherever it is started from (the client library, the workspace
+// lock): its workflow id, the memo `list` and the workspace check read, the search attributes
+// `status` filters on, and the Web UI summary. Workflow-safe (no Node builtins).
+import type { SearchAttributePair } from '@temporalio/common';
+import { runStaticMetadata } from '../domain/run/checklist';
+import { PHASE_KEY, STATUS_KEY } from './search-attributes';
+import type { RunInput } from './run';
+
+export interface RunStartOptions {
+  workflowId: string;
+  memo: { instruction: string; workspace: string };
+  typedSearchAttributes: SearchAttributePair[];
+  staticSummary: string;
+  staticDetails: string;
+}
+
+export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile'>): RunStartOptions {
+  return {
+    workflowId: `run-${input.runId}`,
+    memo: { instruction: input.instruction.slice(0, 2000), workspace: input.workspace },
+    typedSearchAttributes: [
+      { key: PHASE_KEY, value: 'goal_understanding' },
+      { key: STATUS_KEY, value: 'RUNNING' },
+    ],
+    // V1: the instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
+    ...runStaticMetadata(input.instruction, input.instructionFile),
+  };
+}
