@@ -127,6 +127,8 @@ export const PlanningConfigSchema = lazySchema(() =>
 
 /** M1: LLM requests. */
 export const LLM_TIMEOUT_MAX_SECONDS = 3600;
+export const LLM_MIN_REPLY_TOKENS = 64;
+export const LLM_MAX_REPLY_TOKENS = 1_000_000;
 export const LlmConfigSchema = lazySchema(() =>
   section({
     /** The request timeout of every LLM call of the run (absent: the worker's, 120 s); for slow local models. */
@@ -134,6 +136,17 @@ export const LlmConfigSchema = lazySchema(() =>
       .number({ error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .min(1, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .max(LLM_TIMEOUT_MAX_SECONDS, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
+      .optional(),
+    /**
+     * The longest reply any LLM call of the run may generate, sent as `max_tokens` (absent: none
+     * sent, the server's own limit). For small local models, which can otherwise generate until their
+     * context is full; a cut reply fails its schema and is retried like any bad reply.
+     */
+    maxReplyTokens: z
+      .number({ error: `must be a whole number of tokens between ${LLM_MIN_REPLY_TOKENS} and ${LLM_MAX_REPLY_TOKENS}` })
+      .int({ error: `must be a whole number of tokens between ${LLM_MIN_REPLY_TOKENS} and ${LLM_MAX_REPLY_TOKENS}` })
+      .min(LLM_MIN_REPLY_TOKENS, { error: `must be a whole number of tokens between ${LLM_MIN_REPLY_TOKENS} and ${LLM_MAX_REPLY_TOKENS}` })
+      .max(LLM_MAX_REPLY_TOKENS, { error: `must be a whole number of tokens between ${LLM_MIN_REPLY_TOKENS} and ${LLM_MAX_REPLY_TOKENS}` })
       .optional(),
   }),
 );
@@ -417,7 +430,7 @@ function suggestKey(parentPath: string[], key: string): string | undefined {
   // O3 / X10 / M1: keys that are all optional (absent from the defaults) are named here.
   const optionalKeys: Record<string, string[]> = {
     budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'],
-    llm: ['timeoutSeconds'],
+    llm: ['timeoutSeconds', 'maxReplyTokens'],
     notifications: ['github', 'gitlab'],
     'notifications.github': ['repo', 'issue', 'pull'],
     'notifications.gitlab': ['project', 'issue', 'merge_request', 'url'],

@@ -37,6 +37,8 @@ export interface LlmCallSettings {
   rung?: LlmRung;
   /** The run's `llm.timeoutSeconds`, in ms (absent: the worker's default). */
   timeoutMs?: number;
+  /** The run's `llm.maxReplyTokens`, sent as max_tokens (absent: none sent). */
+  maxReplyTokens?: number;
 }
 
 /** What an LLM activity result carries when its call went down the ladder. */

@@ -144,7 +144,8 @@ export class LlmGateway {
     opts: CallOptions,
     body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
   ): Promise<OpenAI.Chat.Completions.ChatCompletion> {
-    return this.client.chat.completions.create(body, {
+    const max = maxReplyTokens(opts);
+    return this.client.chat.completions.create(max ? { ...body, max_tokens: max } : body, {
       headers: { [PURPOSE_HEADER]: opts.purpose },
       signal: opts.signal,
       ...(requestTimeoutMs(opts) ? { timeout: requestTimeoutMs(opts) } : {}),
@@ -166,6 +167,12 @@ const startRung = (opts: CallOptions): LlmRung => rungOf(opts.llm?.rung) ?? TOP_
 function requestTimeoutMs(opts: CallOptions): number | undefined {
   const t = opts.llm?.timeoutMs;
   return typeof t === 'number' && Number.isFinite(t) && t >= 1000 && t <= 3_600_000 ? t : undefined;
+}
+
+/** The run's reply cap when it is a sane one (as the config bounds it). */
+function maxReplyTokens(opts: CallOptions): number | undefined {
+  const m = opts.llm?.maxReplyTokens;
+  return typeof m === 'number' && Number.isInteger(m) && m >= 64 && m <= 1_000_000 ? m : undefined;
 }
 
 /** The rejection (status and message) when `err` is the server rejecting the request's form, else undefined. */

@@ -343,6 +343,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   options.commandNetwork = config.execution.network;
   // M1: llm.timeoutSeconds is every LLM request's timeout (for slow local models).
   if (config.llm.timeoutSeconds !== undefined) options.llm = { ...options.llm, timeoutMs: Math.round(config.llm.timeoutSeconds * 1000) };
+  // M1: llm.maxReplyTokens caps every reply (small local models can otherwise generate until their context is full).
+  if (config.llm.maxReplyTokens !== undefined) options.llm = { ...options.llm, maxReplyTokens: config.llm.maxReplyTokens };
   entity.apply((s) => setBudget(s, runBudgetOf(config.budget)));
   const rp = createReplanning({ run, options, config, entity, gate, budget: ledger });
   // X10/X11: the issue or merge request of the config, told of every published state (beside the phases).

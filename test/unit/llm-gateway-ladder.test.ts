@@ -17,7 +17,7 @@ beforeEach(() => fake.reset());
 
 const gateway = () => new LlmGateway({ apiKey: 'k', baseURL: fake.baseURL, model: 'm', timeoutMs: 10_000 });
 const Schema = z.object({ answer: z.string(), note: z.string().nullish() });
-const ask = (llm?: { rung?: 'json_schema' | 'json_object' | 'prompt'; timeoutMs?: number }) =>
+const ask = (llm?: { rung?: 'json_schema' | 'json_object' | 'prompt'; timeoutMs?: number; maxReplyTokens?: number }) =>
   gateway().structured({ purpose: 'reflection', schema: Schema, system: 'answer in JSON', user: 'q', ...(llm ? { llm } : {}) });
 
 describe('M1 the gateway walks the fallback ladder', () => {
@@ -62,6 +62,20 @@ describe('M1 the gateway walks the fallback ladder', () => {
     expect(() => parseConfig({ llm: { timeoutSeconds: 0 } })).toThrow(/llm\.timeoutSeconds: must be a number of seconds between 1 and 3600/);
     expect(() => parseConfig({ llm: { timeoutSeconds: 99999 } })).toThrow(/llm\.timeoutSeconds/);
     expect(() => parseConfig({ llm: { timeout: 5 } })).toThrow(/llm\.timeout: unknown key/);
+  });
+
+  it('M1 llm.maxReplyTokens is sent as max_tokens on every request of the call (bounded in the config); absent, none is sent', async () => {
+    fake.always('reflection', { json: { answer: 'yes' } });
+    fake.rejects.add('json_schema');
+    await ask({ maxReplyTokens: 400 });
+    expect(fake.requests.map((q) => q.body.max_tokens)).toEqual([400, 400]);
+    fake.reset();
+    fake.always('reflection', { json: { answer: 'yes' } });
+    await ask();
+    expect(fake.requests[0]!.body.max_tokens).toBeUndefined();
+    expect(parseConfig({ llm: { maxReplyTokens: 512 } }).llm.maxReplyTokens).toBe(512);
+    expect(() => parseConfig({ llm: { maxReplyTokens: 10 } })).toThrow(/llm\.maxReplyTokens: must be a whole number of tokens between 64 and 1000000/);
+    expect(() => parseConfig({ llm: { maxReplyTokens: 100.5 } })).toThrow(/llm\.maxReplyTokens/);
   });
 
   const work = (rung?: 'json_schema' | 'json_object') =>
