@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { startRun } from '../../src/client/runs';
 import { FAST, runOutcome, startHarness, uniqueId, type Harness } from '../support/harness';
 import { scriptScenario } from '../support/scenario';
 import { launchBrowser, openWorkflowTab, waitForText } from '../support/web-ui';
@@ -37,10 +37,14 @@ describe('the run in the Temporal Web UI', () => {
     });
     const runId = uniqueId('webui');
     const instruction = 'build the schema and the api for the web ui test';
-    const handle = await h.client.workflow.start(RunWorkflow, {
+    // Started the way the CLI and the client library start a run (its static summary and details).
+    const { handle } = await startRun(h.client, {
+      runId,
+      instruction,
+      workspace: h.workspace(),
       taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction, workspace: h.workspace(), options: FAST }],
+      options: FAST,
+      holdWorkspace: true,
     });
     expect((await runOutcome(handle)).status).toBe('DONE');
 
@@ -48,7 +52,14 @@ describe('the run in the Temporal Web UI', () => {
     try {
       // Current details are answered by the worker (still running here).
       await openWorkflowTab(page, handle.workflowId, 'User Metadata');
-      const metadata = await waitForText(page, [instruction, 'Execution Plan', 'write the schema', 'write the api', 'Progress: 2/2 (100%) complete']);
+      const metadata = await waitForText(page, [
+        instruction,
+        'Status: DONE',
+        'Execution Plan',
+        'write the schema',
+        'write the api',
+        'Progress: 2/2 (100%) complete',
+      ]);
       const shot = screenshotPath(`${runId}-user-metadata.png`);
       await page.screenshot({ path: shot, fullPage: true });
       console.log(`V1 Web UI screenshot: ${shot}\n--- page text ---\n${metadata.slice(0, 3000)}`);

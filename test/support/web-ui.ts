@@ -39,7 +39,8 @@ export async function visibleText(page: Page): Promise<string> {
       /* a frame that went away while reading */
     }
   }
-  return parts.join('\n');
+  // The UI's Markdown renderer sets "2/2" with a fraction slash (U+2044): read it as a person does.
+  return parts.join('\n').replace(/\u2044/g, '/');
 }
 
 /** Waits until the page (frames included) shows every one of `texts`; returns the text seen. */
