@@ -58,6 +58,8 @@ export interface StructuredResult<T> {
   raw: string;
   /** The rung the request was answered at. */
   rung: LlmRung;
+  /** The reply stopped at the run's reply cap (llm.maxReplyTokens): the cap. */
+  cut?: number;
 }
 
 export interface ChatResult {
@@ -115,7 +117,18 @@ export class LlmGateway {
   /** A JSON reply validated against `schema`; schema violations are retryable activity failures. */
   async structured<T extends z.ZodType>(opts: CallOptions & { schema: T; system: string; user: string }): Promise<StructuredResult<z.output<T>>> {
     const r = await this.text(opts);
-    return { ...r, value: parseStructured(opts.purpose, opts.schema, r.raw) };
+    try {
+      return { ...r, value: parseStructured(opts.purpose, opts.schema, r.raw) };
+    } catch (err) {
+      // A reply cut at the run's reply cap says so, with the fix (the same reply is asked again first).
+      if (r.cut && err instanceof ApplicationFailure) {
+        throw badReply(
+          opts.purpose,
+          `${err.message.replace(/^LLM reply for \S+ was unusable: /, '')} (the reply was cut at llm.maxReplyTokens, ${r.cut} tokens: raise it)`,
+        );
+      }
+      throw err;
+    }
   }
 
   /**
@@ -130,7 +143,8 @@ export class LlmGateway {
       try {
         const completion = await this.send(opts, structuredBody(this.settings.model, rung, opts.purpose, schema, opts));
         const raw = completion.choices[0]?.message?.content ?? '';
-        return { value: raw, raw, usage: usageOf(completion), rung };
+        const cut = completion.choices[0]?.finish_reason === 'length' ? maxReplyTokens(opts) : undefined;
+        return { value: raw, raw, usage: usageOf(completion), rung, ...(cut ? { cut } : {}) };
       } catch (err) {
         const next = formRejection(err) !== undefined ? nextRung(rung) : undefined;
         if (!next || opts.signal?.aborted) throw this.classify(opts, err);

@@ -28,7 +28,7 @@ const START_TIMEOUT_MS = 20 * 60_000;
 /** A run of the tiny model on 2 CPU cores: generous, but bounded. */
 const RUN_BOUND_MS = 8 * 60_000;
 /** Caps the run's LLM calls: past it the run asks, and the test answers "stop" (a final status). */
-const BUDGET_TOKENS = 15_000;
+const BUDGET_TOKENS = 40_000;
 
 interface Logged {
   method: string;
@@ -125,7 +125,7 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M)', () => {
       // llm.maxReplyTokens: a tiny model on a JSON grammar can otherwise generate until its context is full.
       fs.writeFileSync(
         config,
-        'replanning:\n  enabled: false\nplanning:\n  maxTasks: 2\nexecution:\n  maxParallelTasks: 1\nllm:\n  timeoutSeconds: 300\n  maxReplyTokens: 384\n',
+        'replanning:\n  enabled: false\nplanning:\n  maxTasks: 2\nexecution:\n  maxParallelTasks: 1\nllm:\n  timeoutSeconds: 300\n  maxReplyTokens: 768\n',
       );
       dirs.push(config);
       process.env = { ...saved, OPENAI_BASE_URL: proxy!.url, OPENAI_API_KEY: 'not-needed', REPLANNER_MODEL: MODEL, REPLANNER_TASK_QUEUE: taskQueue };

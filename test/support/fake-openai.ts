@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
 export type Reply =
   /** assistant content = JSON.stringify(json) */
   | { json: unknown }
-  /** raw assistant content (malformed JSON, markdown-fenced JSON, prose...) */
-  | { content: string }
+  /** raw assistant content (malformed JSON, markdown-fenced JSON, prose...); finishReason 'length': cut at max_tokens */
+  | { content: string; finishReason?: 'stop' | 'length' }
   /** assistant tool_calls; object arguments are JSON.stringified, strings are sent as is */
   | { toolCalls: { name: string; arguments: unknown }[]; content?: string }
   /** HTTP error with an OpenAI-style {error:{message,type,code}} body */
@@ -465,7 +465,14 @@ export class FakeOpenAI {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: typeof rec.body?.model === 'string' ? rec.body.model : 'fake-model',
-      choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message,
+          logprobs: null,
+          finish_reason: toolCalls ? 'tool_calls' : 'finishReason' in reply && reply.finishReason ? reply.finishReason : 'stop',
+        },
+      ],
       usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
     });
   }

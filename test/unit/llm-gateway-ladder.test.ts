@@ -74,8 +74,16 @@ describe('M1 the gateway walks the fallback ladder', () => {
     await ask();
     expect(fake.requests[0]!.body.max_tokens).toBeUndefined();
     expect(parseConfig({ llm: { maxReplyTokens: 512 } }).llm.maxReplyTokens).toBe(512);
-    expect(() => parseConfig({ llm: { maxReplyTokens: 10 } })).toThrow(/llm\.maxReplyTokens: must be a whole number of tokens between 64 and 1000000/);
+    expect(() => parseConfig({ llm: { maxReplyTokens: 10 } })).toThrow(
+      /llm\.maxReplyTokens: must be a whole number of tokens between 64 and 1000000/,
+    );
     expect(() => parseConfig({ llm: { maxReplyTokens: 100.5 } })).toThrow(/llm\.maxReplyTokens/);
+  });
+
+  it('M1 a reply cut at llm.maxReplyTokens that does not parse says so, with the fix', async () => {
+    fake.always('reflection', { content: '{"answer": "a long answ', finishReason: 'length' });
+    const err = await ask({ maxReplyTokens: 64 }).catch((e: unknown) => e);
+    expect((err as ApplicationFailure).message).toMatch(/the reply was cut at llm\.maxReplyTokens, 64 tokens: raise it/);
   });
 
   const work = (rung?: 'json_schema' | 'json_object') =>
