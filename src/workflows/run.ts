@@ -69,7 +69,7 @@ import {
   type PauseApplied,
   type RunState,
 } from '../domain/run/state';
-import { runChecklist, runDetails } from '../domain/run/checklist';
+import { checklistMemoDue, runChecklist, runDetails } from '../domain/run/checklist';
 import { TaskState, type Phase } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
@@ -616,8 +616,10 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
   let published = '';
   let memoized = '';
   let checklist = '';
+  let checklistAt = 0;
   let details = '';
-  const publish = () => {
+  /** `final`: the run ends or continues as new (everything is written). */
+  const publish = (final: boolean) => {
     const status = displayStatus(state);
     const key = `${state.phase}|${status}|${state.counters.total}`;
     if (key !== published) {
@@ -638,9 +640,11 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
     if (memoKey !== memoized) {
       memoized = memoKey;
       checklist = text;
+      checklistAt = Date.now();
       upsertMemo(inspectionMemo(state));
-    } else if (text !== checklist) {
+    } else if (checklistMemoDue({ changed: text !== checklist, sinceLastMs: Date.now() - checklistAt, final })) {
       checklist = text;
+      checklistAt = Date.now();
       upsertMemo({ [MEMO_CHECKLIST]: text });
     }
     // V1: the Web UI's "Current Details" (answered by a worker; no history event).
@@ -667,7 +671,7 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
       }),
     ).then(() => {
       pending = false;
-      publish();
+      publish(false);
     });
   };
   return {
@@ -678,7 +682,7 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
       state = t(state);
       publishLater();
     },
-    publish,
+    publish: () => publish(true),
     onPublish(f) {
       observer = f;
     },

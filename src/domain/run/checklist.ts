@@ -152,3 +152,18 @@ export function doneOf(s: RunState): { done: number; total: number } {
   const counted = s.tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
   return { done: counted.filter((t) => t.state === TaskState.DONE).length, total: counted.length };
 }
+
+/** How often a checklist change alone (a task checked off) may rewrite the run's memo. */
+export const CHECKLIST_MEMO_INTERVAL_MS = 5_000;
+
+/**
+ * V1: whether a changed checklist is written to the memo now. Each write is a history event
+ * carrying the text, and during execution the checklist changes at every task transition: a
+ * checklist-only change is written at most every CHECKLIST_MEMO_INTERVAL_MS (the Web UI's current
+ * details, answered by a worker, show every change at once). Phase, status, decision and question
+ * changes write the whole memo, checklist included, at once; so do the run's end and continue-as-new.
+ * With no worker, the memo may lag the last task transitions of the last few seconds.
+ */
+export function checklistMemoDue(p: { changed: boolean; sinceLastMs: number; final: boolean }): boolean {
+  return p.changed && (p.final || p.sinceLastMs >= CHECKLIST_MEMO_INTERVAL_MS);
+}

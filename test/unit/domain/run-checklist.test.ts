@@ -1,6 +1,8 @@
 // V1 / X11: the run's checklist built from its state (Web UI current details, memo, issue comment).
 import { CHECKLIST_HISTORY_SUMMARY } from '../../../src/domain/checklist';
 import {
+  checklistMemoDue,
+  CHECKLIST_MEMO_INTERVAL_MS,
   clipUtf8,
   DETAILS_MAX_BYTES,
   MAX_PREVIOUS_PLANS,
@@ -137,5 +139,14 @@ describe('V1 task details', () => {
     let many = lines;
     for (let i = 4; i < 50; i++) many = addStepLine(many, 2, i, { toolCalls: 0, toolErrors: 0, actions: [], logPath: 'x' });
     expect(many).toHaveLength(TASK_DETAIL_STEPS);
+  });
+});
+
+describe('V1 checklistMemoDue', () => {
+  it('V1 a checklist-only change rewrites the memo at most every 5 s, always at the end; an unchanged checklist never', () => {
+    expect(checklistMemoDue({ changed: true, sinceLastMs: 1_000, final: false })).toBe(false);
+    expect(checklistMemoDue({ changed: true, sinceLastMs: CHECKLIST_MEMO_INTERVAL_MS, final: false })).toBe(true);
+    expect(checklistMemoDue({ changed: true, sinceLastMs: 0, final: true })).toBe(true);
+    expect(checklistMemoDue({ changed: false, sinceLastMs: 60_000, final: true })).toBe(false);
   });
 });
