@@ -14,6 +14,7 @@ import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from 
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { WORKER_HELP, workerCommand } from './worker-cmd';
 import { DOCTOR_HELP, doctorCommand } from './doctor';
+import { renderDiffs, runDiffs } from './diff';
 import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
 import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
@@ -79,6 +80,8 @@ Usage:
                                                        confirmation: yes|no, escalation, budget:
                                                        "raise <tokens>" | "raise $<usd>" | stop)
   replanner decisions <runId> [--json]                 the replan decision log, counters, questions
+  replanner diff <runId> [taskId] [--json]             the files each task changed (+added −removed lines;
+                                                       a git diff where the workspace is a repository)
   replanner list [--json] [--limit N]                  recent runs
   replanner cancel <runId> [--json]                    cancel a run and its tasks
   replanner pause <runId> ["reason"] [--json]          pause a run at its next safe point: no new
@@ -450,6 +453,22 @@ export async function main(
         }
         if (o.json) json(ack);
         else print(answeredLine(ack));
+        return EXIT.OK;
+      }
+      case 'diff': {
+        // V3: the files each task changed (the worker's transcripts; a git diff where the workspace is a repository).
+        const runId = needRunId(rest);
+        const taskId = rest[1];
+        if (rest.length > 2) throw new UsageError(`diff takes a run id and at most one task id (got "${rest.join(' ')}")`);
+        backend = await connect();
+        const s = await getStatus(backend.client, runId);
+        const diffs = runDiffs(s.workspace, runId, taskId);
+        if (taskId !== undefined && diffs.length === 0) {
+          const known = runDiffs(s.workspace, runId).map((d) => d.taskId);
+          throw new UsageError(`run ${runId} has no task "${taskId}" that worked${known.length ? ` (tasks: ${known.join(', ')})` : ''}`);
+        }
+        if (o.json) json({ runId, workspace: s.workspace, tasks: diffs });
+        else print(renderDiffs(runId, diffs));
         return EXIT.OK;
       }
       case 'decisions': {

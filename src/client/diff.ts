@@ -1,0 +1,107 @@
+// V3 `replanner diff <runId> [taskId]`: the files each task changed. The CLI runs beside the
+// workspace (the run's own files live there): it reads the worker transcripts of each task and,
+// where the workspace is a git repository, adds git's diff of those files against HEAD.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileChangesOf, renderFileChanges, type FileChange, type ToolCallRecord } from '../domain/file-changes';
+
+export interface TaskDiff {
+  taskId: string;
+  files: FileChange[];
+  /** git's unified diff of the task's files against HEAD (absent: not a git repository, or no file). */
+  gitDiff?: string;
+}
+
+/** The run's task directories: <workspace>/.replanner/runs/<runId>/tasks/<taskId>/. */
+function tasksDir(workspace: string, runId: string): string {
+  return path.join(workspace, '.replanner', 'runs', runId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120), 'tasks');
+}
+
+/** Every tool call of a task, iterations and steps in order. */
+function callsOf(taskDir: string): ToolCallRecord[] {
+  const calls: ToolCallRecord[] = [];
+  const byNumber = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+  for (const iteration of fs
+    .readdirSync(taskDir)
+    .filter((d) => d.startsWith('iteration-'))
+    .sort(byNumber)) {
+    const dir = path.join(taskDir, iteration);
+    for (const step of fs
+      .readdirSync(dir)
+      .filter((f) => /^step-\d+\.json$/.test(f))
+      .sort(byNumber)) {
+      try {
+        const s = JSON.parse(fs.readFileSync(path.join(dir, step), 'utf8')) as { calls?: ToolCallRecord[] };
+        for (const c of s.calls ?? []) if (typeof c?.name === 'string' && typeof c.arguments === 'string') calls.push(c);
+      } catch {
+        /* a step cut off by a crash: its calls ran again in the retried step */
+      }
+    }
+  }
+  return calls;
+}
+
+function isGitRepo(workspace: string): boolean {
+  try {
+    return (
+      execFileSync('git', ['-C', workspace, 'rev-parse', '--is-inside-work-tree'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() === 'true'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** git's diff of `files` against HEAD; a file git does not track yet shows as new. */
+function gitDiffOf(workspace: string, files: readonly string[]): string {
+  const run = (args: string[]) => {
+    try {
+      return execFileSync('git', ['-C', workspace, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 32 * 1024 * 1024 });
+    } catch (e) {
+      // `git diff --no-index` exits 1 when the files differ: its output is the diff.
+      return (e as { stdout?: string }).stdout ?? '';
+    }
+  };
+  const tracked = run(['ls-files', '--', ...files])
+    .split('\n')
+    .filter(Boolean);
+  const untracked = files.filter((f) => !tracked.includes(f) && fs.existsSync(path.join(workspace, f)));
+  const out = [tracked.length ? run(['diff', 'HEAD', '--', ...tracked]) : ''];
+  for (const f of untracked) out.push(run(['diff', '--no-index', '--', '/dev/null', f]));
+  return out.filter(Boolean).join('');
+}
+
+/** The diffs of one task or of every task of the run (task ids in directory order). */
+export function runDiffs(workspace: string, runId: string, taskId?: string): TaskDiff[] {
+  const dir = tasksDir(workspace, runId);
+  if (!fs.existsSync(dir)) return [];
+  const ids = taskId !== undefined ? [taskId] : fs.readdirSync(dir).sort();
+  const git = isGitRepo(workspace);
+  return ids
+    .filter((id) => fs.existsSync(path.join(dir, id)))
+    .map((id) => {
+      const files = fileChangesOf(callsOf(path.join(dir, id)));
+      const gitDiff =
+        git && files.length
+          ? gitDiffOf(
+              workspace,
+              files.map((f) => f.path),
+            )
+          : undefined;
+      return { taskId: id, files, ...(gitDiff ? { gitDiff } : {}) };
+    });
+}
+
+export function renderDiffs(runId: string, diffs: readonly TaskDiff[]): string {
+  if (diffs.length === 0) return `Run ${runId}: no task has worked yet (no worker transcripts).`;
+  const out: string[] = [];
+  for (const d of diffs) {
+    out.push(`Task ${d.taskId}: ${d.files.length} file(s) written or edited by the worker`, ...renderFileChanges(d.files));
+    if (d.gitDiff) out.push('', `git diff of these files against HEAD (the workspace now, all tasks' changes included):`, d.gitDiff.trimEnd());
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
