@@ -14,7 +14,7 @@ import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from 
 import { BackendError, connect, ensureBackend, webUiUrl, type Backend } from './backend';
 import { WORKER_HELP, workerCommand } from './worker-cmd';
 import { DOCTOR_HELP, doctorCommand } from './doctor';
-import { renderDiffs, runDiffs } from './diff';
+import { filesByTask, renderDiffs, runDiffs } from './diff';
 import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
 import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
@@ -345,8 +345,10 @@ export async function main(
         const runId = needRunId(rest);
         backend = await connect();
         const s = await getStatus(backend.client, runId);
-        if (o.json) json(s);
-        else print(renderStatus(s));
+        // V3: the files each task changed, where this shell can read the workspace's transcripts.
+        const files = filesByTask(s.workspace, runId);
+        if (o.json) json(Object.keys(files).length ? { ...s, files } : s);
+        else print(renderStatus(s, files));
         // The memo answered for a run nobody serves: say so, and how to start its worker.
         if (s.status === 'RUNNING' || s.status === 'PAUSED') {
           const problem = await workerProblem(backend.client, runId);

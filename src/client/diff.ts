@@ -105,3 +105,12 @@ export function renderDiffs(runId: string, diffs: readonly TaskDiff[]): string {
   }
   return out.join('\n').trimEnd();
 }
+
+/** V3: the files each task changed, for `status` (empty where the workspace is not readable from here). */
+export function filesByTask(workspace: string, runId: string): Record<string, FileChange[]> {
+  try {
+    return Object.fromEntries(runDiffs(workspace, runId).flatMap((d) => (d.files.length ? [[d.taskId, d.files]] : [])));
+  } catch {
+    return {};
+  }
+}

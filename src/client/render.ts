@@ -2,6 +2,7 @@
 import { notificationsLine } from '../domain/notifications';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
+import type { FileChange } from '../domain/file-changes';
 
 const MARK: Record<string, string> = {
   READY: '[ ]',
@@ -13,7 +14,10 @@ const MARK: Record<string, string> = {
   REPLACED_BY_REPLAN: '[r]',
 };
 
-export function renderStatus(s: RunStatus): string {
+/** V3: per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
+export type FilesByTask = Record<string, readonly FileChange[]>;
+
+export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
   const active = s.tasks.filter((t) => t.state !== 'REPLACED_BY_REPLAN');
   const done = active.filter((t) => t.state === 'DONE').length;
   const lines = [
@@ -27,6 +31,8 @@ export function renderStatus(s: RunStatus): string {
   for (const t of s.tasks) {
     const deps = t.dependencies.length ? ` (after ${t.dependencies.join(', ')})` : '';
     lines.push(`  ${MARK[t.state] ?? '[?]'} ${t.id}: ${t.title}${deps}${t.summary ? ` — ${oneLine(t.summary, 120)}` : ''}`);
+    const changed = files[t.id] ?? [];
+    if (changed.length) lines.push(`      files: ${changed.map((c) => `${c.path} +${c.added} −${c.removed}`).join(', ')}`);
   }
   if (s.reflection) {
     lines.push(

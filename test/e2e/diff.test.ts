@@ -19,7 +19,7 @@ beforeEach(() => h.fake.reset());
 const git = (ws: string, ...args: string[]) =>
   execFileSync('git', ['-C', ws, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8' });
 
-describe('replanner diff', () => {
+describe('replanner diff and the files in status', () => {
   it("V3 a git workspace: each task lists its files with +added −removed and git's diff against HEAD (a new file as new)", async () => {
     const ws = h.workspace({ 'notes.txt': 'old line\n' });
     git(ws, 'init', '-q');
@@ -48,6 +48,15 @@ describe('replanner diff', () => {
     const view = JSON.parse(one.out);
     expect(view.tasks.map((t: { taskId: string }) => t.taskId)).toEqual(['readme']);
     expect(view.tasks[0].files).toEqual([{ path: 'README.md', added: 1, removed: 0, writes: 1, edits: 0 }]);
+
+    // status lists them under each task too.
+    const status = await cli('status', id);
+    expect(status.out).toContain('[x] notes: rewrite the notes');
+    expect(status.out).toContain('      files: notes.txt +2 −0');
+    expect(status.out).toContain('      files: README.md +1 −0');
+    expect(JSON.parse((await cli('status', id, '--json')).out).files.notes).toEqual([
+      { path: 'notes.txt', added: 2, removed: 0, writes: 1, edits: 0 },
+    ]);
 
     const unknown = await cli('diff', id, 'nope');
     expect(unknown.code).toBe(EXIT.USAGE);
