@@ -7,16 +7,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { main } from '../../src/client/cli';
 import { cli } from '../support/cli';
 import type { DecisionsView, Question, RunStatus } from '../../src/workflows/messages';
-import { startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { NO_REPLAN_DECISION, scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  // startHarness returns once its worker polls, so `run` does not start a worker of its own.
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 
 const CLARIFY = {
   replan_needed: true,

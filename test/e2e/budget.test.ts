@@ -4,17 +4,13 @@
 import { main } from '../../src/client/cli';
 import type { Question, RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
-import { startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { PassThrough } from 'node:stream';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  // startHarness returns once its worker polls, so `run` does not start a worker of its own.
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 
 const TASKS: ScenarioTask[] = ['a', 'b'].map((id) => ({
   id,

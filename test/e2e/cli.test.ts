@@ -2,15 +2,12 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { cli } from '../support/cli';
-import { startHarness, uniqueId, type Harness } from '../support/harness';
+import { uniqueId, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 
 /** The CLI in its own process (so it can get a real SIGINT), once it has printed a phase line. */
 async function cliUntilPhase(...args: string[]) {

@@ -5,15 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXIT } from '../../src/client/cli';
 import { cli } from '../support/cli';
-import { startHarness, uniqueId, type Harness } from '../support/harness';
+import { uniqueId, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 beforeEach(() => h.fake.reset());
 
 const git = (ws: string, ...args: string[]) =>

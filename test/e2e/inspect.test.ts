@@ -4,15 +4,12 @@
 import { EXIT } from '../../src/client/cli';
 import { cli } from '../support/cli';
 import { decision, scriptDecisions } from '../support/decisions';
-import { startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 
 it('O5 a finished run and a waiting run whose worker is gone print their state (exit 0); an unknown run exits 3 quickly', async () => {
   // A finished run.

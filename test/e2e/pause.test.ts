@@ -3,16 +3,12 @@
 // reason, a finished run refusing both with its final status (exit 1), an unknown run (exit 3).
 import { cli } from '../support/cli';
 import type { PauseAck, RunStatus } from '../../src/workflows/messages';
-import { startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  // startHarness returns once its worker polls, so `run` does not start a worker of its own.
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 
 describe('replanner pause / resume (O1)', () => {
   it('O1 pause with a reason → status PAUSED; repeats acknowledged; resume → DONE; a finished run refuses both with its status (exit 1); unknown run exit 3', async () => {

@@ -8,15 +8,12 @@ import { runningRunOn } from '../../src/client/run-start-guards';
 import { MAX_INSTRUCTION_CHARS } from '../../src/domain/run-input';
 import { startRun } from '../../src/client/runs';
 import { cli } from '../support/cli';
-import { startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 beforeEach(() => h.fake.reset());
 
 /** `replanner …` with `stdin` as its standard input. */

@@ -5,15 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
-import { startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 
 /** What a user of @temporalio/client writes with no Replanner library: the type by name, no memo. */
 async function bareStart(queue: string): Promise<string> {

@@ -9,14 +9,11 @@ import { NativeConnection } from '@temporalio/worker';
 import { startRun } from '../../src/client/runs';
 import { workspaceLockId, WorkspaceBusy } from '../../src/client/workspace-lock';
 import { createWorker } from '../../src/worker';
-import { startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForCli } from '../support/suite-hooks';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
-});
-afterAll(async () => h?.stop());
+harnessForCli((x) => (h = x));
 beforeEach(() => h.fake.reset());
 
 interface Proc {

@@ -17,3 +17,18 @@ export function harnessForWorkerProcesses(use: (h: Harness) => void): void {
     await h?.stop();
   });
 }
+
+/**
+ * For a suite that drives the CLI against the test worker: the harness is started before all its
+ * tests (handed to `use`), and `REPLANNER_TASK_QUEUE` routes the CLI to the harness's queue (it
+ * returns once its worker polls, so `run` does not start a worker of its own); stopped after all.
+ */
+export function harnessForCli(use: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness();
+    process.env.REPLANNER_TASK_QUEUE = h.taskQueue;
+    use(h);
+  });
+  afterAll(async () => h?.stop());
+}
