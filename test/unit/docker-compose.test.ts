@@ -1,7 +1,9 @@
 // Issue 22, a compose file a team can run: docker-compose.yml is valid under the Compose
 // Specification's JSON Schema (test/fixtures/compose-spec, checked with ajv), the worker sees the
 // workspaces at the host's absolute path, bubblewrap gets the privileges it needs, and no step hides
-// a failure. No Docker engine runs here: the stack itself is not started by any test.
+// a failure. Issue 23: two workers with distinct host names, the workspace volume on one of them
+// only, and the host search attribute (stackProblems, which also fails on broken copies). No Docker
+// engine runs here: the stack itself is not started by any test.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,11 +11,15 @@ import * as path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse } from 'yaml';
 import { WORKER_NODE_ARGS } from '../../src/worker';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/search-attributes';
 
 const root = path.resolve(__dirname, '../..');
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
-const compose = parse(composeText);
+// Compose resolves YAML merge keys (`<<: *worker`, its "fragments"): the workers share one definition.
+const compose = parse(composeText, { merge: true });
 const svc = compose.services;
+const workerA = svc['worker-a'];
+const workerB = svc['worker-b'];
 
 /**
  * A validator of the compose-spec schema. This revision names draft 2019-09 in `$schema` but labels
@@ -70,6 +76,79 @@ function shellTexts(): { where: string; text: string }[] {
   );
 }
 
+/** The directory the structural checks put in REPLANNER_WORKSPACES. */
+const WORKSPACES = '/srv/repos';
+/** `temporal operator search-attribute create --type` for the SDK's value types. */
+const CLI_TYPE: Record<string, string> = {
+  KEYWORD: 'Keyword',
+  INT: 'Int',
+  TEXT: 'Text',
+  BOOL: 'Bool',
+  DOUBLE: 'Double',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/**
+ * Issue 23's structure of the stack, as problems in words (none: []): Temporal on the PostgreSQL
+ * service; exactly two workers (the services built from this repository) on the same queue with
+ * distinct REPLANNER_HOST; the workspace volume on one of them, whose REPLANNER_WORKSPACE_ROOTS
+ * covers it, and roots on the other that claim no workspace; every search attribute the workflows
+ * upsert, and ReplannerHost (Keyword), registered with its type.
+ */
+function stackProblems(doc: any): string[] {
+  const problems: string[] = [];
+  const services = (doc.services ?? {}) as Record<string, any>;
+  const vars = { REPLANNER_WORKSPACES: WORKSPACES };
+  const envOf = (s: any): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries((s.environment ?? {}) as Record<string, string | null>).map(([k, v]) => [k, interpolate(String(v ?? ''), vars)]),
+    );
+
+  const pg = Object.keys(services).filter((n) => /^postgres:/.test(services[n].image ?? ''));
+  const temporal = services.temporal?.environment ?? {};
+  if (pg.length !== 1) problems.push(`${pg.length} PostgreSQL services, not 1`);
+  else if (!/^postgres/.test(temporal.DB ?? '') || temporal.POSTGRES_SEEDS !== pg[0])
+    problems.push('the Temporal server does not run on the PostgreSQL service');
+
+  const workers = Object.keys(services).filter((n) => services[n].build !== undefined);
+  if (workers.length !== 2) problems.push(`${workers.length} worker services, not 2`);
+  const hosts = workers.map((n) => envOf(services[n]).REPLANNER_HOST ?? '');
+  if (hosts.some((h) => !h)) problems.push('a worker without REPLANNER_HOST');
+  else if (new Set(hosts).size !== hosts.length) problems.push(`workers share a REPLANNER_HOST (${hosts.join(', ')})`);
+  for (const k of ['OPENAI_BASE_URL', 'REPLANNER_MODEL', 'REPLANNER_TASK_QUEUE'])
+    if (new Set(workers.map((n) => services[n].environment?.[k])).size > 1)
+      problems.push(`the workers differ in ${k}: they would poll different queues`);
+
+  const mountsWorkspaces = (s: any) =>
+    [s.volumes ?? []]
+      .flat()
+      .some((v: any) => interpolate(typeof v === 'object' ? (v.target ?? '') : (String(v).split(':')[1] ?? ''), vars) === WORKSPACES);
+  const mounting = workers.filter((n) => mountsWorkspaces(services[n]));
+  if (mounting.length !== 1) problems.push(`the workspace volume is on ${mounting.length} workers, not 1`);
+  for (const name of workers) {
+    // path.delimiter on Linux, where the containers run.
+    const roots = (envOf(services[name]).REPLANNER_WORKSPACE_ROOTS ?? '').split(':').filter(Boolean);
+    const owns = roots.some((r) => WORKSPACES === r || WORKSPACES.startsWith(r.endsWith('/') ? r : `${r}/`));
+    const mounts = mounting.includes(name);
+    if (roots.length === 0) problems.push(`${name}: REPLANNER_WORKSPACE_ROOTS unset or empty (unset means "/", every workspace)`);
+    else if (mounts && !owns) problems.push(`${name} mounts the workspaces but its REPLANNER_WORKSPACE_ROOTS does not cover them`);
+    else if (!mounts && owns) problems.push(`${name} claims the workspaces (REPLANNER_WORKSPACE_ROOTS) without the volume`);
+  }
+
+  const args = [services['temporal-setup']?.command ?? []].flat().map(String);
+  const registered = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) if (args[i] === '--name' && args[i + 2] === '--type') registered.set(args[i + 1]!, args[i + 3]!);
+  const wanted: [string, string][] = [
+    ...SEARCH_ATTRIBUTE_KEYS.map((k): [string, string] => [k.name, CLI_TYPE[k.type] ?? k.type]),
+    ['ReplannerHost', 'Keyword'],
+  ];
+  for (const [name, type] of wanted)
+    if (registered.get(name) !== type)
+      problems.push(`search attribute ${name} (${type}) not registered${registered.has(name) ? ` (registered as ${registered.get(name)})` : ''}`);
+  return problems;
+}
+
 describe('docker-compose.yml', () => {
   it('B5 validates against the compose-spec JSON schema', () => {
     expect(errorsOf(compose)).toEqual([]);
@@ -77,18 +156,18 @@ describe('docker-compose.yml', () => {
 
   it('B5 the same validation fails on a deliberately broken copy', () => {
     const broken = structuredClone(compose);
-    broken.services.worker.depends_on['temporal-setup'].condition = 'service_finished';
-    broken.services.worker.cap_add = 'SYS_ADMIN';
+    broken.services['worker-a'].depends_on['temporal-setup'].condition = 'service_finished';
+    broken.services['worker-a'].cap_add = 'SYS_ADMIN';
     broken.services.temporal.bogus_key = true;
     const errors = errorsOf(broken);
-    expect(errors.join('\n')).toMatch(/\/services\/worker\/depends_on/);
-    expect(errors.join('\n')).toMatch(/\/services\/worker\/cap_add must be array/);
+    expect(errors.join('\n')).toMatch(/\/services\/worker-a\/depends_on/);
+    expect(errors.join('\n')).toMatch(/\/services\/worker-a\/cap_add must be array/);
     expect(errors.join('\n')).toMatch(/\/services\/temporal must NOT have additional properties/);
   });
 
   it('B5 has PostgreSQL, the schema setup, the Temporal server on it, search attributes, the Web UI and the worker', () => {
     expect(Object.keys(svc)).toEqual(
-      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'worker']),
+      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'worker-a', 'worker-b']),
     );
     expect(svc.postgresql.image).toMatch(/^postgres:/);
     expect(svc.temporal.environment.DB).toMatch(/^postgres/);
@@ -156,13 +235,13 @@ describe('docker-compose.yml', () => {
   it('registers the search attributes the workflows upsert, before the worker starts', () => {
     const cmd = [svc['temporal-setup'].command].flat().join(' ');
     expect(cmd).toMatch(/^temporal operator search-attribute create /);
-    for (const name of ['ReplannerPhase', 'ReplannerStatus', 'ReplanCount']) expect(cmd).toContain(`--name ${name}`);
+    for (const name of ['ReplannerPhase', 'ReplannerStatus', 'ReplanCount', 'ReplannerHost']) expect(cmd).toContain(`--name ${name}`);
     expect(svc['temporal-setup'].depends_on.temporal.condition).toBe('service_healthy');
-    expect(svc.worker.depends_on['temporal-setup'].condition).toBe('service_completed_successfully');
+    for (const w of [workerA, workerB]) expect(w.depends_on['temporal-setup'].condition).toBe('service_completed_successfully');
   });
 
   it('issue 22 the worker sees the workspaces at the same absolute path as the host (REPLANNER_WORKSPACES, required)', () => {
-    const binds = (svc.worker.volumes as any[]).filter((v) => typeof v === 'object' && v.type === 'bind');
+    const binds = (workerA.volumes as any[]).filter((v) => typeof v === 'object' && v.type === 'bind');
     expect(binds).toHaveLength(1);
     const [bind] = binds;
     expect(bind.source).toBe(bind.target);
@@ -174,16 +253,18 @@ describe('docker-compose.yml', () => {
   });
 
   it('issue 22 the worker has the sandbox settings bubblewrap needs in a container', () => {
-    expect(svc.worker.cap_add).toEqual(['SYS_ADMIN']);
-    expect(svc.worker.security_opt).toEqual(expect.arrayContaining(['apparmor=unconfined', 'seccomp=unconfined']));
+    expect(workerA.cap_add).toEqual(['SYS_ADMIN']);
+    expect(workerA.security_opt).toEqual(expect.arrayContaining(['apparmor=unconfined', 'seccomp=unconfined']));
+    // The worker without a workspace runs no command: it gets none of those privileges.
+    expect([workerB.cap_add ?? [], workerB.security_opt ?? []]).toEqual([[], []]);
     // A sandbox switched off would be the other way to make commands run: not here.
-    expect(svc.worker.environment).not.toHaveProperty('REPLANNER_SANDBOX');
+    for (const w of [workerA, workerB]) expect(w.environment).not.toHaveProperty('REPLANNER_SANDBOX');
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/apt-get install -y --no-install-recommends bubblewrap/);
   });
 
   it('issue 22 the LLM settings pass through, and a model server on the host is reachable', () => {
-    const env = svc.worker.environment;
+    const env = workerA.environment;
     for (const k of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'REPLANNER_MODEL', 'REPLANNER_TASK_QUEUE', 'REPLANNER_LLM_TIMEOUT_MS'])
       expect(env).toHaveProperty(k);
     expect(interpolate(env.OPENAI_BASE_URL, { OPENAI_BASE_URL: 'http://vllm:8000/v1' })).toBe('http://vllm:8000/v1');
@@ -193,13 +274,15 @@ describe('docker-compose.yml', () => {
         REPLANNER_WORKER_OPENAI_BASE_URL: 'http://host.docker.internal:11434/v1',
       }),
     ).toBe('http://host.docker.internal:11434/v1');
-    expect(svc.worker.extra_hosts).toContain('host.docker.internal:host-gateway');
+    for (const w of [workerA, workerB]) expect(w.extra_hosts).toContain('host.docker.internal:host-gateway');
   });
 
   it('the Web UI and the worker point at the Temporal service', () => {
     expect(svc['temporal-ui'].environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(svc.worker.environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(svc.worker.build).toBe('.');
+    for (const w of [workerA, workerB]) {
+      expect(w.environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
+      expect(w.build).toBe('.');
+    }
     expect(svc['temporal-ui'].ports).toContain('8233:8080');
     expect(svc.temporal.ports).toContain('7233:7233');
   });
@@ -211,6 +294,49 @@ describe('docker-compose.yml', () => {
     const cmd = /CMD \["node", (?:"--[^"]+", )*"([^"]+)"\]/.exec(dockerfile)?.[1];
     expect(cmd).toBe('dist/src/worker-main.js');
     expect(fs.existsSync(path.join(root, 'src/worker-main.ts'))).toBe(true);
+  });
+});
+
+describe('docker-compose.yml, issue 23: two workers, the workspaces on one', () => {
+  it('has PostgreSQL under Temporal, two workers with distinct hosts, the workspace volume on one, and ReplannerHost registered', () => {
+    expect(stackProblems(compose)).toEqual([]);
+    expect([workerA.environment.REPLANNER_HOST, workerB.environment.REPLANNER_HOST]).toEqual(['worker-a', 'worker-b']);
+    expect(interpolate(workerA.environment.REPLANNER_WORKSPACE_ROOTS, { REPLANNER_WORKSPACES: WORKSPACES })).toBe(WORKSPACES);
+    expect(workerB.volumes ?? []).toEqual([]);
+  });
+
+  it('the check fails on broken copies, each with its reason', () => {
+    const broken = (edit: (d: any) => void) => {
+      const d = structuredClone(compose);
+      edit(d.services);
+      return stackProblems(d).join('\n');
+    };
+    expect(broken((s) => (s['worker-b'].environment.REPLANNER_HOST = 'worker-a'))).toMatch(/workers share a REPLANNER_HOST \(worker-a, worker-a\)/);
+    expect(broken((s) => delete s['worker-b'].environment.REPLANNER_HOST)).toMatch(/a worker without REPLANNER_HOST/);
+    expect(broken((s) => (s['worker-b'].volumes = s['worker-a'].volumes))).toMatch(/the workspace volume is on 2 workers, not 1/);
+    expect(broken((s) => (s['worker-a'].volumes = []))).toMatch(/the workspace volume is on 0 workers, not 1[\s\S]*worker-a claims the workspaces/);
+    expect(broken((s) => (s['worker-b'].environment.REPLANNER_WORKSPACE_ROOTS = ''))).toMatch(/worker-b: REPLANNER_WORKSPACE_ROOTS unset or empty/);
+    expect(broken((s) => (s['worker-b'].environment.REPLANNER_WORKSPACE_ROOTS = '/'))).toMatch(/worker-b claims the workspaces/);
+    expect(broken((s) => (s['worker-a'].environment.REPLANNER_WORKSPACE_ROOTS = '/elsewhere'))).toMatch(/worker-a mounts the workspaces but/);
+    expect(broken((s) => (s['worker-b'].environment.REPLANNER_MODEL = 'other'))).toMatch(/differ in REPLANNER_MODEL/);
+    expect(broken((s) => delete s['worker-b'])).toMatch(/1 worker services, not 2/);
+    expect(broken((s) => delete s.postgresql)).toMatch(/0 PostgreSQL services/);
+    expect(broken((s) => (s.temporal.environment.POSTGRES_SEEDS = 'elsewhere'))).toMatch(/does not run on the PostgreSQL service/);
+    const withoutHost = (s: any) => {
+      const cmd = s['temporal-setup'].command as string[];
+      cmd.splice(cmd.indexOf('ReplannerHost') - 1, 4);
+    };
+    expect(broken(withoutHost)).toMatch(/search attribute ReplannerHost \(Keyword\) not registered$/);
+    expect(broken((s) => (s['temporal-setup'].command[s['temporal-setup'].command.indexOf('ReplannerHost') + 2] = 'Text'))).toMatch(
+      /ReplannerHost \(Keyword\) not registered \(registered as Text\)/,
+    );
+  });
+
+  it('the two workers come from one definition: they differ only in host, roots, volume and the sandbox privileges', () => {
+    const differs = Object.keys({ ...workerA.environment, ...workerB.environment }).filter((k) => workerA.environment[k] !== workerB.environment[k]);
+    expect(differs.sort()).toEqual(['REPLANNER_HOST', 'REPLANNER_WORKSPACE_ROOTS']);
+    const keys = Object.keys({ ...workerA, ...workerB }).filter((k) => JSON.stringify(workerA[k]) !== JSON.stringify(workerB[k]));
+    expect(keys.sort()).toEqual(['cap_add', 'environment', 'hostname', 'security_opt', 'volumes']);
   });
 });
 
