@@ -1,7 +1,7 @@
 // Benchmark: Replanner's makespan against the LLM-bound critical path and against Temporal's own
 // floor (bench/floor-workflows.ts), measured in the same process on the same worker. Figures are
 // defined in bench/README.md.
-// Usage: npm run bench [-- --reps 3 --json --smoke --only a,b,c,d,e --settings]
+// Usage: npm run bench [-- --reps 3 --json --smoke --only a,b,c,d,e,scale --settings --scale-runs 20 --scale-latency 100]
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -19,6 +19,18 @@ import { RunWorkflow, runWorkflowId } from '../src/workflows/run';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import { floorActivities } from './floor-activities';
 import { FloorRunWorkflow, type FloorShape, type FloorStep, type FloorTask } from './floor-workflows';
+import { startRun } from '../src/client/runs';
+import {
+  countByHost,
+  machineCpuMs,
+  medianRep,
+  rootOfRun,
+  scaleFigures,
+  scaleWorkerSpecs,
+  workspaceRootsEnv,
+  type ScaleSample,
+  type ScaleWorkerSpec,
+} from './scale';
 
 type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 type HistoryEvent = NonNullable<History['events']>[number];
@@ -26,7 +38,7 @@ type HistoryEvent = NonNullable<History['events']>[number];
 export interface BenchOptions {
   reps: number;
   smoke: boolean;
-  /** Scenarios to run: a (9-task graph), b (independent tasks), c (large plan), d (concurrent runs), e (worker settings). */
+  /** Scenarios to run: a (9-task graph), b (independent tasks), c (large plan), d (concurrent runs), e (worker settings), scale (1 worker process against 2). */
   only: string[];
   /** An existing dev server (jest); otherwise the bench starts its own. */
   address?: string;
@@ -35,7 +47,12 @@ export interface BenchOptions {
   dynamicConfig?: string[];
   /** (e): the worker settings to measure (names of SETTINGS); default all. */
   settings?: string[];
+  /** (scale): concurrent runs and the LLM's latency (defaults 20 and 100 ms; smoke 4 and 20 ms). */
+  scale?: { runs?: number; latencyMs?: number };
 }
+
+/** Scenario names `--only` accepts. */
+export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'scale'];
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -528,6 +545,238 @@ async function concurrentRuns(ctx: Ctx, address: string, bundleFile: string, roo
   }
 }
 
+// ------------------------------------------------------------------ (scale) 1 worker process against 2
+
+export interface ScaleOptions {
+  /** Concurrent runs per batch (default 20). */
+  runs: number;
+  /** The scripted LLM's fixed latency per call, ms. */
+  latencyMs: number;
+  /** Worker process counts to compare, in order. */
+  workerCounts: number[];
+}
+
+/** A worker process of the scale scenario: worker-main (compiled) or test/support/worker-process.js (jest), like (d). */
+function spawnScaleWorker(address: string, bundleFile: string, root: string, taskQueue: string, fakeURL: string, spec: ScaleWorkerSpec) {
+  const compiled = __filename.endsWith('.js');
+  const script = compiled ? path.join(root, 'dist/src/worker-main.js') : path.join(root, 'test/support/worker-process.js');
+  return spawn(process.execPath, [...WORKER_NODE_ARGS, script], {
+    env: {
+      PATH: process.env.PATH,
+      TEMPORAL_ADDRESS: address,
+      REPLANNER_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: fakeURL,
+      OPENAI_API_KEY: 'k',
+      REPLANNER_MODEL: 'm',
+      REPLANNER_WORKFLOW_BUNDLE: bundleFile,
+      REPLANNER_LOG_LEVEL: 'ERROR',
+      // Issue 23's settings: ignored by a worker without workspace affinity (both then share one queue).
+      REPLANNER_HOST: spec.host,
+      REPLANNER_WORKSPACE_ROOTS: workspaceRootsEnv(spec),
+      ...workerEnvFrom(process.env.BENCH_WORKER_ENV),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Waits until every pid polls `taskQueue` for workflow tasks (a worker that exits first fails the bench). */
+async function untilPolling(client: Client, taskQueue: string, children: ReturnType<typeof spawn>[], timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const dead = children.find((c) => c.exitCode !== null);
+    if (dead) throw new Error(`scale: worker process ${dead.pid} exited with ${dead.exitCode} before polling ${taskQueue}`);
+    const res = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    const ids = (res.pollers ?? []).map((p) => p.identity ?? '');
+    const seen = countByHost(ids, Object.fromEntries(children.map((c) => [c.pid!, String(c.pid)])));
+    if (children.every((c) => seen[String(c.pid)])) return;
+    if (Date.now() > deadline)
+      throw new Error(`scale: worker processes not polling ${taskQueue} after ${timeoutMs} ms (pollers: ${ids.join(', ') || 'none'})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Activity and workflow-task identities of a workflow and its children, recursively (every continued-as-new run). */
+async function workIdentities(client: Client, workflowId: string, out: { activities: string[]; workflowTasks: string[] }): Promise<void> {
+  const events = (await historyRuns(client, workflowId, { bytes: [], types: {} })).flat();
+  for (const e of events) {
+    if (e.activityTaskStartedEventAttributes) out.activities.push(e.activityTaskStartedEventAttributes.identity ?? '');
+    if (e.workflowTaskStartedEventAttributes) out.workflowTasks.push(e.workflowTaskStartedEventAttributes.identity ?? '');
+  }
+  for (const c of children(events)) await workIdentities(client, c.id, out);
+}
+
+/** Stops a child process (SIGTERM) and waits for its exit. */
+const stopChild = (child: ReturnType<typeof spawn>) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+/**
+ * One batch: `workers` worker processes (distinct REPLANNER_HOST, the roots split between them),
+ * a warm-up run per worker, then `runs` concurrent runs with their workspaces alternating between
+ * the roots. CPU per process from /proc over the batch; which host ran what from the histories.
+ */
+async function scaleBatch(
+  ctx: Ctx,
+  address: string,
+  bundleFile: string,
+  root: string,
+  workers: number,
+  roots: string[],
+  so: ScaleOptions,
+  criticalCallsPerRun: number,
+  plan: ScenarioTask[],
+) {
+  const { client, fake } = ctx;
+  const specs = scaleWorkerSpecs(workers, roots);
+  const taskQueue = `bench-scale-${process.pid}-${++ctx.seq}`;
+  const procs = specs.map((spec) => spawnScaleWorker(address, bundleFile, root, taskQueue, fake.baseURL, spec));
+  const pidToHost = Object.fromEntries(procs.map((c, i) => [c.pid!, specs[i]!.host]));
+  const wss: string[] = [];
+  const batch = async (n: number, tag: string) =>
+    Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const ws = fs.mkdtempSync(path.join(rootOfRun(i, roots), `${tag}-`));
+        wss.push(ws);
+        const { handle } = await startRun(client, {
+          instruction: 'bench',
+          workspace: ws,
+          taskQueue,
+          runId: `bench-scale-${process.pid}-${tag}-${i}-${++ctx.seq}`,
+          options: { maxParallelTasks: plan.length },
+        });
+        const res = await handle.result();
+        return { workflowId: handle.workflowId, status: res.status };
+      }),
+    );
+  try {
+    await untilPolling(client, taskQueue, procs);
+    fake.reset();
+    scriptScenario(fake, { tasks: plan, latencyMs: so.latencyMs });
+    // A fresh worker's first runs pay for its start (workflow bundle, connections): untimed.
+    await batch(workers, 'warm');
+    fake.reset();
+    scriptScenario(fake, { tasks: plan, latencyMs: so.latencyMs });
+    const before = procs.map((c) => procStats(c.pid!).cpuMs);
+    const c0 = cpuNow();
+    const m0 = machineCpuMs(fs.readFileSync('/proc/stat', 'utf8'));
+    const t0 = performance.now();
+    const results = await batch(so.runs, 'run');
+    const makespanMs = performance.now() - t0;
+    const m1 = machineCpuMs(fs.readFileSync('/proc/stat', 'utf8'));
+    const cpu = cpuSince(c0);
+    const workerCpu = procs.map((c, i) => procStats(c.pid!).cpuMs - before[i]!);
+    const llmCalls = fake.requests.length;
+    const ids = { activities: [] as string[], workflowTasks: [] as string[] };
+    for (const r of results) await workIdentities(client, r.workflowId, ids);
+    const sample: ScaleSample = {
+      workers,
+      runs: so.runs,
+      makespanMs,
+      llmCalls,
+      latencyMs: so.latencyMs,
+      criticalCallsPerRun,
+      workerCpuMs: Object.fromEntries(specs.map((s, i) => [s.host, workerCpu[i]!])),
+      // The dev server is this process's other child (when the bench started it): children's CPU less the workers'.
+      serverCpuMs: ctx.opts.address ? null : Math.max(0, cpu.server - workerCpu.reduce((a, b) => a + b, 0)),
+      benchCpuMs: cpu.bench,
+      machine: { busyMs: m1.busyMs - m0.busyMs, totalMs: m1.totalMs - m0.totalMs },
+      floorMakespanMs: NaN, // measured after the batches of the rep (scaleScenario)
+    };
+    return {
+      sample,
+      done: results.filter((r) => r.status === 'DONE').length,
+      hosts: specs.map((s) => ({ host: s.host, roots: s.roots })),
+      activitiesByHost: countByHost(ids.activities, pidToHost),
+      workflowTasksByHost: countByHost(ids.workflowTasks, pidToHost),
+    };
+  } finally {
+    await Promise.all(procs.map(stopChild));
+    for (const ws of wss) fs.rmSync(ws, { recursive: true, force: true });
+  }
+}
+
+/**
+ * (scale): 1 worker process against 2 on this machine, `runs` concurrent 3-task runs at a fixed
+ * LLM latency, reps interleaved (1, 2, floor; 1, 2, floor; …) so each configuration sees the machine
+ * at the same moment; the floor is `runs` concurrent FloorRunWorkflows of one run's shape on the
+ * bench's in-process worker.
+ */
+async function scaleScenario(ctx: Ctx, address: string, bundleFile: string, root: string, so: ScaleOptions, reps: number) {
+  const plan = independent(3);
+  // One run alone (in-process worker): its LLM calls on the critical path and the shape the floor replays.
+  const solo = await oneRun(ctx, plan, so.latencyMs, plan.length);
+  const critical = criticalPathCalls(solo.requests, plan).calls;
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-bench-scale-'));
+  const roots = ['a', 'b'].map((r) => path.join(base, r));
+  for (const r of roots) fs.mkdirSync(r);
+  const per: Record<number, Awaited<ReturnType<typeof scaleBatch>>[]> = {};
+  const floors: number[] = [];
+  try {
+    for (let r = 0; r < reps; r++) {
+      const inRep: Awaited<ReturnType<typeof scaleBatch>>[] = [];
+      for (const w of so.workerCounts) {
+        const b = await scaleBatch(ctx, address, bundleFile, root, w, roots, so, critical, plan);
+        (per[w] ??= []).push(b);
+        inRep.push(b);
+        ctx.opts.log?.(`  ${w} worker(s), ${so.runs} runs: ${b.done} DONE in ${Math.round(b.sample.makespanMs)} ms`);
+      }
+      const shape = withParallel(solo.hist.shape, plan.length);
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: so.runs }, () =>
+          ctx.client.workflow.execute(FloorRunWorkflow, {
+            taskQueue: ctx.taskQueue,
+            workflowId: `floor-scale-${process.pid}-${++ctx.seq}`,
+            args: [shape],
+          }),
+        ),
+      );
+      const floorMs = performance.now() - t0;
+      floors.push(floorMs);
+      for (const b of inRep) b.sample.floorMakespanMs = floorMs;
+      ctx.opts.log?.(`  floor, ${so.runs} concurrent runs: ${Math.round(floorMs)} ms`);
+    }
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+  const cores = os.cpus().length;
+  const configs = so.workerCounts.map((w) => {
+    const m = medianRep(per[w]!.map((b) => ({ ...b, makespanMs: b.sample.makespanMs })));
+    return {
+      ...scaleFigures(m.sample, cores),
+      repsMakespanMs: per[w]!.map((b) => Math.round(b.sample.makespanMs)),
+      allDone: per[w]!.every((b) => b.done === so.runs),
+      llmCalls: m.sample.llmCalls,
+      hosts: m.hosts,
+      activitiesByHost: m.activitiesByHost,
+      workflowTasksByHost: m.workflowTasksByHost,
+    };
+  });
+  const first = configs[0]!;
+  const last = configs[configs.length - 1]!;
+  return {
+    runs: so.runs,
+    tasksPerRun: plan.length,
+    latencyMs: so.latencyMs,
+    reps,
+    cores,
+    soloMakespanMs: Math.round(solo.makespanMs),
+    criticalCallsPerRun: critical,
+    llmBoundMs: critical * so.latencyMs,
+    floorMakespanMs: Math.round(median(floors)),
+    configs,
+    /** Throughput of the last configuration over the first's (2 workers over 1). */
+    speedUp: Math.round((first.makespanMs / last.makespanMs) * 100) / 100,
+  };
+}
+
 /** Worker settings to measure against the default (bench/README.md, "What the engine allows"). */
 const SETTINGS: Record<string, Partial<WorkerOptions>> = {
   default: {},
@@ -696,6 +945,12 @@ export async function runBench(opts: BenchOptions) {
       out.concurrent = await concurrentRuns(ctx, address, bundleFile, root, s ? 3 : 50, 50);
     }
 
+    if (only.has('scale')) {
+      log?.('(scale) 1 worker process against 2, concurrent runs');
+      const so: ScaleOptions = { runs: opts.scale?.runs ?? (s ? 4 : 20), latencyMs: opts.scale?.latencyMs ?? (s ? 20 : 100), workerCounts: [1, 2] };
+      out.scale = await scaleScenario(ctx, address, bundleFile, root, so, reps);
+    }
+
     if (only.has('e')) {
       log?.('(e) worker settings');
       const plan = chainGraph(4, 2);
@@ -769,6 +1024,21 @@ function table(doc: Record<string, any>): string {
   }
   if (doc.largePlan) rows('(c) large plan', [doc.largePlan]);
   if (doc.concurrent) lines.push('', `(d) concurrent runs: ${JSON.stringify(doc.concurrent)}`);
+  if (doc.scale) {
+    const sc = doc.scale;
+    lines.push(
+      '',
+      `(scale) ${sc.runs} concurrent ${sc.tasksPerRun}-task runs at ${sc.latencyMs} ms per LLM call, ${sc.cores} cores; a run alone ${sc.soloMakespanMs} ms (LLM bound ${sc.llmBoundMs} ms); Temporal's floor for the batch ${sc.floorMakespanMs} ms`,
+      'workers | makespan (reps)      | runs/min | LLM calls/s | cores: workers / server / bench / machine | limited by',
+    );
+    for (const c of sc.configs) {
+      lines.push(
+        `${String(c.workers).padStart(7)} | ${`${c.makespanMs} (${c.repsMakespanMs.join(', ')})`.padEnd(20)} | ${String(c.runsPerMin).padStart(8)} | ${String(c.llmCallsPerS).padStart(11)} | ${JSON.stringify(c.coresUsed.workers)} / ${c.coresUsed.server ?? '-'} / ${c.coresUsed.bench} / ${c.coresUsed.machine} | ${c.limitedBy}`,
+      );
+      lines.push(`        activities by host ${JSON.stringify(c.activitiesByHost)}, workflow tasks by host ${JSON.stringify(c.workflowTasksByHost)}`);
+    }
+    lines.push(`speed-up ${sc.configs[0].workers} → ${sc.configs[sc.configs.length - 1].workers} workers: ${sc.speedUp}x`);
+  }
   if (doc.workerSettings) {
     lines.push('', '(e) worker settings (9-task graph, 0 ms, maxParallelTasks 4)');
     for (const [k, v] of Object.entries(doc.workerSettings as Record<string, unknown>)) lines.push(`  ${k}: ${JSON.stringify(v)}`);
@@ -786,10 +1056,22 @@ async function main() {
       settings: { type: 'boolean', default: false },
       setting: { type: 'string', multiple: true },
       dc: { type: 'string', multiple: true },
+      'scale-runs': { type: 'string' },
+      'scale-latency': { type: 'string' },
     },
   });
   const only = values.only.split(',').map((x) => x.trim());
   if (values.settings) only.push('e');
+  const unknown = only.filter((o) => !SCENARIOS.includes(o));
+  if (unknown.length) throw new Error(`--only: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+  const whole = (name: string, v: string | undefined, min: number) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number ≥ ${min}, got "${v}"`);
+    return n;
+  };
+  const scaleRuns = whole('scale-runs', values['scale-runs'], 1);
+  const scaleLatency = whole('scale-latency', values['scale-latency'], 0);
   const reps = Number(values.reps ?? (values.smoke ? 1 : 3));
   if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
   const doc = await runBench({
@@ -798,6 +1080,7 @@ async function main() {
     only,
     ...(values.setting ? { settings: values.setting } : {}),
     ...(values.dc ? { dynamicConfig: values.dc } : {}),
+    scale: { ...(scaleRuns !== undefined ? { runs: scaleRuns } : {}), ...(scaleLatency !== undefined ? { latencyMs: scaleLatency } : {}) },
     log: values.json ? undefined : (l) => console.error(l),
   });
   console.log(values.json ? JSON.stringify(doc, null, 2) : table(doc));
