@@ -22,6 +22,7 @@ import { FloorRunWorkflow, type FloorShape, type FloorStep, type FloorTask } fro
 import { startRun } from '../src/client/runs';
 import {
   countByHost,
+  countByQueue,
   machineCpuMs,
   medianRep,
   rootOfRun,
@@ -600,9 +601,14 @@ async function untilPolling(client: Client, taskQueue: string, children: ReturnT
 }
 
 /** Activity and workflow-task identities of a workflow and its children, recursively (every continued-as-new run). */
-async function workIdentities(client: Client, workflowId: string, out: { activities: string[]; workflowTasks: string[] }): Promise<void> {
+async function workIdentities(
+  client: Client,
+  workflowId: string,
+  out: { activities: string[]; workflowTasks: string[]; activityQueues: string[] },
+): Promise<void> {
   const events = (await historyRuns(client, workflowId, { bytes: [], types: {} })).flat();
   for (const e of events) {
+    if (e.activityTaskScheduledEventAttributes) out.activityQueues.push(e.activityTaskScheduledEventAttributes.taskQueue?.name ?? '');
     if (e.activityTaskStartedEventAttributes) out.activities.push(e.activityTaskStartedEventAttributes.identity ?? '');
     if (e.workflowTaskStartedEventAttributes) out.workflowTasks.push(e.workflowTaskStartedEventAttributes.identity ?? '');
   }
@@ -673,7 +679,7 @@ async function scaleBatch(
     const cpu = cpuSince(c0);
     const workerCpu = procs.map((c, i) => procStats(c.pid!).cpuMs - before[i]!);
     const llmCalls = fake.requests.length;
-    const ids = { activities: [] as string[], workflowTasks: [] as string[] };
+    const ids = { activities: [] as string[], workflowTasks: [] as string[], activityQueues: [] as string[] };
     for (const r of results) await workIdentities(client, r.workflowId, ids);
     const sample: ScaleSample = {
       workers,
@@ -695,6 +701,7 @@ async function scaleBatch(
       hosts: specs.map((s) => ({ host: s.host, roots: s.roots })),
       activitiesByHost: countByHost(ids.activities, pidToHost),
       workflowTasksByHost: countByHost(ids.workflowTasks, pidToHost),
+      activitiesByQueue: countByQueue(ids.activityQueues, taskQueue),
     };
   } finally {
     await Promise.all(procs.map(stopChild));
@@ -757,6 +764,7 @@ async function scaleScenario(ctx: Ctx, address: string, bundleFile: string, root
       hosts: m.hosts,
       activitiesByHost: m.activitiesByHost,
       workflowTasksByHost: m.workflowTasksByHost,
+      activitiesByQueue: m.activitiesByQueue,
     };
   });
   const first = configs[0]!;
@@ -1035,7 +1043,9 @@ function table(doc: Record<string, any>): string {
       lines.push(
         `${String(c.workers).padStart(7)} | ${`${c.makespanMs} (${c.repsMakespanMs.join(', ')})`.padEnd(20)} | ${String(c.runsPerMin).padStart(8)} | ${String(c.llmCallsPerS).padStart(11)} | ${JSON.stringify(c.coresUsed.workers)} / ${c.coresUsed.server ?? '-'} / ${c.coresUsed.bench} / ${c.coresUsed.machine} | ${c.limitedBy}`,
       );
-      lines.push(`        activities by host ${JSON.stringify(c.activitiesByHost)}, workflow tasks by host ${JSON.stringify(c.workflowTasksByHost)}`);
+      lines.push(
+        `        activities by host ${JSON.stringify(c.activitiesByHost)}, by queue ${JSON.stringify(c.activitiesByQueue)}; workflow tasks by host ${JSON.stringify(c.workflowTasksByHost)}`,
+      );
     }
     lines.push(`speed-up ${sc.configs[0].workers} → ${sc.configs[sc.configs.length - 1].workers} workers: ${sc.speedUp}x`);
   }

@@ -162,3 +162,16 @@ export function countByHost(identities: string[], pidToHost: Record<number, stri
   }
   return out;
 }
+
+/**
+ * Activities by the task queue they were scheduled on, the batch's queue written `<queue>`: before
+ * workspace affinity all are on `<queue>`; after it a workspace's activities are on `<queue>@<host>`.
+ */
+export function countByQueue(queues: string[], queue: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const q of queues) {
+    const key = q === queue ? '<queue>' : q.startsWith(`${queue}@`) ? `<queue>${q.slice(queue.length)}` : q;
+    out[key] = (out[key] ?? 0) + 1;
+  }
+  return out;
+}

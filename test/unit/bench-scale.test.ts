@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import {
   countByHost,
+  countByQueue,
   LIMIT_REACHED,
   machineCpuMs,
   medianRep,
@@ -115,6 +116,16 @@ describe('bench scale: figures and limits', () => {
       'bench-b': 1,
       '12345@box': 1,
       '(none)': 1,
+    });
+  });
+
+  it('activities by queue: the batch queue as <queue>, a host queue as <queue>@<host>, any other kept', () => {
+    expect(countByQueue(['bq', 'bq@bench-a', 'bq', 'bq@bench-b', 'bq2', 'other'], 'bq')).toEqual({
+      '<queue>': 2,
+      '<queue>@bench-a': 1,
+      '<queue>@bench-b': 1,
+      bq2: 1,
+      other: 1,
     });
   });
 });

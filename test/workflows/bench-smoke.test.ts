@@ -41,4 +41,36 @@ describe('npm run bench -- --smoke', () => {
     expect(doc.concurrent.workerPeakRssMiB).toBeGreaterThan(0);
     expect(doc.concurrent.workerCpuMsPerLlmCall).toBeGreaterThan(0);
   });
+
+  it('issue 23 scale: 1 worker process against 2 (distinct hosts, roots split), concurrent runs all DONE, throughput and a named limit', async () => {
+    const doc = (await runBench({ reps: 1, smoke: true, only: ['scale'], address: temporalAddress() })) as Record<string, any>;
+    const sc = doc.scale;
+    expect(sc).toMatchObject({ runs: 4, tasksPerRun: 3, reps: 1 });
+    expect(sc.criticalCallsPerRun).toBeGreaterThan(0);
+    expect(sc.floorMakespanMs).toBeGreaterThan(0);
+    expect(sc.configs.map((c: any) => c.workers)).toEqual([1, 2]);
+    for (const c of sc.configs) {
+      expect(c.allDone).toBe(true);
+      expect(c.runsPerMin).toBeGreaterThan(0);
+      expect(c.llmCallsPerS).toBeGreaterThan(0);
+      expect(c.limits.map((l: any) => l.kind).sort()).toEqual(['llm-latency', 'machine-cpu', 'temporal-floor', 'worker-cpu']);
+      expect(typeof c.limitedBy).toBe('string');
+      // Every activity ran on one of this configuration's worker processes, named by its host
+      // (which of the two takes what is Temporal's choice before workspace affinity).
+      expect(Object.keys(c.activitiesByHost).length).toBeGreaterThan(0);
+      for (const host of Object.keys(c.activitiesByHost)) expect(c.hosts.map((h: any) => h.host)).toContain(host);
+      // Every activity was scheduled on the batch's queue or a host queue of it.
+      const sum = (o: Record<string, number>) => Object.values(o).reduce((x, y) => x + y, 0);
+      expect(sum(c.activitiesByQueue)).toBe(sum(c.activitiesByHost));
+      for (const q of Object.keys(c.activitiesByQueue)) expect(q).toMatch(/^<queue>(@bench-[ab])?$/);
+    }
+    expect(sc.configs[0].hosts).toEqual([{ host: 'bench-a', roots: [expect.any(String), expect.any(String)] }]);
+    const [a, b] = sc.configs[1].hosts;
+    expect([a.host, b.host]).toEqual(['bench-a', 'bench-b']);
+    expect(a.roots).toHaveLength(1);
+    expect(b.roots).toHaveLength(1);
+    expect(a.roots[0]).not.toBe(b.roots[0]);
+    // The dev server is jest's, not a child of the bench: no CPU figure for it.
+    expect(sc.configs[0].coresUsed.server).toBeNull();
+  });
 });
