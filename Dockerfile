@@ -19,5 +19,9 @@ COPY bin ./bin
 COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
+# The workspace root of a worker that owns no workspace (docker-compose.yml, worker-b): an empty
+# directory, so the root exists wherever a worker checks it, and no workspace is ever below it.
+RUN mkdir /replanner-owns-no-workspace
+
 ENV TEMPORAL_ADDRESS=temporal:7233
 CMD ["node", "--max-old-space-size=768", "dist/src/worker-main.js"]

@@ -303,6 +303,9 @@ describe('docker-compose.yml, issue 23: two workers, the workspaces on one', () 
     expect([workerA.environment.REPLANNER_HOST, workerB.environment.REPLANNER_HOST]).toEqual(['worker-a', 'worker-b']);
     expect(interpolate(workerA.environment.REPLANNER_WORKSPACE_ROOTS, { REPLANNER_WORKSPACES: WORKSPACES })).toBe(WORKSPACES);
     expect(workerB.volumes ?? []).toEqual([]);
+    // worker-b's root is an empty directory of the image: it exists, and nothing mounts it.
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain(`RUN mkdir ${workerB.environment.REPLANNER_WORKSPACE_ROOTS}\n`);
   });
 
   it('the check fails on broken copies, each with its reason', () => {
