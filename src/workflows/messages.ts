@@ -18,10 +18,13 @@ import {
   type RunStatusView,
   type TaskProgressMessage,
 } from '../domain/run/state';
+import type { RunEventsPage } from '../domain/run/event-log';
+import type { TaskStepLine } from '../domain/task-details';
 import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { TokenUsage } from '../llm/usage';
 
+export type { RunEvent, RunEventsPage } from '../domain/run/event-log';
 export type { DecisionsView, PauseState, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
 
 /** What `status` returns: a view computed from the run's state on each query. */
@@ -143,6 +146,11 @@ export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 
 export const statusQuery = defineQuery<RunStatus>('status');
 /**
+ * V2: the run's events after seq `afterSeq` (0: from the oldest kept), with the oldest seq it still
+ * keeps and how many after the cursor it dropped. `watch` reads it with its cursor: each event once, in order.
+ */
+export const eventsQuery = defineQuery<RunEventsPage, [number]>('events');
+/**
  * S2: a poke from the execution phase to its run: "my tasks changed, look again". Its payload is
  * never read (anyone can send this signal): the run reads the task states from its execution child
  * itself (executionProgressQuery, through a local activity that checks the workflow it asks is its
@@ -170,6 +178,8 @@ export interface TaskStatus {
   consultation?: PendingConsultation;
   /** P8: the newest [DUCK_PACEMAKER] lines of this task (start, per-loop stall / vitals change, interventions, end). */
   pacemakerLog?: string[];
+  /** V2: the newest worker steps with their tool calls (what `watch` shows while the task runs). */
+  steps?: TaskStepLine[];
 }
 export const taskStatusQuery = defineQuery<TaskStatus>('taskStatus');
 

@@ -31,6 +31,7 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 import { lowerRung, type LlmRung } from '../llm-form';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 import { planArrived, reviseChecklist, runChecklist, type ChecklistHistory } from './checklist';
+import { appendRunEvents, runEventsAfter, runEventsBetween, type RunEventLog, type RunEventsPage } from './event-log';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
@@ -173,6 +174,8 @@ export interface RunState {
   notifications?: NotificationLedger;
   /** X11: the plan checklist's revisions and earlier plans (absent: no revision yet). */
   checklist?: ChecklistHistory;
+  /** V2: what `watch` prints, bounded and numbered over the whole run (absent: nothing happened yet). */
+  events?: RunEventLog;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -652,6 +655,18 @@ export function timeOutQuestions(s: RunState, ids: readonly string[]): RunState 
 export const allAnswered = (s: RunState, ids: readonly string[]): boolean => s.questions.every((q) => !ids.includes(q.id) || q.status !== 'pending');
 
 export const pendingQuestions = (s: RunState): Question[] => s.questions.filter((q) => q.status === 'pending');
+
+// ---------------------------------------------------------------- events (V2)
+
+/** V2: `next` with the events of the change from `prev` appended to its log (at workflow time `at`). */
+export function withEvents(prev: RunState, next: RunState, at: string): RunState {
+  if (prev === next) return next;
+  const bodies = runEventsBetween({ ...prev, pauses: activePauses(prev) }, { ...next, pauses: activePauses(next) });
+  return bodies.length ? { ...next, events: appendRunEvents(next.events, bodies, at) } : next;
+}
+
+/** V2: the `events` query: the events after the reader's cursor. */
+export const eventsView = (s: RunState, afterSeq: number): RunEventsPage => runEventsAfter(s.events, afterSeq);
 
 // ---------------------------------------------------------------- views
 
