@@ -64,7 +64,10 @@ it('O5 the demo ends DONE, stops its worker, leaves the dev server running and s
       .filter((x): x is string => !!x)
       .map((id) => /\.([a-z_]+)-(\d+)$/.exec(id)!)
       .map(([, phase, n]) => (n === '1' ? phase! : `${phase!} (#${n!})`));
-    const printed = out.split('\n').filter((l) => l.startsWith('phase: ')).map((l) => l.slice('phase: '.length));
+    const printed = out
+      .split('\n')
+      .filter((l) => l.startsWith('phase: '))
+      .map((l) => l.slice('phase: '.length));
     expect(printed).toEqual(children);
     const lines = out.split('\n');
     const at = (p: (l: string) => boolean) => lines.findIndex(p);

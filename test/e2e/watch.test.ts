@@ -22,7 +22,13 @@ harnessForCli((x) => (h = x));
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-const CLARIFY = decision({ confidence: 0.9, type: 'clarification_request', issue: 'format unspecified', questions: ['Which format?'], assumptions: ['JSON'] });
+const CLARIFY = decision({
+  confidence: 0.9,
+  type: 'clarification_request',
+  issue: 'format unspecified',
+  questions: ['Which format?'],
+  assumptions: ['JSON'],
+});
 
 /** One stalling task (its judge misses the same thing until `unstuck`), after a coarse first plan the LLM asks to decompose again. */
 function scriptRun(): { unstuck: () => void } {
@@ -35,7 +41,14 @@ function scriptRun(): { unstuck: () => void } {
     judge: () =>
       unstuck
         ? { success: true, reason: 'the parser works', missingRequirements: [] }
-        : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'], confidence: t.confidence },
+        : {
+            success: false,
+            shouldContinue: true,
+            shouldReplan: false,
+            reason: 'still not done',
+            missingRequirements: ['a working parser'],
+            confidence: t.confidence,
+          },
   });
   h.fake.script('task_decomposition', { json: { tasks: [plannedTask({ id: 'coarse', title: 'do everything at once' })] } });
   scriptDecisions(h.fake, {
@@ -55,7 +68,11 @@ const childStarts = (events: HistoryEvent[]) =>
 
 /** How many activities of `type` completed in a history. */
 function activitiesCompleted(events: HistoryEvent[], type: string): number {
-  const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]));
+  const scheduled = new Map(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]),
+  );
   return events.filter((e) => scheduled.get(Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1)) === type).length;
 }
 
@@ -90,9 +107,17 @@ describe('replanner watch (V2)', () => {
       new PassThrough(),
     );
     const seen = (p: (v: Record<string, unknown>) => boolean) => async () => (lines.some((l) => p(l.v)) ? true : undefined);
-    await until('the question in the stream', seen((v) => v.kind === 'question'), 60_000);
+    await until(
+      'the question in the stream',
+      seen((v) => v.kind === 'question'),
+      60_000,
+    );
     expect((await cli('answer', runId, 'q1', 'CSV please')).code).toBe(0);
-    await until('the consultation in the stream', seen((v) => v.kind === 'consultation'), 90_000);
+    await until(
+      'the consultation in the stream',
+      seen((v) => v.kind === 'consultation'),
+      90_000,
+    );
     stall.unstuck();
     expect((await cli('consult', runId, 's', 'guidance', 'write the parser in lib/parser.ts')).code).toBe(0);
     expect(await watching).toBe(0);
@@ -130,10 +155,16 @@ describe('replanner watch (V2)', () => {
     expect(new Set(decisions.map((d) => d.replanId)).size).toBe(decisions.length);
     // Every decision in execution names its task; the re-decomposition is there with its type.
     expect(decisions.filter((d) => d.phase === 'execution').map((d) => d.taskId)).toEqual(['s']);
-    expect(decisions.find((d) => d.replanType === 'task_redecomposition')).toMatchObject({ phase: 'task_decomposition', outcome: 'replan', noop: false });
+    expect(decisions.find((d) => d.replanType === 'task_redecomposition')).toMatchObject({
+      phase: 'task_decomposition',
+      outcome: 'replan',
+      noop: false,
+    });
     // Each decision comes after the entry of the phase it was about and before the next phase's.
     for (const d of decisions) {
-      const entered = of('phase').filter((p) => p.seq < d.seq).at(-1);
+      const entered = of('phase')
+        .filter((p) => p.seq < d.seq)
+        .at(-1);
       expect(entered?.phase).toBe(d.phase);
     }
 
@@ -151,8 +182,12 @@ describe('replanner watch (V2)', () => {
     expect(done!.seq).toBeLessThan(reflectionEntry.seq);
 
     // The question: once, with the LLM's text, then answered once with what was sent.
-    expect(h.fake.successfulFor('replan_decision').filter((r) => r.text.includes('completed the goal understanding phase')).length).toBeGreaterThanOrEqual(1);
-    expect(of('question')).toEqual([expect.objectContaining({ questionId: 'q1', questionKind: 'clarification', text: expect.stringContaining('Which format?') })]);
+    expect(
+      h.fake.successfulFor('replan_decision').filter((r) => r.text.includes('completed the goal understanding phase')).length,
+    ).toBeGreaterThanOrEqual(1);
+    expect(of('question')).toEqual([
+      expect.objectContaining({ questionId: 'q1', questionKind: 'clarification', text: expect.stringContaining('Which format?') }),
+    ]);
     expect(of('question_closed')).toEqual([expect.objectContaining({ questionId: 'q1', status: 'answered', answer: 'CSV please' })]);
 
     // The consultation: opened and closed once, as the task told the run (two taskConsultation signals in its history).
@@ -190,7 +225,17 @@ describe('replanner watch (V2)', () => {
     });
     const quiet = await cli('watch', runId);
     expect(quiet.code).toBe(0);
-    const order = ['phase: goal_understanding', 'phase: task_decomposition', 'phase: action_sequence', 'phase: execution', '[~] one RUNNING', '[x] one DONE', 'phase: reflection', 'status: DONE', `Run ${runId}: DONE`];
+    const order = [
+      'phase: goal_understanding',
+      'phase: task_decomposition',
+      'phase: action_sequence',
+      'phase: execution',
+      '[~] one RUNNING',
+      '[x] one DONE',
+      'phase: reflection',
+      'status: DONE',
+      `Run ${runId}: DONE`,
+    ];
     const at = order.map((x) => quiet.out.indexOf(x));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
