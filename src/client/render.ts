@@ -271,14 +271,18 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       if (e.noop && !verbose) return [];
       const about = e.taskId !== undefined ? `${e.phase} (task ${e.taskId})` : e.phase;
       const what = e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ');
-      const head = `${e.replanId} · ${about} · ${what}${e.targetPhase ? ` → ${e.targetPhase}` : ''}`;
+      // Told while its execution phase runs: no record id yet (decision_result brings it).
+      const head = `${e.replanId ? `${e.replanId} · ` : ''}${about} · ${what}${e.targetPhase ? ` → ${e.targetPhase}` : ''}`;
       const note = e.message ?? e.reasoning;
       return [`  decision ${head} · confidence ${formatConfidence(e.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`];
     }
-    case 'decision_result':
+    case 'decision_result': {
+      if (e.noop && !verbose) return [];
+      const what = e.outcome ? `${e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ')} · ` : '';
       return [
-        `  decision ${e.replanId}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${e.result}${e.overrideReason ? ` (${e.overrideReason})` : ''}`,
+        `  decision ${e.replanId}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${what}${e.result}${e.overrideReason ? ` (${e.overrideReason})` : ''}`,
       ];
+    }
     case 'question':
       return [
         `  question ${e.questionId} (${e.questionKind}): ${oneLine(e.text, 200)} — answer: ${answerCommand(runId, { id: e.questionId, kind: e.questionKind as Question['kind'] })}`,

@@ -18,7 +18,7 @@ import {
   type RunStatusView,
   type TaskProgressMessage,
 } from '../domain/run/state';
-import type { RunEventsPage } from '../domain/run/event-log';
+import { MAX_NOTES_PER_READ, type RunEventsPage } from '../domain/run/event-log';
 import type { TaskStepLine } from '../domain/task-details';
 import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
 import { TaskState, type TaskRecord } from '../domain/types';
@@ -111,6 +111,19 @@ export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = lazySchema(() 
     seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tasks: z.array(TaskRecordSchema).max(1000),
     usage: UsageSchema,
+    decisions: z
+      .array(
+        z.strictObject({
+          taskId: id,
+          replan: z.boolean(),
+          confidence: z.number(),
+          replanType: text(100).optional(),
+          reasoning: text(1000).optional(),
+        }),
+      )
+      .max(MAX_NOTES_PER_READ)
+      .optional(),
+    decisionsFrom: count.optional(),
   }),
 );
 
@@ -159,9 +172,10 @@ export const eventsQuery = defineQuery<RunEventsPage, [number]>('events');
 export const taskProgressSignal = defineSignal<[unknown?]>('taskProgress');
 /**
  * S2, internal: the execution phase's task states changed after version `since` (the run's last
- * applied `seq`), its current version and usage. Asked by the run only (see taskProgressSignal).
+ * applied `seq`), its current version and usage, and (V2) the replan decisions it asked from number
+ * `decisionsFrom` on (the run's count of those it has). Asked by the run only (see taskProgressSignal).
  */
-export const executionProgressQuery = defineQuery<TaskProgressMessage, [number]>('executionProgress');
+export const executionProgressQuery = defineQuery<TaskProgressMessage, [number, number?]>('executionProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
 export const taskConsultationSignal = defineSignal<[ConsultationMessage]>('taskConsultation');
 

@@ -267,7 +267,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   let fetchAgain = false;
   /** One read of the execution child's task states since the version the run has; applied if it is still that child's turn. */
   const readProgress = async (target: ChildRef, stillCurrent: () => boolean): Promise<void> => {
-    const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args: [entity.state.progressSeq] });
+    const s0 = entity.state;
+    const args = [s0.progressSeq, s0.executionDecisions?.length ?? 0];
+    const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args });
     if (!stillCurrent()) return; // the phase ended meanwhile: its result has the final states
     if (!r.ok) return log.warn(`ignored taskProgress: ${r.reason}`);
     internal('taskProgress', TaskProgressSchema, applyTaskProgress)(r.value);

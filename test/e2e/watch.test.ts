@@ -37,7 +37,11 @@ function scriptRun(): { unstuck: () => void } {
   h.fake.reset();
   scriptScenario(h.fake, {
     workerDelayMs: 300,
-    tasks: [{ id: 's', title: 'make the parser work', profile: t.profile, files: { 'stall.txt': 'same thing again' } }],
+    tasks: [
+      { id: 's', title: 'make the parser work', profile: t.profile, files: { 'stall.txt': 'same thing again' } },
+      { id: 'w', title: 'wire the parser in', dependencies: ['s'], files: { 'wired.txt': 'ok' } },
+      { id: 'v', title: 'document the parser', dependencies: ['w'], files: { 'PARSER.md': '# parser' } },
+    ],
     judge: () =>
       unstuck
         ? { success: true, reason: 'the parser works', missingRequirements: [] }
@@ -152,9 +156,14 @@ describe('replanner watch (V2)', () => {
     const decisions = of('decision');
     expect(decisions.map((d) => d.phase)).toEqual(asked.map((r) => decisionPhaseOf(r)));
     expect(decisions.length).toBe(activitiesCompleted(run, 'decideReplan') + activitiesCompleted(execution, 'decideReplan'));
-    expect(new Set(decisions.map((d) => d.replanId)).size).toBe(decisions.length);
     // Every decision in execution names its task; the re-decomposition is there with its type.
-    expect(decisions.filter((d) => d.phase === 'execution').map((d) => d.taskId)).toEqual(['s']);
+    const inExecution = decisions.filter((d) => d.phase === 'execution');
+    expect(inExecution.map((d) => d.taskId)).toEqual(['s', 'w', 'v']);
+    // Each decision has one record id: its own, or (told while the phase ran) its decision_result's.
+    const results = of('decision_result').filter((r) => r.outcome !== undefined);
+    const ids = [...decisions.map((d) => d.replanId).filter(Boolean), ...results.map((r) => r.replanId)];
+    expect(new Set(ids).size).toBe(decisions.length);
+    expect(ids).toHaveLength(decisions.length);
     expect(decisions.find((d) => d.replanType === 'task_redecomposition')).toMatchObject({
       phase: 'task_decomposition',
       outcome: 'replan',
@@ -170,16 +179,27 @@ describe('replanner watch (V2)', () => {
 
     // Task transitions: one RUNNING and one DONE per task workflow the execution phase started and completed.
     const taskChildren = childStarts(execution);
-    expect(taskChildren).toEqual([taskWorkflowId(wfId, 's')]);
+    expect(taskChildren).toEqual(['s', 'w', 'v'].map((id) => taskWorkflowId(wfId, id)));
     const completedTasks = execution.filter((e) => e.childWorkflowExecutionCompletedEventAttributes).length;
-    const s = of('task').filter((e) => e.taskId === 's');
-    expect(s.map((e) => e.state)).toEqual(['READY', 'RUNNING', 'DONE']);
-    expect(completedTasks).toBe(1);
+    expect(completedTasks).toBe(3);
     const execEntry = of('phase').find((p) => p.phase === 'execution')!;
     const reflectionEntry = of('phase').find((p) => p.phase === 'reflection')!;
+    for (const id of ['s', 'w', 'v']) {
+      const t = of('task').filter((e) => e.taskId === id);
+      expect(t.map((e) => e.state)).toEqual(['READY', 'RUNNING', 'DONE']);
+      expect(t[1]!.seq).toBeGreaterThan(execEntry.seq);
+      expect(t[2]!.seq).toBeLessThan(reflectionEntry.seq);
+    }
+    const s = of('task').filter((e) => e.taskId === 's');
     const [, running, done] = s;
-    expect(running!.seq).toBeGreaterThan(execEntry.seq);
-    expect(done!.seq).toBeLessThan(reflectionEntry.seq);
+    // The decision about s is told while the phase still runs (before v, two tasks later, ends), and
+    // after the LLM answered it; its record follows when the phase ended.
+    const aboutS = inExecution[0]!;
+    const vDone = of('task').find((e) => e.taskId === 'v' && e.state === 'DONE')!;
+    expect(aboutS.seq).toBeGreaterThan(done!.seq);
+    expect(aboutS.seq).toBeLessThan(vDone.seq);
+    expect(aboutS.replanId).toBeUndefined();
+    expect(of('decision_result').find((r) => r.taskId === 's')).toMatchObject({ outcome: 'none', result: 'skipped' });
 
     // The question: once, with the LLM's text, then answered once with what was sent.
     expect(

@@ -12,12 +12,19 @@ export const MAX_RUN_EVENTS = 300;
 export const MAX_EVENTS_PER_READ = 200;
 const TEXT_CHARS = 300;
 
+const clip = (s: string | undefined, max = TEXT_CHARS): string | undefined => {
+  if (s === undefined) return undefined;
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
 export type RunEventBody =
   | { kind: 'phase'; phase: Phase; n: number }
   | { kind: 'task'; taskId: string; title: string; state: TaskState; summary?: string }
   | {
       kind: 'decision';
-      replanId: string;
+      /** Absent when the decision is told while its execution phase still runs (the record, with its id, follows as decision_result). */
+      replanId?: string;
       phase: Phase;
       /** In execution: the task whose outcome the decision was about. */
       taskId?: string;
@@ -33,7 +40,19 @@ export type RunEventBody =
       /** A decision that changes nothing ("no replan"): shown only with --verbose. */
       noop: boolean;
     }
-  | { kind: 'decision_result'; replanId: string; taskId?: string; executed: boolean; result: string; overrideReason?: string }
+  | {
+      kind: 'decision_result';
+      replanId: string;
+      taskId?: string;
+      /** Set when the decision itself was told earlier without its record: what the policy did. */
+      outcome?: string;
+      replanType?: string;
+      executed: boolean;
+      result: string;
+      overrideReason?: string;
+      /** The decision changed nothing ("no replan"): shown only with --verbose. */
+      noop: boolean;
+    }
   | { kind: 'question'; questionId: string; questionKind: string; phase: Phase; text: string; assumptions: string[] }
   | { kind: 'question_closed'; questionId: string; status: 'answered' | 'timed_out' | 'withdrawn'; answer?: string }
   | { kind: 'consultation'; consultationId: string; taskId: string; consultationKind: string; message: string }
@@ -96,6 +115,38 @@ export function runEventsAfter(log: RunEventLog | undefined, afterSeq: number, l
 
 // ---------------------------------------------------------------- events from a state change
 
+/**
+ * A replan decision the execution phase asked after a task, as the run reads it from the phase while
+ * it still runs (with its task states): told at once, recorded by the run's policy when the phase ends.
+ */
+export interface ExecutionDecisionNote {
+  taskId: string;
+  /** The LLM wants a replan (the policy decides what becomes of it when the phase ends). */
+  replan: boolean;
+  confidence: number;
+  replanType?: string;
+  reasoning?: string;
+}
+
+export const MAX_NOTES_PER_READ = 50;
+
+/** The note of a decision the execution phase asked (a reply that could not be parsed counts as no replan). */
+export function executionDecisionNote(
+  taskId: string,
+  d: { replan_needed: boolean; confidence: number; replan_type?: string | null; reasoning?: string },
+  parseError?: string,
+): ExecutionDecisionNote {
+  const replan = !parseError && d.replan_needed;
+  const reasoning = clip(parseError ? `the reply could not be read: ${parseError}` : d.reasoning);
+  return {
+    taskId,
+    replan,
+    confidence: d.confidence,
+    ...(replan && d.replan_type ? { replanType: d.replan_type } : {}),
+    ...(reasoning ? { reasoning } : {}),
+  };
+}
+
 /** The parts of the run's state events are read from (RunState has them all). */
 export interface EventSource {
   status: string;
@@ -123,13 +174,9 @@ export interface EventSource {
   notifications?: { target: string; delivered: number; failed: number; lastError?: string };
   /** Every pause that holds (activePauses). */
   pauses: readonly { kind: string; by: string; reason?: string; since: string }[];
+  /** The running (or last) execution round's decisions read from the phase while it ran. */
+  executionDecisions?: readonly ExecutionDecisionNote[];
 }
-
-const clip = (s: string | undefined, max = TEXT_CHARS): string | undefined => {
-  if (s === undefined) return undefined;
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
 
 const FINISHED_RUN = ['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED'];
 
@@ -152,11 +199,44 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
     out.push({ kind: 'task', taskId: t.id, title: clip(t.title, 200)!, state: t.state, ...(summary ? { summary } : {}) });
   }
 
+  // Decisions of the execution phase told while it runs (a new round starts its list again).
+  const sameRound = (prev.phaseRuns.execution ?? 0) === (next.phaseRuns.execution ?? 0);
+  const told = next.executionDecisions ?? [];
+  for (const d of told.slice(sameRound ? (prev.executionDecisions?.length ?? 0) : 0)) {
+    out.push({
+      kind: 'decision',
+      phase: 'execution',
+      taskId: d.taskId,
+      outcome: d.replan ? 'replan wanted' : 'none',
+      ...(d.replanType ? { replanType: d.replanType } : {}),
+      confidence: d.confidence,
+      executed: false,
+      result: 'pending',
+      ...(d.reasoning ? { reasoning: d.reasoning } : {}),
+      noop: !d.replan,
+    });
+  }
+  const toldAbout = new Set(told.map((d) => d.taskId));
+
   const recordsBefore = new Map(prev.log.records.map((r) => [r.replan_id, r]));
   const results: RunEventBody[] = [];
   for (const r of next.log.records) {
     const was = recordsBefore.get(r.replan_id);
-    if (!was) {
+    if (!was && r.phase === 'execution' && r.task_id !== undefined && toldAbout.has(r.task_id)) {
+      // Told while the phase ran: now its record (id and what the policy did).
+      const outcome = r.outcome ?? (r.executed ? 'replan' : 'none');
+      results.push({
+        kind: 'decision_result',
+        replanId: r.replan_id,
+        taskId: r.task_id,
+        outcome,
+        ...(r.replan_type ? { replanType: r.replan_type } : {}),
+        executed: r.executed,
+        result: r.result,
+        ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
+        noop: outcome === 'none',
+      });
+    } else if (!was) {
       const reasoning = clip(typeof r.llm_decision.reasoning === 'string' ? r.llm_decision.reasoning : undefined);
       const message = clip(r.message);
       const outcome = r.outcome ?? (r.executed ? 'replan' : 'none');
@@ -183,6 +263,7 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
         executed: r.executed,
         result: r.result,
         ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
+        noop: false,
       });
     }
   }

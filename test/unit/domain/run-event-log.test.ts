@@ -1,8 +1,16 @@
 // V2: the run's event log policy (src/domain/run/event-log.ts) and how the run's state feeds it (withEvents).
-import { appendRunEvents, emptyEventLog, runEventsAfter, runEventsBetween, type RunEventBody } from '../../../src/domain/run/event-log';
+import {
+  appendRunEvents,
+  emptyEventLog,
+  executionDecisionNote,
+  runEventsAfter,
+  runEventsBetween,
+  type RunEventBody,
+} from '../../../src/domain/run/event-log';
 import {
   answerQuestion,
   applyConsultation,
+  applyTaskProgress,
   askQuestions,
   completeReplan,
   completeRun,
@@ -19,6 +27,7 @@ import {
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { resolveReplan } from '../../../src/domain/replan/policy';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
+import { ZERO_USAGE } from '../../../src/llm/usage';
 
 const body = (n: number): RunEventBody => ({ kind: 'phase', phase: 'execution', n });
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -251,5 +260,79 @@ describe('V2 events from the run state changes (withEvents)', () => {
       { ...s0, tasks: [{ ...spec('a'), title: 'x'.repeat(5000), state: TaskState.DONE, summary: 'y'.repeat(5000) }], pauses: [] },
     );
     expect(JSON.stringify(out).length).toBeLessThan(700);
+  });
+});
+
+describe('V2 execution decisions are told while the phase runs', () => {
+  const s0 = initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' });
+  const executing = run(
+    s0,
+    (x) => setDecomposition(x, [spec('a'), spec('b')]),
+    (x) => enterPhase(x, 'execution').state,
+  );
+  const progress = (x: RunState, m: Partial<Parameters<typeof applyTaskProgress>[1]>) => {
+    const r = applyTaskProgress(x, { round: 1, seq: x.progressSeq, tasks: [], usage: ZERO_USAGE, ...m });
+    if (!r.ok) throw new Error(r.reason);
+    return r.state;
+  };
+  const noteA = executionDecisionNote('a', { ...NO_REPLAN('a is fine'), confidence: 0.9 });
+  const wantB = executionDecisionNote('b', { ...NO_REPLAN('x'), replan_needed: true, confidence: 0.8, replan_type: 'retry', reasoning: 'b failed' });
+
+  it('V2 a note of the phase becomes a decision event at once, naming its task; when the run records it, its record id follows as decision_result', () => {
+    expect(wantB).toEqual({ taskId: 'b', replan: true, confidence: 0.8, replanType: 'retry', reasoning: 'b failed' });
+    const told = run(executing, (x) =>
+      progress(x, { seq: 1, tasks: [{ ...x.tasks[0]!, state: TaskState.DONE }], decisions: [noteA], decisionsFrom: 0 }),
+    );
+    const events = eventsView(told, 0).events.slice(3);
+    expect(events.map((e) => e.kind)).toEqual(['task', 'decision']);
+    expect(events[1]).toMatchObject({ kind: 'decision', phase: 'execution', taskId: 'a', outcome: 'none', noop: true });
+    expect(events[1]).not.toHaveProperty('replanId');
+    // The same notes again (a repeated read), or notes that do not follow on: nothing new.
+    const again = run(told, (x) => progress(x, { decisions: [noteA], decisionsFrom: 0 }));
+    expect(again.events).toBe(told.events);
+    const gap = run(told, (x) => progress(x, { decisions: [wantB], decisionsFrom: 5 }));
+    expect(gap.executionDecisions).toHaveLength(1);
+    // The next one follows on.
+    const both = run(told, (x) => progress(x, { decisions: [wantB], decisionsFrom: 1 }));
+    expect(eventsView(both, told.events!.nextSeq - 1).events).toEqual([
+      expect.objectContaining({ kind: 'decision', taskId: 'b', outcome: 'replan wanted', replanType: 'retry', noop: false }),
+    ]);
+    // Recorded after the phase: results, not decisions again.
+    const recorded = run(
+      both,
+      (x) =>
+        recordDecision(x, {
+          phase: 'execution',
+          taskId: 'a',
+          decision: NO_REPLAN('fine'),
+          outcome: { action: 'none', reason: 'fine' },
+          timestamp: T0,
+        }).state,
+    );
+    expect(eventsView(recorded, both.events!.nextSeq - 1).events).toEqual([
+      expect.objectContaining({ kind: 'decision_result', replanId: 'replan-1', taskId: 'a', outcome: 'none', result: 'skipped', noop: true }),
+    ]);
+    // A decision about a task not told before is a decision with its record id.
+    const other = run(
+      recorded,
+      (x) =>
+        recordDecision(x, { phase: 'reflection', decision: NO_REPLAN('fine'), outcome: { action: 'none', reason: 'fine' }, timestamp: T0 }).state,
+    );
+    expect(eventsView(other, recorded.events!.nextSeq - 1).events).toEqual([expect.objectContaining({ kind: 'decision', replanId: 'replan-2' })]);
+  });
+
+  it('V2 a new execution round starts its notes again', () => {
+    const told = run(executing, (x) => progress(x, { decisions: [noteA], decisionsFrom: 0 }));
+    const round2 = run(told, (x) => enterPhase(x, 'execution').state);
+    expect(round2.executionDecisions).toEqual([]);
+    const again = run(round2, (x) => progress({ ...x }, { round: 2, decisions: [noteA], decisionsFrom: 0 }));
+    expect(eventsView(again, round2.events!.nextSeq - 1).events).toEqual([expect.objectContaining({ kind: 'decision', taskId: 'a' })]);
+  });
+
+  it('V2 a reply that could not be read is told as no replan, with why', () => {
+    expect(executionDecisionNote('a', { ...NO_REPLAN('x'), replan_needed: true, confidence: 0 }, 'not JSON')).toMatchObject({
+      replan: false,
+      reasoning: 'the reply could not be read: not JSON',
+    });
   });
 });
