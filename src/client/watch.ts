@@ -64,7 +64,8 @@ export async function watchEvents(
   /** Per task, the last step shown ("iteration.step"). */
   const shown = new Map<string, number>();
 
-  const readEvents = async (): Promise<void> => {
+  /** `ended`: the run has ended (a read that times out will not be answered later either). */
+  const readEvents = async (ended: boolean): Promise<void> => {
     while (readable) {
       let page: RunEventsPage | undefined;
       try {
@@ -74,7 +75,14 @@ export async function watchEvents(
         opts.onUnavailable?.(e instanceof QueryNotRegisteredError ? 'the run’s worker predates the event log' : (e as Error).message);
         return;
       }
-      if (!page) return; // the worker is busy: next turn
+      if (!page) {
+        // The worker is busy (next turn), or nobody can replay the ended run.
+        if (ended) {
+          readable = false;
+          opts.onUnavailable?.(`no worker answered within ${QUERY_WAIT_MS / 1000} s`);
+        }
+        return;
+      }
       if (page.dropped > 0) h.onDropped?.(page.dropped);
       for (const e of page.events) {
         if (e.seq <= cursor) continue;
@@ -114,7 +122,7 @@ export async function watchEvents(
 
   for (;;) {
     const s = await getStatus(client, runId);
-    await readEvents();
+    await readEvents(FINAL.has(s.status));
     for (const id of [...running]) await readSteps(id);
     await h.onStatus?.(s);
     if (FINAL.has(s.status)) return s;
