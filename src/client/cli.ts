@@ -16,8 +16,9 @@ import { WORKER_HELP, workerCommand } from './worker-cmd';
 import { DOCTOR_HELP, doctorCommand } from './doctor';
 import { filesByTask, renderDiffs, runDiffs } from './diff';
 import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
+import { eventPrinter, watchEvents } from './watch';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
-import { ANSWER_HINTS, answerCommand, describeChanges, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
+import { ANSWER_HINTS, answerCommand, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
   AnswerRejected,
   answerConsultation,
@@ -34,7 +35,6 @@ import {
   RunEnded,
   runOptionsFromConfig,
   startRun,
-  watchRun,
   workerProblem,
   workflowIdOf,
 } from './runs';
@@ -74,7 +74,16 @@ Usage:
                                                        the same with a long instruction from a file
                                                        or stdin (stored beside the run)
   replanner status <runId> [--json]                    phase, tasks, replans, questions, usage
-  replanner watch <runId> [--ask] [--json]             live progress until the run ends
+  replanner watch <runId> [--ask] [--verbose] [--json]
+                                                       every event of the run until it ends, once and
+                                                       in order: phases, task transitions (with how
+                                                       long each took), replan decisions naming their
+                                                       task, questions, consultations, notifications,
+                                                       pauses; the worker's tool calls while a task
+                                                       runs; a line with the elapsed time when a step
+                                                       runs long; then the final status. --json: one
+                                                       JSON object per line ({seq, time, kind, ...};
+                                                       worker steps: kind worker_step; last: kind final)
   replanner answer <runId> <questionId> "<text>" [--json]
                                                        answer a question of the run (clarification,
                                                        confirmation: yes|no, escalation, budget:
@@ -115,6 +124,7 @@ Options:
   --ask                ask pending questions on the terminal and send the answers (watch, run --wait);
                        the default when stdin is a terminal and --json is not given
   --json               machine-readable output (every command)
+  --verbose, -v        also decisions that change nothing ("no replan") and notification deliveries (watch, run --wait)
   --id ID              the run id to use instead of a random one (run)
   --instruction-file FILE
                        read the instruction from FILE (\`-\`: stdin), for instructions over the inline
@@ -168,6 +178,10 @@ A run Temporal itself ended (\`temporal workflow terminate\`, an execution timeo
 TIMED_OUT with the reason. status, decisions and watch of a running run whose task queue no worker
 polls name that queue and how to start its worker (\`replanner worker\` with the environment that
 routes to it) and exit 3 when the run has recorded nothing to show yet.
+
+watch exits 0 when the run ended DONE, 1 when it ended otherwise, 3 when it cannot be read (no such
+run, no worker and nothing recorded), 130 on Ctrl-C (the run goes on). When watch fell behind the
+run's event log (it keeps the newest 300 events) it says how many events it missed.
 
 Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED, STOPPED (by its budget), TERMINATED or
 TIMED_OUT (pause, resume, answer, cancel: the run already ended; doctor: something to fix) · 2 usage error, invalid config or
@@ -232,6 +246,7 @@ export async function main(
         github: { type: 'string' },
         gitlab: { type: 'string' },
         ask: { type: 'boolean' },
+        verbose: { type: 'boolean', short: 'v' },
         'no-sandbox': { type: 'boolean' },
         'sandbox-network': { type: 'boolean' },
         all: { type: 'boolean' },
@@ -261,6 +276,22 @@ export async function main(
   let asker: QuestionAsker | undefined;
   const startAsker = (client: Client, runId: string) => (asker = new QuestionAsker(client, runId, input, o.json ? err : out));
   let backend: Backend | undefined;
+  /** V2: follows the run's event log until it ends, feeding each status to the question asker. */
+  const follow = (client: Client, runId: string, write: (s: string) => void, asJson = false): Promise<RunStatus> => {
+    const p = eventPrinter(write, { runId, verbose: Boolean(o.verbose), json: asJson });
+    return watchEvents(
+      client,
+      runId,
+      {
+        ...p,
+        onStatus: (s) => {
+          p.onStatus(s);
+          asker?.offer(s);
+        },
+      },
+      { onUnavailable: (why) => p.fallBack(why) },
+    );
+  };
   try {
     switch (cmd) {
       case 'run': {
@@ -327,15 +358,10 @@ export async function main(
           return EXIT.OK;
         }
         if (!o.json) print(`Started run ${runId} — Web UI: ${url}`);
-        const show = progressPrinter(o.json ? undefined : print);
         // stdin gave the instruction: it has no answers to give.
         if (asking && fromFile !== '-') startAsker(backend.client, runId);
-        const final = await whileWatching(runId, say, () =>
-          watchRun(backend!.client, runId, (s) => {
-            show(s);
-            asker?.offer(s);
-          }),
-        );
+        // V2: the run's events as they happen (with --json only the final status is printed).
+        const final = await whileWatching(runId, say, () => follow(backend!.client, runId, o.json ? () => undefined : print));
         await asker?.close();
         if (o.json) json(final);
         else print(renderStatus(final));
@@ -360,17 +386,12 @@ export async function main(
         const runId = needRunId(rest);
         backend = await connect();
         await ensureRunWorker(backend, runId, say);
-        const show = progressPrinter(print);
         if (asking) startAsker(backend.client, runId);
-        const final = await whileWatching(runId, say, () =>
-          watchRun(backend!.client, runId, (s) => {
-            if (o.json) print(JSON.stringify(s));
-            else show(s);
-            asker?.offer(s);
-          }),
-        );
+        // V2: every event of the run once, in order (--json: one JSON object per line), then the final status.
+        const final = await whileWatching(runId, say, () => follow(backend!.client, runId, print, o.json));
         await asker?.close();
-        if (!o.json) print(renderStatus(final));
+        if (o.json) print(JSON.stringify({ kind: 'final', time: new Date().toISOString(), status: final }));
+        else print(renderStatus(final));
         return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
       }
       case 'list': {
@@ -583,15 +604,6 @@ async function ensureRunWorker(
 function needRunId(rest: string[]): string {
   if (!rest[0]) throw new UsageError('this command needs a run id');
   return rest[0];
-}
-
-/** Prints what changed since the last status (phase, task states, run status). */
-export function progressPrinter(print?: (s: string) => void): (s: RunStatus) => void {
-  let prev: RunStatus | undefined;
-  return (s) => {
-    if (print) for (const line of describeChanges(prev, s)) print(line);
-    prev = s;
-  };
 }
 
 /** Lines of an input stream, one at a time; `undefined` at end of input, `null` when a read was cancelled. */

@@ -11,9 +11,9 @@ import { decision, scriptDecisions } from '../../test/support/decisions';
 import { plannedTask, scriptScenario, type Scenario } from '../../test/support/scenario';
 import { createWorker } from '../worker';
 import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
-import { progressPrinter } from './cli';
 import { renderStatus } from './render';
-import { startRun, watchRun } from './runs';
+import { startRun } from './runs';
+import { eventPrinter, watchEvents } from './watch';
 
 const INSTRUCTION = 'Create a slugify(text) module with a test that runs, and document how to use it.';
 
@@ -102,7 +102,9 @@ async function main(): Promise<number> {
     const { runId, handle } = await startRun(client, { instruction: INSTRUCTION, workspace, taskQueue });
     print(`Run ${runId} started on ${workspace}`);
     print(`Instruction: ${INSTRUCTION}`);
-    const final = await watchRun(client, runId, progressPrinter(print), 300);
+    // V2: through the same stream as `replanner watch`: every event once, in order, with the worker's tool calls.
+    const show = eventPrinter(print, { runId });
+    const final = await watchEvents(client, runId, show, { intervalMs: 300, onUnavailable: (why) => show.fallBack(why) });
     print('');
     print(renderStatus(final));
     print('');

@@ -35,6 +35,8 @@ export {
   type RunListing,
   type StartParams,
 } from './runs';
+/** V2: every event of a run once, in order (the `events` query with a cursor), and watch's printer. */
+export { eventPrinter, watchEvents, type WatchHandlers, type WorkerStepEvent } from './watch';
 /** S3: one running run per workspace (a lock workflow per workspace). */
 export { RunIdTaken, WorkspaceBusy, workspaceLockId } from './workspace-lock';
 /** Where runs go (the task queue of an endpoint + model) and the workers the CLI starts for them. */
@@ -51,6 +53,7 @@ export {
   answerClarificationUpdate,
   answerConsultationUpdate,
   decisionsQuery,
+  eventsQuery,
   pauseUpdate,
   resumeUpdate,
   statusQuery,
@@ -58,6 +61,8 @@ export {
   type DecisionsView,
   type PauseAck,
   type Question,
+  type RunEvent,
+  type RunEventsPage,
   type RunStatus,
 } from '../workflows/messages';
 export { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';

@@ -32,6 +32,7 @@ import {
   type ReplanDecision,
 } from '../domain/replan';
 import { decisionsForRun } from '../domain/replan/decision-order';
+import { executionDecisionNote, MAX_NOTES_PER_READ } from '../domain/run/event-log';
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
@@ -139,9 +140,13 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     version += 1;
     for (const t of changed) changedIn.set(t.id, version);
   };
-  setHandler(executionProgressQuery, (since?: unknown) => {
+  setHandler(executionProgressQuery, (since?: unknown, decisionsFrom?: unknown) => {
     const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
-    return { round: input.round, seq: version, tasks: tasks.filter((t) => (changedIn.get(t.id) ?? 0) > from), usage };
+    const changed = tasks.filter((t) => (changedIn.get(t.id) ?? 0) > from);
+    // V2: the decisions asked since the run's count, so `watch` shows them while the phase runs.
+    const told = typeof decisionsFrom === 'number' && Number.isSafeInteger(decisionsFrom) && decisionsFrom >= 0 ? decisionsFrom : decisions.length;
+    const notes = decisions.slice(told, told + MAX_NOTES_PER_READ).map((d) => executionDecisionNote(d.taskId, d.decision, d.parseError));
+    return { round: input.round, seq: version, tasks: changed, usage, ...(notes.length ? { decisions: notes, decisionsFrom: told } : {}) };
   });
   /**
    * A poke when something changed since the last one, while a task runs (when none runs, the phase is

@@ -18,10 +18,13 @@ import {
   type RunStatusView,
   type TaskProgressMessage,
 } from '../domain/run/state';
+import { MAX_NOTES_PER_READ, type RunEventsPage } from '../domain/run/event-log';
+import type { TaskStepLine } from '../domain/task-details';
 import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
 import { TaskState, type TaskRecord } from '../domain/types';
 import type { TokenUsage } from '../llm/usage';
 
+export type { RunEvent, RunEventsPage } from '../domain/run/event-log';
 export type { DecisionsView, PauseState, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
 
 /** What `status` returns: a view computed from the run's state on each query. */
@@ -108,6 +111,19 @@ export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = lazySchema(() 
     seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tasks: z.array(TaskRecordSchema).max(1000),
     usage: UsageSchema,
+    decisions: z
+      .array(
+        z.strictObject({
+          taskId: id,
+          replan: z.boolean(),
+          confidence: z.number(),
+          replanType: text(100).optional(),
+          reasoning: text(1000).optional(),
+        }),
+      )
+      .max(MAX_NOTES_PER_READ)
+      .optional(),
+    decisionsFrom: count.optional(),
   }),
 );
 
@@ -143,6 +159,11 @@ export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 
 export const statusQuery = defineQuery<RunStatus>('status');
 /**
+ * V2: the run's events after seq `afterSeq` (0: from the oldest kept), with the oldest seq it still
+ * keeps and how many after the cursor it dropped. `watch` reads it with its cursor: each event once, in order.
+ */
+export const eventsQuery = defineQuery<RunEventsPage, [number]>('events');
+/**
  * S2: a poke from the execution phase to its run: "my tasks changed, look again". Its payload is
  * never read (anyone can send this signal): the run reads the task states from its execution child
  * itself (executionProgressQuery, through a local activity that checks the workflow it asks is its
@@ -151,9 +172,10 @@ export const statusQuery = defineQuery<RunStatus>('status');
 export const taskProgressSignal = defineSignal<[unknown?]>('taskProgress');
 /**
  * S2, internal: the execution phase's task states changed after version `since` (the run's last
- * applied `seq`), its current version and usage. Asked by the run only (see taskProgressSignal).
+ * applied `seq`), its current version and usage, and (V2) the replan decisions it asked from number
+ * `decisionsFrom` on (the run's count of those it has). Asked by the run only (see taskProgressSignal).
  */
-export const executionProgressQuery = defineQuery<TaskProgressMessage, [number]>('executionProgress');
+export const executionProgressQuery = defineQuery<TaskProgressMessage, [number, number?]>('executionProgress');
 /** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
 export const taskConsultationSignal = defineSignal<[ConsultationMessage]>('taskConsultation');
 
@@ -170,6 +192,8 @@ export interface TaskStatus {
   consultation?: PendingConsultation;
   /** P8: the newest [DUCK_PACEMAKER] lines of this task (start, per-loop stall / vitals change, interventions, end). */
   pacemakerLog?: string[];
+  /** V2: the newest worker steps with their tool calls (what `watch` shows while the task runs). */
+  steps?: TaskStepLine[];
 }
 export const taskStatusQuery = defineQuery<TaskStatus>('taskStatus');
 

@@ -41,6 +41,7 @@ import {
   completeRun,
   decisionsView,
   displayStatus,
+  eventsView,
   endUnprobedOutage,
   inspectionMemo,
   MEMO_CHECKLIST,
@@ -64,6 +65,7 @@ import {
   statusView,
   takeFeedback,
   tasksToPlan,
+  withEvents,
   type Applied,
   type Jump,
   type PauseApplied,
@@ -82,6 +84,7 @@ import {
   answerClarificationUpdate,
   ClarificationAnswerSchema,
   decisionsQuery,
+  eventsQuery,
   LlmTroublePokeSchema,
   LlmTroubleSchema,
   llmTroubleSignal,
@@ -182,6 +185,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // its validator (nothing is written to history), a refused signal is logged and changes nothing.
   setHandler(statusQuery, () => statusView(entity.state));
   setHandler(decisionsQuery, () => decisionsView(entity.state));
+  // V2: a query (no history event); any argument that is not a seq reads from the start.
+  setHandler(eventsQuery, (afterSeq?: unknown) => eventsView(entity.state, typeof afterSeq === 'number' ? afterSeq : 0));
   const checkAnswer = (payload: unknown): Parsed<QuestionAnswer> => {
     const p = parsePayload(ClarificationAnswerSchema, payload);
     const problem = p.ok ? (answerProblem(entity.state.questions, p.value) ?? budgetAnswerProblem(entity.state, p.value)) : undefined;
@@ -262,7 +267,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   let fetchAgain = false;
   /** One read of the execution child's task states since the version the run has; applied if it is still that child's turn. */
   const readProgress = async (target: ChildRef, stillCurrent: () => boolean): Promise<void> => {
-    const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args: [entity.state.progressSeq] });
+    const s0 = entity.state;
+    const args = [s0.progressSeq, s0.executionDecisions?.length ?? 0];
+    const r = await inspect({ ...target, parentWorkflowId: wfId, query: 'executionProgress', args });
     if (!stillCurrent()) return; // the phase ended meanwhile: its result has the final states
     if (!r.ok) return log.warn(`ignored taskProgress: ${r.reason}`);
     internal('taskProgress', TaskProgressSchema, applyTaskProgress)(r.value);
@@ -679,7 +686,8 @@ function runEntity(initial: RunState): RunEntity & { publish(): void; onPublish(
       return state;
     },
     apply(t) {
-      state = t(state);
+      // V2: every change's events join the run's event log (workflow time; no history event).
+      state = withEvents(state, t(state), new Date().toISOString());
       publishLater();
     },
     publish: () => publish(true),

@@ -165,7 +165,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const lease = installLease(input.budget);
   // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
   const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options)), lease);
-  setHandler(taskStatusQuery, () => status);
+  // V2: with the worker steps the details show, for `watch` (a query: no history event).
+  setHandler(taskStatusQuery, () => ({ ...status, steps: stepLines }));
   setHandler(
     answerConsultationUpdate,
     (a) => {

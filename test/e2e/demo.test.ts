@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { cli } from '../support/cli';
 import { temporalAddress } from '../support/harness';
 import { pollersOf } from '../../src/client/workers';
@@ -51,4 +51,36 @@ it('O5 the demo ends DONE, stops its worker, leaves the dev server running and s
   // One name per replan type, and no internal codes, in what the user reads.
   expect(status.out).toContain('Replans: 1 (task_redecomposition 1)');
   expect(`${status.out}\n${decisions.out}`).not.toMatch(/\bR2\.[0-9]/);
+
+  // V2: the demo prints through watch's stream: every phase child the run started, in order, as
+  // `phase:` lines; each decision that changed something once, after its phase's entry; the tasks'
+  // ends before the reflection phase; the worker's tool calls before its task's end.
+  const client = new Client({ connection: await Connection.connect({ address: temporalAddress() }) });
+  try {
+    const wfId = `run-${runId!}`;
+    const history = (await client.workflow.getHandle(wfId).fetchHistory()).events ?? [];
+    const children = history
+      .map((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId)
+      .filter((x): x is string => !!x)
+      .map((id) => /\.([a-z_]+)-(\d+)$/.exec(id)!)
+      .map(([, phase, n]) => (n === '1' ? phase! : `${phase!} (#${n!})`));
+    const printed = out
+      .split('\n')
+      .filter((l) => l.startsWith('phase: '))
+      .map((l) => l.slice('phase: '.length));
+    expect(printed).toEqual(children);
+    const lines = out.split('\n');
+    const at = (p: (l: string) => boolean) => lines.findIndex(p);
+    const reflection = at((l) => l === 'phase: reflection');
+    for (const id of ['module', 'test', 'docs']) {
+      const done = at((l) => l.startsWith(`  [x] ${id} DONE`));
+      expect(done).toBeGreaterThan(0);
+      expect(done).toBeLessThan(reflection);
+      expect(at((l) => l.startsWith(`      ${id} · step `))).toBeLessThan(done);
+    }
+    const records = (JSON.parse(plans.out) as { records: DecisionRecord[] }).records.filter((r) => r.outcome !== 'none');
+    for (const r of records) expect(lines.filter((l) => l.startsWith(`  decision ${r.replan_id} · ${r.phase}`))).toHaveLength(1);
+  } finally {
+    await client.connection.close();
+  }
 });

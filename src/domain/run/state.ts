@@ -31,6 +31,15 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
 import { lowerRung, type LlmRung } from '../llm-form';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 import { planArrived, reviseChecklist, runChecklist, type ChecklistHistory } from './checklist';
+import {
+  appendRunEvents,
+  MAX_NOTES_PER_READ,
+  runEventsAfter,
+  runEventsBetween,
+  type ExecutionDecisionNote,
+  type RunEventLog,
+  type RunEventsPage,
+} from './event-log';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
@@ -173,6 +182,10 @@ export interface RunState {
   notifications?: NotificationLedger;
   /** X11: the plan checklist's revisions and earlier plans (absent: no revision yet). */
   checklist?: ChecklistHistory;
+  /** V2: what `watch` prints, bounded and numbered over the whole run (absent: nothing happened yet). */
+  events?: RunEventLog;
+  /** V2: the decisions of this execution round read from the phase while it runs (told at once; recorded when it ends). */
+  executionDecisions?: ExecutionDecisionNote[];
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
@@ -231,7 +244,10 @@ export function enterPhase(s: RunState, phase: Phase): { state: RunState; n: num
   const state: RunState = { ...s, phase, phaseRuns: { ...s.phaseRuns, [phase]: n } };
   // A new execution round starts new task workflows: progress and consultations count from 1 again.
   return {
-    state: phase === 'execution' ? { ...state, progressSeq: 0, executionUsage: ZERO_USAGE, consultations: [], consultationSeq: {} } : state,
+    state:
+      phase === 'execution'
+        ? { ...state, progressSeq: 0, executionUsage: ZERO_USAGE, consultations: [], consultationSeq: {}, executionDecisions: [] }
+        : state,
     n,
   };
 }
@@ -471,6 +487,9 @@ export interface TaskProgressMessage {
   tasks: TaskRecord[];
   /** The phase's usage so far (cumulative). */
   usage: TokenUsage;
+  /** V2: the replan decisions the phase asked after its tasks, from number `decisionsFrom` (0-based) on. */
+  decisions?: ExecutionDecisionNote[];
+  decisionsFrom?: number;
 }
 
 /** States a task does not leave within an execution round: a report reopening one is forged or stale. */
@@ -490,7 +509,7 @@ export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied 
   const round = s.phaseRuns.execution ?? 0;
   if (m.round !== round) return { ok: false, reason: `round ${m.round} is not the current execution round ${round}` };
   // S2: read from the execution phase itself (its version of the task list): nothing new, nothing to do.
-  if (m.seq === s.progressSeq && m.tasks.length === 0) return { ok: true, state: s };
+  if (m.seq === s.progressSeq && m.tasks.length === 0) return { ok: true, state: withDecisionNotes(s, m) };
   if (m.seq <= s.progressSeq) return { ok: false, reason: `version ${m.seq} is not newer than ${s.progressSeq}` };
   const known = new Map(s.tasks.map((t) => [t.id, t]));
   const sent = new Map(m.tasks.map((t) => [t.id, t]));
@@ -524,7 +543,17 @@ export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied 
     for (const id of t.replanningInfo?.replacedBy ?? []) if (replacementOf.get(id) === t.id) place(sent.get(id)!);
   };
   for (const t of s.tasks) place(sent.get(t.id) ?? t);
-  return { ok: true, state: { ...s, tasks, executionUsage: m.usage, progressSeq: m.seq } };
+  return { ok: true, state: withDecisionNotes({ ...s, tasks, executionUsage: m.usage, progressSeq: m.seq }, m) };
+}
+
+/**
+ * V2: the decisions the phase asked since the run last read them, told at once (src/domain/run/event-log).
+ * Taken only when they follow on from those it has (`decisionsFrom`), so none is told twice.
+ */
+function withDecisionNotes(s: RunState, m: TaskProgressMessage): RunState {
+  const have = s.executionDecisions ?? [];
+  if (!m.decisions?.length || m.decisionsFrom !== have.length) return s;
+  return { ...s, executionDecisions: [...have, ...m.decisions.slice(0, MAX_NOTES_PER_READ)] };
 }
 
 export interface ConsultationMessage {
@@ -652,6 +681,18 @@ export function timeOutQuestions(s: RunState, ids: readonly string[]): RunState 
 export const allAnswered = (s: RunState, ids: readonly string[]): boolean => s.questions.every((q) => !ids.includes(q.id) || q.status !== 'pending');
 
 export const pendingQuestions = (s: RunState): Question[] => s.questions.filter((q) => q.status === 'pending');
+
+// ---------------------------------------------------------------- events (V2)
+
+/** V2: `next` with the events of the change from `prev` appended to its log (at workflow time `at`). */
+export function withEvents(prev: RunState, next: RunState, at: string): RunState {
+  if (prev === next) return next;
+  const bodies = runEventsBetween({ ...prev, pauses: activePauses(prev) }, { ...next, pauses: activePauses(next) });
+  return bodies.length ? { ...next, events: appendRunEvents(next.events, bodies, at) } : next;
+}
+
+/** V2: the `events` query: the events after the reader's cursor. */
+export const eventsView = (s: RunState, afterSeq: number): RunEventsPage => runEventsAfter(s.events, afterSeq);
 
 // ---------------------------------------------------------------- views
 

@@ -1,0 +1,328 @@
+// V2: the run's event log, what `watch` and the demo print. Bounded and sequence-numbered, kept in
+// the run's state (carried across continue-as-new, so sequence numbers never restart) and read by
+// the `events` query with a cursor: every event exactly once, in order, or "N events dropped" when
+// the reader fell behind the window. The events are not written anywhere by themselves (no history
+// event, no memo write): they are derived from what the run's state already records, by comparing
+// the state before and after each change (runEventsBetween), so no call site can forget one.
+import { TaskState, type Phase } from '../types';
+
+/** The newest events the run keeps (a reader polling every second never falls this far behind). */
+export const MAX_RUN_EVENTS = 300;
+/** Events one `events` query answers at most (the reader asks again from the last one). */
+export const MAX_EVENTS_PER_READ = 200;
+const TEXT_CHARS = 300;
+
+const clip = (s: string | undefined, max = TEXT_CHARS): string | undefined => {
+  if (s === undefined) return undefined;
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+export type RunEventBody =
+  | { kind: 'phase'; phase: Phase; n: number }
+  | { kind: 'task'; taskId: string; title: string; state: TaskState; summary?: string }
+  | {
+      kind: 'decision';
+      /** Absent when the decision is told while its execution phase still runs (the record, with its id, follows as decision_result). */
+      replanId?: string;
+      phase: Phase;
+      /** In execution: the task whose outcome the decision was about. */
+      taskId?: string;
+      /** What the policy did: none (no replan), replan, clarify, confirm, ignore, override. */
+      outcome: string;
+      replanType?: string;
+      targetPhase?: Phase;
+      confidence: number;
+      executed: boolean;
+      result: string;
+      reasoning?: string;
+      message?: string;
+      /** A decision that changes nothing ("no replan"): shown only with --verbose. */
+      noop: boolean;
+    }
+  | {
+      kind: 'decision_result';
+      replanId: string;
+      taskId?: string;
+      /** Set when the decision itself was told earlier without its record: what the policy did. */
+      outcome?: string;
+      replanType?: string;
+      executed: boolean;
+      result: string;
+      overrideReason?: string;
+      /** The decision changed nothing ("no replan"): shown only with --verbose. */
+      noop: boolean;
+    }
+  | { kind: 'question'; questionId: string; questionKind: string; phase: Phase; text: string; assumptions: string[] }
+  | { kind: 'question_closed'; questionId: string; status: 'answered' | 'timed_out' | 'withdrawn'; answer?: string }
+  | { kind: 'consultation'; consultationId: string; taskId: string; consultationKind: string; message: string }
+  | { kind: 'consultation_closed'; consultationId: string; taskId: string }
+  | { kind: 'notification'; target: string; delivered: number; failed: number; error?: string }
+  | { kind: 'pause'; pauseKind: string; by: string; reason?: string; since: string }
+  | { kind: 'resume'; pauseKind: string }
+  | { kind: 'run_end'; status: string; error?: string };
+
+export type RunEventKind = RunEventBody['kind'];
+
+/** One event: its place in the run's sequence (1, 2, … over the whole run) and workflow time. */
+export type RunEvent = RunEventBody & { seq: number; time: string };
+
+export interface RunEventLog {
+  /** The seq the next event gets (1 + the last one's). */
+  nextSeq: number;
+  /** The newest MAX_RUN_EVENTS events, oldest first. */
+  events: RunEvent[];
+}
+
+export const emptyEventLog = (): RunEventLog => ({ nextSeq: 1, events: [] });
+
+/** Appends events (numbered in order, stamped `time`) and drops the oldest beyond `max`. */
+export function appendRunEvents(log: RunEventLog | undefined, bodies: readonly RunEventBody[], time: string, max = MAX_RUN_EVENTS): RunEventLog {
+  const l = log ?? emptyEventLog();
+  if (!bodies.length) return l;
+  const added = bodies.map((b, i): RunEvent => ({ ...b, seq: l.nextSeq + i, time }));
+  return { nextSeq: l.nextSeq + added.length, events: [...l.events, ...added].slice(-max) };
+}
+
+/** What the `events` query answers: the events after the reader's cursor, and what it missed. */
+export interface RunEventsPage {
+  events: RunEvent[];
+  /** The oldest seq the run still keeps (nextSeq when it keeps none). */
+  firstSeq: number;
+  /** The seq the run's next event will get: the reader is up to date once its cursor is nextSeq − 1. */
+  nextSeq: number;
+  /** Events after the cursor the run no longer keeps (the reader fell behind the window). */
+  dropped: number;
+  /** More events follow this page (ask again from the last one). */
+  more: boolean;
+}
+
+/** The events after seq `afterSeq` (0: from the start), at most `limit`. A cursor beyond the log counts as up to date. */
+export function runEventsAfter(log: RunEventLog | undefined, afterSeq: number, limit = MAX_EVENTS_PER_READ): RunEventsPage {
+  const l = log ?? emptyEventLog();
+  const cursor = Number.isSafeInteger(afterSeq) && afterSeq > 0 ? afterSeq : 0;
+  const firstSeq = l.events[0]?.seq ?? l.nextSeq;
+  const after = l.events.filter((e) => e.seq > cursor);
+  const page = after.slice(0, Math.max(1, Math.min(limit, MAX_EVENTS_PER_READ)));
+  return {
+    events: page,
+    firstSeq,
+    nextSeq: l.nextSeq,
+    dropped: Math.max(0, Math.min(firstSeq, l.nextSeq) - 1 - cursor),
+    more: after.length > page.length,
+  };
+}
+
+// ---------------------------------------------------------------- events from a state change
+
+/**
+ * A replan decision the execution phase asked after a task, as the run reads it from the phase while
+ * it still runs (with its task states): told at once, recorded by the run's policy when the phase ends.
+ */
+export interface ExecutionDecisionNote {
+  taskId: string;
+  /** The LLM wants a replan (the policy decides what becomes of it when the phase ends). */
+  replan: boolean;
+  confidence: number;
+  replanType?: string;
+  reasoning?: string;
+}
+
+export const MAX_NOTES_PER_READ = 50;
+
+/** The note of a decision the execution phase asked (a reply that could not be parsed counts as no replan). */
+export function executionDecisionNote(
+  taskId: string,
+  d: { replan_needed: boolean; confidence: number; replan_type?: string | null; reasoning?: string },
+  parseError?: string,
+): ExecutionDecisionNote {
+  const replan = !parseError && d.replan_needed;
+  const reasoning = clip(parseError ? `the reply could not be read: ${parseError}` : d.reasoning);
+  return {
+    taskId,
+    replan,
+    confidence: d.confidence,
+    ...(replan && d.replan_type ? { replanType: d.replan_type } : {}),
+    ...(reasoning ? { reasoning } : {}),
+  };
+}
+
+/** The parts of the run's state events are read from (RunState has them all). */
+export interface EventSource {
+  status: string;
+  error?: string;
+  phaseRuns: Partial<Record<Phase, number>>;
+  tasks: readonly { id: string; title: string; state: TaskState; summary?: string }[];
+  log: {
+    records: readonly {
+      replan_id: string;
+      phase: Phase;
+      task_id?: string;
+      llm_decision: Record<string, unknown>;
+      confidence: number;
+      executed: boolean;
+      result: string;
+      outcome?: string;
+      replan_type?: string;
+      target_phase?: Phase;
+      message?: string;
+      override_reason?: string;
+    }[];
+  };
+  questions: readonly { id: string; kind: string; phase: Phase; text: string; assumptions: string[]; status: string; answer?: string }[];
+  consultations: readonly { id: string; taskId: string; kind: string; message: string }[];
+  notifications?: { target: string; delivered: number; failed: number; lastError?: string };
+  /** Every pause that holds (activePauses). */
+  pauses: readonly { kind: string; by: string; reason?: string; since: string }[];
+  /** The running (or last) execution round's decisions read from the phase while it ran. */
+  executionDecisions?: readonly ExecutionDecisionNote[];
+}
+
+const FINISHED_RUN = ['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED'];
+
+/**
+ * What happened between two states of the run, in the order a reader should see it: phase entries,
+ * then task transitions, decisions (new ones, then results of earlier ones), questions,
+ * consultations, notifications, pauses and resumes, and the run's end.
+ */
+export function runEventsBetween(prev: EventSource, next: EventSource): RunEventBody[] {
+  const out: RunEventBody[] = [];
+  for (const [phase, n] of Object.entries(next.phaseRuns) as [Phase, number][]) {
+    const was = prev.phaseRuns[phase] ?? 0;
+    for (let k = was + 1; k <= n; k++) out.push({ kind: 'phase', phase, n: k });
+  }
+
+  const tasksBefore = new Map(prev.tasks.map((t) => [t.id, t.state]));
+  for (const t of next.tasks) {
+    if (tasksBefore.get(t.id) === t.state) continue;
+    const summary = t.state !== TaskState.RUNNING && t.state !== TaskState.READY ? clip(t.summary) : undefined;
+    out.push({ kind: 'task', taskId: t.id, title: clip(t.title, 200)!, state: t.state, ...(summary ? { summary } : {}) });
+  }
+
+  // Decisions of the execution phase told while it runs (a new round starts its list again).
+  const sameRound = (prev.phaseRuns.execution ?? 0) === (next.phaseRuns.execution ?? 0);
+  const told = next.executionDecisions ?? [];
+  for (const d of told.slice(sameRound ? (prev.executionDecisions?.length ?? 0) : 0)) {
+    out.push({
+      kind: 'decision',
+      phase: 'execution',
+      taskId: d.taskId,
+      outcome: d.replan ? 'replan wanted' : 'none',
+      ...(d.replanType ? { replanType: d.replanType } : {}),
+      confidence: d.confidence,
+      executed: false,
+      result: 'pending',
+      ...(d.reasoning ? { reasoning: d.reasoning } : {}),
+      noop: !d.replan,
+    });
+  }
+  const toldAbout = new Set(told.map((d) => d.taskId));
+
+  const recordsBefore = new Map(prev.log.records.map((r) => [r.replan_id, r]));
+  const results: RunEventBody[] = [];
+  for (const r of next.log.records) {
+    const was = recordsBefore.get(r.replan_id);
+    if (!was && r.phase === 'execution' && r.task_id !== undefined && toldAbout.has(r.task_id)) {
+      // Told while the phase ran: now its record (id and what the policy did).
+      const outcome = r.outcome ?? (r.executed ? 'replan' : 'none');
+      results.push({
+        kind: 'decision_result',
+        replanId: r.replan_id,
+        taskId: r.task_id,
+        outcome,
+        ...(r.replan_type ? { replanType: r.replan_type } : {}),
+        executed: r.executed,
+        result: r.result,
+        ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
+        noop: outcome === 'none',
+      });
+    } else if (!was) {
+      const reasoning = clip(typeof r.llm_decision.reasoning === 'string' ? r.llm_decision.reasoning : undefined);
+      const message = clip(r.message);
+      const outcome = r.outcome ?? (r.executed ? 'replan' : 'none');
+      out.push({
+        kind: 'decision',
+        replanId: r.replan_id,
+        phase: r.phase,
+        ...(r.task_id !== undefined ? { taskId: r.task_id } : {}),
+        outcome,
+        ...(r.replan_type ? { replanType: r.replan_type } : {}),
+        ...(r.target_phase ? { targetPhase: r.target_phase } : {}),
+        confidence: r.confidence,
+        executed: r.executed,
+        result: r.result,
+        ...(reasoning ? { reasoning } : {}),
+        ...(message ? { message } : {}),
+        noop: outcome === 'none',
+      });
+    } else if (was.result !== r.result || was.executed !== r.executed) {
+      results.push({
+        kind: 'decision_result',
+        replanId: r.replan_id,
+        ...(r.task_id !== undefined ? { taskId: r.task_id } : {}),
+        executed: r.executed,
+        result: r.result,
+        ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
+        noop: false,
+      });
+    }
+  }
+  out.push(...results);
+
+  const questionsBefore = new Map(prev.questions.map((q) => [q.id, q.status]));
+  for (const q of next.questions) {
+    const was = questionsBefore.get(q.id);
+    if (was === undefined) {
+      out.push({
+        kind: 'question',
+        questionId: q.id,
+        questionKind: q.kind,
+        phase: q.phase,
+        text: clip(q.text, 1000)!,
+        assumptions: q.assumptions.map((a) => clip(a)!),
+      });
+    }
+    if (q.status !== 'pending' && (was === undefined || was === 'pending')) {
+      const status = q.status === 'answered' || q.status === 'timed_out' ? q.status : 'withdrawn';
+      out.push({ kind: 'question_closed', questionId: q.id, status, ...(q.answer !== undefined ? { answer: clip(q.answer)! } : {}) });
+    }
+  }
+
+  const openBefore = new Set(prev.consultations.map((c) => c.id));
+  const openNow = new Set(next.consultations.map((c) => c.id));
+  for (const c of next.consultations) {
+    if (!openBefore.has(c.id))
+      out.push({ kind: 'consultation', consultationId: c.id, taskId: c.taskId, consultationKind: c.kind, message: clip(c.message, 1000)! });
+  }
+  for (const c of prev.consultations) if (!openNow.has(c.id)) out.push({ kind: 'consultation_closed', consultationId: c.id, taskId: c.taskId });
+
+  const n0 = prev.notifications;
+  const n1 = next.notifications;
+  if (n1 && (n1.delivered !== (n0?.delivered ?? 0) || n1.failed !== (n0?.failed ?? 0))) {
+    const failedNow = n1.failed > (n0?.failed ?? 0);
+    out.push({
+      kind: 'notification',
+      target: n1.target,
+      delivered: n1.delivered,
+      failed: n1.failed,
+      ...(failedNow && n1.lastError ? { error: clip(n1.lastError)! } : {}),
+    });
+  }
+
+  const key = (p: { kind: string; since: string }) => `${p.kind}@${p.since}`;
+  const pausedBefore = new Set(prev.pauses.map(key));
+  const pausedNow = new Set(next.pauses.map(key));
+  const running = !FINISHED_RUN.includes(next.status);
+  if (running) {
+    for (const p of prev.pauses) if (!pausedNow.has(key(p))) out.push({ kind: 'resume', pauseKind: p.kind });
+  }
+  for (const p of next.pauses) {
+    if (!pausedBefore.has(key(p)))
+      out.push({ kind: 'pause', pauseKind: p.kind, by: p.by, ...(p.reason ? { reason: clip(p.reason)! } : {}), since: p.since });
+  }
+
+  if (next.status !== prev.status && FINISHED_RUN.includes(next.status)) {
+    out.push({ kind: 'run_end', status: next.status, ...(next.error ? { error: clip(next.error, 1000)! } : {}) });
+  }
+  return out;
+}
