@@ -20,6 +20,7 @@ import '../domain/replan/decision-order';
 import '../domain/run-input';
 import '../domain/run/child-reads';
 import '../domain/run/state';
+import '../domain/start-memo';
 import '../domain/task-details';
 import '../domain/worker-steps';
 import './messages';
