@@ -32,3 +32,13 @@ export async function inspectOwnWorkflow(input: InspectInput): Promise<InspectRe
   const value: unknown = await handle.query(input.query, ...(input.args ?? []));
   return { ok: true, value, runId: d.runId };
 }
+
+/**
+ * S2: the execution phase's poke to its run ("my tasks changed, look again"), sent from a local
+ * activity: one marker in the phase's history instead of a signal command's two events
+ * (initiated, signaled), at one poke per task transition. It carries nothing: the run reads the
+ * phase's states itself (inspectOwnWorkflow).
+ */
+export async function pokeRunProgress(input: { runWorkflowId: string }): Promise<void> {
+  await Context.current().client.workflow.getHandle(input.runWorkflowId).signal('taskProgress', {});
+}
