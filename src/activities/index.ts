@@ -37,7 +37,7 @@ import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type Worke
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
-import { inspectOwnWorkflow } from './inspect';
+import { inspectOwnWorkflow, pokeRunProgress } from './inspect';
 
 export interface RunRef {
   runId: string;
@@ -96,6 +96,8 @@ export function createActivities(llm: LlmGateway) {
     ...createNotificationActivities(),
     /** S2: the run's look into its own child (a local activity; see inspect.ts). */
     inspectOwnWorkflow,
+    /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */
+    pokeRunProgress,
 
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
       return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>

@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 
 /** The only queries the run may ask through here. */
-export const INSPECT_QUERIES = ['executionProgress', 'llmTroubleState'] as const;
+export const INSPECT_QUERIES = ['executionProgress', 'llmTroubleState', 'taskConsultationState'] as const;
 export type InspectQuery = (typeof INSPECT_QUERIES)[number];
 
 export interface InspectInput {
@@ -18,8 +18,8 @@ export interface InspectInput {
   args?: unknown[];
 }
 
-/** The query's answer; `undefined` result with a reason when the workflow is not the parent's child. */
-export type InspectResult = { ok: true; value: unknown } | { ok: false; reason: string };
+/** The query's answer and the run of the workflow that gave it; a reason when the workflow is not the parent's child. */
+export type InspectResult = { ok: true; value: unknown; runId: string } | { ok: false; reason: string };
 
 export async function inspectOwnWorkflow(input: InspectInput): Promise<InspectResult> {
   if (!INSPECT_QUERIES.includes(input.query)) return { ok: false, reason: `query ${String(input.query)} is not allowed` };
@@ -30,5 +30,15 @@ export async function inspectOwnWorkflow(input: InspectInput): Promise<InspectRe
     return { ok: false, reason: `${input.workflowId} is not a child of ${input.parentWorkflowId} (its parent: ${parent ?? 'none'})` };
   }
   const value: unknown = await handle.query(input.query, ...(input.args ?? []));
-  return { ok: true, value };
+  return { ok: true, value, runId: d.runId };
+}
+
+/**
+ * S2: the execution phase's poke to its run ("my tasks changed, look again"), sent from a local
+ * activity: one marker in the phase's history instead of a signal command's two events
+ * (initiated, signaled), at one poke per task transition. It carries nothing: the run reads the
+ * phase's states itself (inspectOwnWorkflow).
+ */
+export async function pokeRunProgress(input: { runWorkflowId: string }): Promise<void> {
+  await Context.current().client.workflow.getHandle(input.runWorkflowId).signal('taskProgress', {});
 }

@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { stepFileChanges } from '../domain/file-changes';
 import type { WorkerStepReport } from '../domain/worker-steps';
 import type { TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
@@ -158,6 +159,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     // A command killed by the cancellation ends the step as cancelled, not as a result.
     throwIfCancelled(ctx.cancellationSignal);
     const actions = rec.calls.map((c) => signature(c.name, c.arguments, c.ok === true));
+    // V3: the files changed, with line counts, for the task's current details (no event of their own).
+    const changed = stepFileChanges(rec.calls);
     return {
       step: input.step,
       ...(rec.calls.length === 0 ? { summary: clip(rec.content.trim() || '(the worker gave no summary)', 2000) } : {}),
@@ -166,6 +169,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       actions: actions.slice(-MAX_SIGNATURES),
       usage: rec.usage,
       logPath,
+      ...(changed.files.length ? { files: changed.files } : {}),
+      ...(changed.more ? { moreFiles: changed.more } : {}),
       ...(rec.rung ? { llmRung: rec.rung } : {}),
     };
   } finally {

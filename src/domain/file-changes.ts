@@ -70,3 +70,43 @@ export function renderFileChanges(changes: readonly FileChange[]): string[] {
     return `  +${c.added} −${c.removed}  ${c.path} (${how})`;
   });
 }
+
+/** V3: files a task's current details list (the rest are counted, not listed). */
+export const MAX_LISTED_FILES = 40;
+const MAX_PATH_CHARS = 200;
+
+/**
+ * V3: a worker step's changes, small enough for its result in history: at most MAX_LISTED_FILES
+ * files (the rest folded into `more`), paths clipped.
+ */
+export function stepFileChanges(calls: readonly ToolCallRecord[]): { files: FileChange[]; more: number } {
+  const all = fileChangesOf(calls);
+  const files = all
+    .slice(0, MAX_LISTED_FILES)
+    .map((c) => (c.path.length > MAX_PATH_CHARS ? { ...c, path: `${c.path.slice(0, MAX_PATH_CHARS - 1)}…` } : c));
+  return { files, more: all.length - files.length };
+}
+
+/**
+ * V3: a task's running total: `more` (a step's changes) added to `into`, per path in the order
+ * first touched. Bounded: past MAX_LISTED_FILES paths a new path is only counted in `unlisted`.
+ */
+export function addFileChanges(
+  into: { files: readonly FileChange[]; unlisted: number },
+  more: readonly FileChange[] | undefined,
+  moreUnlisted = 0,
+): { files: FileChange[]; unlisted: number } {
+  const files = into.files.map((c) => ({ ...c }));
+  let unlisted = into.unlisted + Math.max(0, moreUnlisted);
+  for (const m of more ?? []) {
+    const c = files.find((f) => f.path === m.path);
+    if (c) {
+      c.added += m.added;
+      c.removed += m.removed;
+      c.writes += m.writes;
+      c.edits += m.edits;
+    } else if (files.length < MAX_LISTED_FILES) files.push({ ...m });
+    else unlisted += 1;
+  }
+  return { files, unlisted };
+}

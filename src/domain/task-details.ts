@@ -1,6 +1,7 @@
 // V1: what a task workflow's "Current Details" show in the Temporal Web UI: the task, where its
-// worker → judge loop is, and the worker steps so far with their tool calls. Pure and bounded
-// (the newest steps only; the UI's details limit is 20 KB).
+// worker → judge loop is, the files it changed so far (V3) and the worker steps with their tool
+// calls. Pure and bounded (the newest steps only; the UI's details limit is 20 KB).
+import type { FileChange } from './file-changes';
 import { clipUtf8, DETAILS_MAX_BYTES } from './run/checklist';
 import type { WorkerStepReport } from './worker-steps';
 
@@ -40,9 +41,19 @@ export interface TaskDetailsView {
   steps: readonly TaskStepLine[];
   /** Steps before the listed ones (dropped to keep the details small). */
   earlierSteps: number;
+  /** V3: the files the worker changed so far (addFileChanges), and how many more are not listed. */
+  files?: readonly FileChange[];
+  unlistedFiles?: number;
 }
 
 const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
+
+/** ` (1 write, 2 edits)`: how the worker changed the file (a write replaces it: its old lines are not counted). */
+function fileHow(f: FileChange): string {
+  const parts = [f.writes ? `${f.writes} write${f.writes > 1 ? 's' : ''}` : '', f.edits ? `${f.edits} edit${f.edits > 1 ? 's' : ''}` : ''];
+  const how = parts.filter(Boolean).join(', ');
+  return how ? ` (${how})` : '';
+}
 
 /** V1: the task's current details in Markdown. */
 export function taskDetails(v: TaskDetailsView): string {
@@ -53,6 +64,10 @@ export function taskDetails(v: TaskDetailsView): string {
   ];
   if (v.lastJudgeReason) out.push('', `**Judge**: ${v.lastJudgeReason.replace(/\s+/g, ' ').slice(0, 500)}`);
   if (v.consultation) out.push('', `**Waiting for your answer**: ${v.consultation.replace(/\s+/g, ' ').slice(0, 500)}`);
+  out.push('', '### Files changed');
+  if (!v.files?.length && !v.unlistedFiles) out.push('_No file written or edited yet._');
+  for (const f of v.files ?? []) out.push(`- ${code(f.path)} +${f.added} −${f.removed}${fileHow(f)}`);
+  if (v.unlistedFiles) out.push(`_${v.unlistedFiles} more file(s) not listed._`);
   out.push('', '### Worker steps');
   if (v.earlierSteps > 0) out.push(`_${v.earlierSteps} earlier step(s) not shown._`);
   if (!v.steps.length) out.push('_No worker step yet._');

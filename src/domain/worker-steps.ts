@@ -2,6 +2,7 @@
 // functions fold the steps' small results into what the judge and the pacemaker need (P2/P3):
 // the final answer, the step count (history turns), tool calls, failed tool calls and the last
 // tool-call signatures (repetition → focus).
+import type { FileChange } from './file-changes';
 
 /** What one worker step reports back into workflow history (small by design). */
 export interface WorkerStepReport {
@@ -13,6 +14,10 @@ export interface WorkerStepReport {
   actions: string[];
   /** Workspace-relative directory of the iteration's transcript. */
   logPath: string;
+  /** V3: the files this step's write_file / edit_file calls changed (stepFileChanges: bounded). */
+  files?: FileChange[];
+  /** V3: changed files past the listed ones. */
+  moreFiles?: number;
 }
 
 export interface WorkerTally {

@@ -11,7 +11,7 @@
 import {
   CancellationScope,
   executeChild,
-  getExternalWorkflowHandle,
+  proxyLocalActivities,
   isCancellation,
   log,
   proxyActivities,
@@ -39,7 +39,7 @@ import type { ReplanContext } from '../llm/prompts/replan';
 import type { ActionPlan } from '../llm/schemas';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
 import { rootMessage } from './failures';
-import { executionProgressQuery, taskProgressSignal } from './messages';
+import { executionProgressQuery } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { inbox } from './inbox';
@@ -118,7 +118,13 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   /** Both kinds' events, in the order they happened (inbox.ts: one subscription per source, not one per turn). */
   const events = inbox<SchedulerEvent>();
   let jobs = 0;
-  const parent = getExternalWorkflowHandle(input.runWorkflowId);
+  // The poke is a local activity: one marker in this history where a signal command is two events
+  // (initiated, signaled), at one poke per scheduler turn that changed a task (issue 21: history per
+  // LLM call). It holds this workflow task's completion for one signal round trip (a few ms).
+  const pokeRun = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '10 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
+  }).pokeRunProgress;
   // Progress to the run (status stays live), SPEC S2: this phase only pokes the run ("look again");
   // the run reads the task states from this workflow itself (executionProgress query, through a
   // local activity that checks this workflow is its child), so a poke forged from outside shows
@@ -157,7 +163,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return;
     const sent = version;
     // A poke must not be interrupted by a cancellation, or the run would show stale states.
-    inFlight = CancellationScope.nonCancellable(() => parent.signal(taskProgressSignal, {})).then(
+    inFlight = CancellationScope.nonCancellable(() => pokeRun({ runWorkflowId: input.runWorkflowId })).then(
       () => {
         poked = sent;
         inFlight = undefined;

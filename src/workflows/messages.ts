@@ -135,6 +135,14 @@ export const TaskConsultationSchema: z.ZodType<ConsultationMessage> = lazySchema
   }),
 );
 
+/** S2: the task whose consultation changed (the run reads it from the task). */
+export interface TaskConsultationPoke {
+  taskId: string;
+}
+export const TaskConsultationPokeSchema: z.ZodType<TaskConsultationPoke> = lazySchema(() => z.strictObject({ taskId: id }));
+/** What the run reads from a task (taskConsultationStateQuery): checked like any payload. */
+export const CurrentConsultationSchema: z.ZodType<PendingConsultation | null> = lazySchema(() => ConsultationSchema.nullable());
+
 // The consultation answer's schema lives with its validation in src/domain/pacemaker (one home).
 
 export type { Question, QuestionKind, QuestionStatus } from '../domain/replan/questions';
@@ -176,8 +184,15 @@ export const taskProgressSignal = defineSignal<[unknown?]>('taskProgress');
  * `decisionsFrom` on (the run's count of those it has). Asked by the run only (see taskProgressSignal).
  */
 export const executionProgressQuery = defineQuery<TaskProgressMessage, [number, number?]>('executionProgress');
-/** P7: sent by a task to its run when a consultation opens (consultation set) or closes (null). */
-export const taskConsultationSignal = defineSignal<[ConsultationMessage]>('taskConsultation');
+/**
+ * S2 / P7: a poke from a task to its run: "my consultation opened or closed, look again". It names
+ * only the task: the run reads the task's consultation from the task itself
+ * (taskConsultationStateQuery, through a local activity that checks the task is a workflow of this
+ * run), so a forged poke at worst makes the run look again and see the truth.
+ */
+export const taskConsultationSignal = defineSignal<[TaskConsultationPoke]>('taskConsultation');
+/** S2 / P7, internal: the task's consultation waiting for the user's answer (null: none). Asked by the run. */
+export const taskConsultationStateQuery = defineQuery<PendingConsultation | null>('taskConsultationState');
 
 export interface TaskStatus {
   taskId: string;
@@ -298,8 +313,19 @@ export const LlmTroublePokeSchema: z.ZodType<LlmTroublePoke> = lazySchema(() => 
  * calls returned. A forged one changes nothing. Sent only on trouble, never per call.
  */
 export const llmTroubleSignal = defineSignal<[LlmTroublePoke]>('llmTrouble');
+/** O2 / S2: a workflow's own latest LLM trouble, numbered per workflow (freshTroubleObservation). */
+export interface LlmTroubleObservation extends LlmTroubleMessage {
+  n: number;
+}
+export const LlmTroubleObservationSchema: z.ZodType<LlmTroubleObservation> = lazySchema(() =>
+  z.strictObject({
+    trouble: z.enum(['unavailable', 'rejected', 'unsupported', 'recovered']),
+    error: text(4000).optional(),
+    n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  }),
+);
 /** O2 / S2, internal: a workflow's own latest LLM trouble (null: none), asked by its run. */
-export const llmTroubleStateQuery = defineQuery<LlmTroubleMessage | null>('llmTroubleState');
+export const llmTroubleStateQuery = defineQuery<LlmTroubleObservation | null>('llmTroubleState');
 
 // ---------------------------------------------------------------- O3 budget leases (internal)
 

@@ -6,7 +6,7 @@ import { condition, getExternalWorkflowHandle, log, setHandler, sleep, workflowI
 import { gateKinds, type PauseKind } from '../domain/run/llm-outage';
 import type { LlmForm } from './llm-form';
 import { callThroughLlmTrouble, type LlmTroubleHook } from './llm-trouble';
-import { llmTroubleSignal, llmTroubleStateQuery, parsePayload, pauseGateSignal, PauseGateSchema, type LlmTroubleMessage } from './messages';
+import { llmTroubleSignal, llmTroubleStateQuery, parsePayload, pauseGateSignal, PauseGateSchema, type LlmTroubleObservation } from './messages';
 
 export interface PauseGate {
   readonly paused: boolean;
@@ -69,13 +69,16 @@ export function installPauseGate(onChange?: (paused: boolean) => void, form?: Ll
   const run = info.root?.workflowId;
   // S2: the run does not take a trouble report's word for it: it asks this workflow (this query)
   // what its own LLM calls returned, after checking this workflow is one of its own.
-  let trouble: LlmTroubleMessage | null = null;
+  // Each observation numbered: the run takes each one once (freshTroubleObservation).
+  let trouble: LlmTroubleObservation | null = null;
+  let observed = 0;
   setHandler(llmTroubleStateQuery, () => trouble);
   const llm: LlmTroubleHook | undefined = run
     ? {
         kinds: () => kinds,
         report: async (m) => {
-          trouble = m;
+          observed += 1;
+          trouble = { ...m, n: observed };
           try {
             await getExternalWorkflowHandle(run).signal(llmTroubleSignal, { from: info.workflowId });
           } catch (e) {

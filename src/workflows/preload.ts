@@ -11,13 +11,16 @@
 import 'zod';
 import '../domain/budget';
 import '../domain/config';
+import '../domain/file-changes';
 import '../domain/graph';
 import '../domain/pacemaker';
 import '../domain/refinement';
 import '../domain/replan';
 import '../domain/replan/decision-order';
 import '../domain/run-input';
+import '../domain/run/child-reads';
 import '../domain/run/state';
+import '../domain/start-memo';
 import '../domain/task-details';
 import '../domain/worker-steps';
 import './messages';

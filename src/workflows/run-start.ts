@@ -3,6 +3,7 @@
 // `status` filters on, and the Web UI summary. Workflow-safe (no Node builtins).
 import type { SearchAttributePair } from '@temporalio/common';
 import { runStaticMetadata } from '../domain/run/checklist';
+import { startMemo } from '../domain/start-memo';
 import { PHASE_KEY, STATUS_KEY } from './search-attributes';
 import type { RunInput } from './run';
 
@@ -17,7 +18,8 @@ export interface RunStartOptions {
 export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile'>): RunStartOptions {
   return {
     workflowId: `run-${input.runId}`,
-    memo: { instruction: input.instruction.slice(0, 2000), workspace: input.workspace },
+    // Under Temporal's 2,048-byte memo warning whatever the instruction (startMemo).
+    memo: startMemo(input.instruction, input.workspace),
     typedSearchAttributes: [
       { key: PHASE_KEY, value: 'goal_understanding' },
       { key: STATUS_KEY, value: 'RUNNING' },

@@ -72,19 +72,23 @@ import {
   type RunState,
 } from '../domain/run/state';
 import { checklistMemoDue, runChecklist, runDetails } from '../domain/run/checklist';
+import { consultationChange, freshTroubleObservation } from '../domain/run/child-reads';
 import { TaskState, type Phase } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../llm/prompts/replan';
 import type { TokenUsage } from '../llm/usage';
 import { startRunLedger } from './budget-lease';
 import { ExecutionWorkflow, taskWorkflowId } from './execution';
+import { coalescedPerKey } from './coalesce';
 import { rootMessage } from './failures';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
   ClarificationAnswerSchema,
+  CurrentConsultationSchema,
   decisionsQuery,
   eventsQuery,
+  LlmTroubleObservationSchema,
   LlmTroublePokeSchema,
   LlmTroubleSchema,
   llmTroubleSignal,
@@ -98,6 +102,7 @@ import {
   statusQuery,
   type PauseAck,
   type Parsed,
+  TaskConsultationPokeSchema,
   TaskConsultationSchema,
   taskConsultationSignal,
   TaskProgressSchema,
@@ -303,6 +308,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   };
   // O2: LLM trouble in any workflow of the run pauses it (outage / rejected access) or ends the outage pause.
   const llmTrouble = internal('llmTrouble', LlmTroubleSchema, (s, m) => applyLlmTrouble(s, m, now()));
+  /** S2: per workflow run of the run's children, the number of its last LLM trouble observation taken. */
+  const troubleTaken = new Map<string, number>();
   setHandler(llmTroubleSignal, (payload: unknown) => {
     const p = parsePayload(LlmTroublePokeSchema, payload);
     if (!p.ok) return log.warn(`ignored llmTrouble: ${p.reason}`);
@@ -313,13 +320,41 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       (r) => {
         if (!r.ok) return log.warn(`ignored llmTrouble: ${r.reason}`);
         if (r.value === null) return log.warn(`ignored llmTrouble: ${from} has had no LLM trouble`);
-        llmTrouble(r.value);
+        const o = parsePayload(LlmTroubleObservationSchema, r.value);
+        if (!o.ok) return log.warn(`ignored llmTrouble: ${from} answered ${o.reason}`);
+        // Each observation once: a poke naming a workflow whose latest trouble was already taken changes nothing.
+        const who = `${from}/${r.runId}`;
+        if (!freshTroubleObservation(troubleTaken.get(who), o.value.n)) return log.warn(`ignored llmTrouble: nothing new from ${from}`);
+        troubleTaken.set(who, o.value.n);
+        llmTrouble({ trouble: o.value.trouble, ...(o.value.error !== undefined ? { error: o.value.error } : {}) });
       },
       (e: unknown) => log.warn(`could not ask ${from} about its LLM trouble: ${rootMessage(e)}`),
     );
   });
   setHandler(taskProgressSignal, () => pokedForProgress());
-  setHandler(taskConsultationSignal, internal('taskConsultation', TaskConsultationSchema, applyConsultation));
+  // P7 / S2: a task's poke; its consultation is read from the task itself (one read per task at a time).
+  const applyReadConsultation = internal('taskConsultation', TaskConsultationSchema, applyConsultation);
+  const readConsultation = coalescedPerKey(
+    async (taskId: string) => {
+      const target = execution;
+      const from = taskWorkflowId(wfId, taskId, entity.state.phaseRuns.execution ?? 1);
+      if (!target || !entity.state.tasks.some((t) => t.id === taskId))
+        return log.warn(`ignored taskConsultation: ${taskId} is not a running task of this run`);
+      const r = await inspect({ workflowId: from, parentWorkflowId: target.workflowId, query: 'taskConsultationState' });
+      if (execution !== target) return; // the phase ended meanwhile: its consultations ended with it
+      if (!r.ok) return log.warn(`ignored taskConsultation: ${r.reason}`);
+      const c = parsePayload(CurrentConsultationSchema, r.value);
+      if (!c.ok) return log.warn(`ignored taskConsultation: task ${taskId} answered ${c.reason}`);
+      const change = consultationChange(entity.state, taskId, c.value);
+      if (change) applyReadConsultation(change);
+    },
+    (taskId, e) => log.warn(`could not read task ${taskId}'s consultation: ${rootMessage(e)}`),
+  );
+  setHandler(taskConsultationSignal, (payload: unknown) => {
+    const p = parsePayload(TaskConsultationPokeSchema, payload);
+    if (!p.ok) return log.warn(`ignored taskConsultation: ${p.reason}`);
+    readConsultation(p.value.taskId);
+  });
   // O3: the run is the budget's ledger; its children ask it (budgetRequest) when their loans run out.
   // "stop" as the budget question's answer cancels the phases (main, below) and ends the run STOPPED.
   const main = new CancellationScope();

@@ -32,6 +32,7 @@ import {
   type PacemakerState,
   type ResolvedConsultationAnswer,
 } from '../domain/pacemaker';
+import { addFileChanges, type FileChange } from '../domain/file-changes';
 import { judgeOutcome } from '../domain/replan/judge-outcome';
 import { addStepLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../domain/task-details';
 import type { TaskSpec } from '../domain/types';
@@ -42,6 +43,7 @@ import {
   answerConsultationSignal,
   answerConsultationUpdate,
   taskConsultationSignal,
+  taskConsultationStateQuery,
   taskStatusQuery,
   type PendingConsultation,
   type TaskStatus,
@@ -133,6 +135,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // V1: the task's current details in the Web UI: its loop and the worker steps so far (no history event).
   let stepLines: TaskStepLine[] = [];
   let stepsSeen = 0;
+  // V3: the files changed, from the worker steps' own results.
+  let changes: { files: FileChange[]; unlisted: number } = { files: [], unlisted: 0 };
   const showDetails = () =>
     setCurrentDetails(
       taskDetails({
@@ -143,6 +147,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         maxIterations: status.maxIterations,
         steps: stepLines,
         earlierSteps: Math.max(0, stepsSeen - TASK_DETAIL_STEPS),
+        files: changes.files,
+        unlistedFiles: changes.unlisted,
         ...(status.lastJudgeReason ? { lastJudgeReason: status.lastJudgeReason } : {}),
         ...(status.consultation ? { consultation: `${status.consultation.id}: ${status.consultation.message}` } : {}),
       }),
@@ -185,13 +191,12 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     }
   });
 
-  /** The consultation last told to the run: a close names it, so the run closes only that one. */
-  let toldId = '';
-  const tellRun = async (consultation: PendingConsultation | null) => {
+  // S2: the run reads this task's consultation from here (a poke says only "look again").
+  setHandler(taskConsultationStateQuery, () => status.consultation ?? null);
+  const tellRun = async () => {
     if (!input.runWorkflowId) return;
-    if (consultation) toldId = consultation.id;
     try {
-      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id, consultationId: toldId, consultation });
+      await getExternalWorkflowHandle(input.runWorkflowId).signal(taskConsultationSignal, { taskId: task.id });
     } catch (e) {
       log.warn(`could not tell the run about consultation of task ${task.id}: ${(e as Error).message}`);
     }
@@ -215,7 +220,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     status.consultation = pending;
     showDetails();
     paceLog(pacemakerLogLine('intervention', { taskId: task.id, kind: iv.kind, iteration: iv.iteration, maxLoops: iv.maxLoops }));
-    await tellRun(pending);
+    await tellRun();
     const timeoutMs = pm.consultation_timeout_minutes * 60_000;
     const answered = timeoutMs > 0 ? await condition(() => answer !== undefined, timeoutMs) : false;
     const before = pace.maxLoops;
@@ -241,7 +246,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     delete status.consultation;
     refreshStatus();
     showDetails();
-    await tellRun(null);
+    await tellRun();
     return { outcome, answered };
   };
 
@@ -280,6 +285,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         onStep: (step, r) => {
           stepsSeen += 1;
           stepLines = addStepLine(stepLines, status.iteration, step, r);
+          changes = addFileChanges(changes, r.files, r.moreFiles);
           showDetails();
         },
       });
@@ -349,7 +355,9 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
     }
   } catch (err) {
     if (isCancellation(err) && pending) {
-      await CancellationScope.nonCancellable(() => tellRun(null));
+      pending = undefined;
+      delete status.consultation;
+      await CancellationScope.nonCancellable(() => tellRun());
     }
     throw explainActivityFailure(`task ${task.id}`, err);
   }

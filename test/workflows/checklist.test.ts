@@ -132,6 +132,8 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     expect(task).toContain('## Task a: write a');
     expect(task).toContain('**State**: DONE');
     expect(task).toMatch(/- iteration 1, step 1: `write_file\(.*a\.txt/);
+    // V3: and the files it changed, with lines added and removed (from its worker steps' results).
+    expect(task).toContain('### Files changed\n- `a.txt` +1 −0 (1 write)');
     // The static details carry the instruction.
     const meta = JSON.parse(await temporal('workflow', 'describe', '-w', handle.workflowId, '-o', 'json')) as Record<string, unknown>;
     expect(JSON.stringify(meta)).toContain('write a.txt, then b.txt');

@@ -6,11 +6,18 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import { taskWorkflowId } from '../../src/workflows/execution';
-import { statusQuery, taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
+import {
+  llmTroubleSignal,
+  statusQuery,
+  taskConsultationSignal,
+  taskProgressSignal,
+  taskStatusQuery,
+  type RunStatus,
+} from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario, type Scenario } from '../support/scenario';
+import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type Scenario, type ScenarioTask } from '../support/scenario';
 
 const exec = promisify(execFile);
 let h: Harness;
@@ -324,6 +331,14 @@ describe('S2 sealed messages', () => {
         name: 'taskConsultation',
         input: '{"taskId":"s","consultationId":"s-c7","consultation":null}',
       },
+      // S2 (issue 21): a poke names only the task; the run reads the task's consultation from the task.
+      {
+        what: 'a poke for the consulting task (the run looks again: s-c1 still open)',
+        kind: 'signal',
+        name: 'taskConsultation',
+        input: '{"taskId":"s"}',
+      },
+      { what: 'a poke for an unknown task', kind: 'signal', name: 'taskConsultation', input: '{"taskId":"zz"}' },
     ]);
     await sendAll(taskHandle.workflowId, [
       { what: 'answerConsultation null', kind: 'update', name: 'answerConsultation', input: 'null', reason: 'invalid answer: payload' },
@@ -425,18 +440,97 @@ describe('S2 sealed messages', () => {
         input: JSON.stringify({ from: taskWorkflowId(wf, 'zz') }),
       },
     ]);
-    // The forgeries were handled (the run's history has them), and nothing changed.
-    await until('the forged signals in the run history', async () => {
+    // The same with the real client (issue 21), and a consultation for the running task: the next
+    // consultation id in the old message's shape, and the poke the task itself sends.
+    const a = taskWorkflowId(wf, 'a');
+    await handle.signal(taskProgressSignal, JSON.parse(`{"round":1,"seq":1,"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`));
+    await handle.signal(llmTroubleSignal, { from: a });
+    await handle.signal(llmTroubleSignal, { from: `${wf}.execution-1` });
+    await handle.signal('taskConsultation', JSON.parse(`{"taskId":"a","consultationId":"a-c1","consultation":${consultation('a', 1)}}`));
+    await handle.signal(taskConsultationSignal, { taskId: 'a' });
+    const taskHandle = h.client.workflow.getHandle(a);
+    // The forgeries were handled (the run's history has them, and the reads they caused), and nothing changed.
+    await until('the forged signals and the reads they caused in the run history', async () => {
       const events = (await handle.fetchHistory()).events ?? [];
-      return events.filter((e) => e.workflowExecutionSignaledEventAttributes).length >= 12 ? true : undefined;
+      const forged = events.filter((e) => e.workflowExecutionSignaledEventAttributes).length >= 17;
+      const lastSignal = Math.max(...events.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => Number(e.eventId)));
+      const readAfter = events.some((e) => e.markerRecordedEventAttributes && Number(e.eventId) > lastSignal);
+      return (forged && readAfter) || (await handle.describe()).status.name !== 'RUNNING' ? true : undefined;
     });
     const after = await handle.query(statusQuery);
     expect(after.status).toBe('RUNNING');
     expect(after.pause).toBeUndefined();
+    expect(after.consultations ?? []).toEqual([]);
     expect(after.tasks.find((t) => t.id === 'a')?.state).toBe('RUNNING');
+    const taskAfter = await taskHandle.query(taskStatusQuery);
+    expect(taskAfter.state).toBe('RUNNING');
+    expect(taskAfter.consultation).toBeUndefined();
     const final = await handle.result();
     expect(final.status).toBe('DONE');
     expect(h.fake.requestsFor('worker_step').length).toBeGreaterThanOrEqual(3);
+    expect(await workflowTaskFailures(handle)).toEqual([]);
+  });
+  it('S2 O2 a forged llmTrouble naming a task that recovered from an earlier outage does not end a later outage; the real recovery does → DONE', async () => {
+    const tasks: ScenarioTask[] = [
+      { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
+      { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
+    ];
+    scriptScenario(h.fake, { tasks });
+    // a: its step's quick attempts fail (an outage), the first probe gets through (a recovers);
+    // b: the quick attempts and two probes (3 attempts each) fail: a second outage of 15 s or more.
+    const failures = new Map([
+      ['a', 3],
+      ['b', 9],
+    ]);
+    h.fake.always('worker_step', (req) => {
+      const id = taskIdOf(req) ?? '?';
+      const left = failures.get(id) ?? 0;
+      if (left > 0) {
+        failures.set(id, left - 1);
+        return { status: 503, message: `the model is overloaded (${id})` };
+      }
+      return workerReply(
+        tasks.find((t) => t.id === id)!,
+        workerStepsSoFar(req),
+      );
+    });
+    const runId = uniqueId('sealed-outage');
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'write a.txt, then b.txt', workspace: h.workspace(), options: FAST }],
+    });
+    const wf = handle.workflowId;
+    const outageOf = (task: string) => async () => {
+      const s = await handle.query(statusQuery);
+      const running = s.tasks.find((t) => t.state === 'RUNNING')?.id;
+      return running === task && s.pauses?.some((p) => p.kind === 'llm_outage') ? s : undefined;
+    };
+    await until('the outage while a runs', outageOf('a'), 60_000);
+    const bOutage = await until<RunStatus>('the second outage, while b runs (a recovered)', outageOf('b'), 90_000);
+    expect(bOutage.tasks.find((t) => t.id === 'a')?.state).toBe('DONE');
+
+    const told = async () =>
+      ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'llmTrouble');
+    const before = (await told()).length;
+    // a's own latest observation is its recovery, which the run already took.
+    await handle.signal(llmTroubleSignal, { from: taskWorkflowId(wf, 'a') });
+    await until('the run to read a after the forged poke', async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'llmTrouble');
+      const forged = signals[before];
+      return forged && events.some((e) => e.markerRecordedEventAttributes && Number(e.eventId) > Number(forged.eventId)) ? true : undefined;
+    });
+    const after = await handle.query(statusQuery);
+    expect(after.status).toBe('PAUSED');
+    expect(after.pauses?.map((p) => p.kind)).toEqual(['llm_outage']);
+    // b's probes still fail: the pause was not ended by the forgery.
+    expect(failures.get('b')).toBeGreaterThan(0);
+
+    // The real path: b's probe gets through, b reports its recovery, the run goes on.
+    const result = await runOutcome(handle);
+    expect(result.status).toBe('DONE');
+    expect(failures.get('b')).toBe(0);
     expect(await workflowTaskFailures(handle)).toEqual([]);
   });
 });

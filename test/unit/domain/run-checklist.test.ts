@@ -136,9 +136,31 @@ describe('V1 task details', () => {
     expect(text).toContain('- iteration 1, step 1: `write_file(a.txt)`');
     expect(text).toContain('- iteration 1, step 2: `run_command(node t.js)!` (1 failed)');
     expect(text).toContain('- iteration 1, step 3: no tool call — answer: wrote a.txt');
+    expect(text).toContain('_No file written or edited yet._');
     let many = lines;
     for (let i = 4; i < 50; i++) many = addStepLine(many, 2, i, { toolCalls: 0, toolErrors: 0, actions: [], logPath: 'x' });
     expect(many).toHaveLength(TASK_DETAIL_STEPS);
+  });
+
+  it('V3 the task’s details list the files it changed with lines added and removed, and how many more are not listed', () => {
+    const text = taskDetails({
+      taskId: 'a',
+      title: 'write a',
+      state: 'RUNNING',
+      iteration: 1,
+      maxIterations: 8,
+      steps: [],
+      earlierSteps: 0,
+      files: [
+        { path: 'src/a.ts', added: 5, removed: 1, writes: 1, edits: 1 },
+        { path: 'b`c.md', added: 0, removed: 2, writes: 0, edits: 2 },
+      ],
+      unlistedFiles: 3,
+    });
+    const section = text.slice(text.indexOf('### Files changed'), text.indexOf('### Worker steps'));
+    expect(section).toContain('- `src/a.ts` +5 −1 (1 write, 1 edit)');
+    expect(section).toContain("- `b'c.md` +0 −2 (2 edits)");
+    expect(section).toContain('_3 more file(s) not listed._');
   });
 });
 
