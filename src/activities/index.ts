@@ -32,7 +32,7 @@ import {
 } from '../llm/schemas';
 import type { TokenUsage } from '../llm/usage';
 import { Context } from '@temporalio/activity';
-import { journaled } from './journal';
+import { journaled, journalRoot } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
@@ -47,6 +47,13 @@ export interface RunRef {
   instructionFile?: string;
   /** M1: the ladder's rung and request timeout, set by the calling workflow's gate (llm-form.ts). */
   llm?: LlmCallSettings;
+  /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
+  host?: string;
+}
+
+export interface ActivitySettings {
+  /** This worker's own state directory: the journal of planning calls that ran away from the workspace's host. */
+  journalDir: string;
 }
 
 export interface WithUsage<T> extends LlmRungReport {
@@ -75,8 +82,9 @@ async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createActivities(llm: LlmGateway) {
+export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   const signal = () => Context.current().cancellationSignal;
+  const journalOf = (run: RunRef) => journalRoot(run, Context.current().info.taskQueue, settings.journalDir);
   /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
   const ask = <S extends z.ZodType>(
     run: RunRef,
@@ -85,7 +93,7 @@ export function createActivities(llm: LlmGateway) {
     prompt: (instruction: string) => Prompt | Promise<Prompt>,
   ): Promise<WithUsage<z.output<S>>> =>
     heartbeating(() =>
-      journaled(run.workspace, run.runId, async () => {
+      journaled(journalOf(run), async () => {
         const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
         return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
       }),
@@ -138,7 +146,7 @@ export function createActivities(llm: LlmGateway) {
       input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
     ): Promise<WithUsage<ReplanDecision> & { parseError?: string }> {
       return heartbeating(() =>
-        journaled(input.workspace, input.runId, async () => {
+        journaled(journalOf(input), async () => {
           const phase = input.context.phase;
           const context =
             input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined

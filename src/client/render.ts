@@ -24,6 +24,8 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
     `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
+  // Workspace affinity: the host whose worker owns the workspace runs its workspace work.
+  if (s.host) lines.push(`Workspace: ${s.workspace} on host ${s.host}`);
   if (s.budget) lines.push(budgetLine(s.budget));
   if (s.llmRung) lines.push(llmFormLine(s.llmRung));
   for (const p of pausesOf(s)) lines.push(pausedLine(s.runId, p));

@@ -34,6 +34,12 @@ export interface RunOptions {
    * (from its state and config), lowered by any workflow that learns a lower rung (./llm-form.ts).
    */
   llm?: LlmCallSettings;
+  /**
+   * Workspace affinity: the task queue of the host that owns the run's workspace
+   * (`<run's queue>@<host>`), set by RunWorkflow from its input's host. Absent (a run started
+   * without a host): every activity stays on the run's own queue.
+   */
+  hostQueue?: string;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -64,8 +70,15 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
 /** The request timeout leaves room for the ladder's quick rejections before the attempt times out. */
 const LADDER_MARGIN_MS = 60_000;
 
-export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
+/** The host's queue for an activity that touches the workspace (src/domain/workspace-host.ts touchesWorkspace). */
+export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue'> {
+  return onHost && o.hostQueue ? { taskQueue: o.hostQueue } : {};
+}
+
+/** `onHost`: the call reads the workspace (touchesWorkspace), so it runs on the host's queue. */
+export function llmActivityOptions(o: RunOptions, summary?: string, onHost = false): ActivityOptions {
   return {
+    ...placed(o, onHost),
     // A run's llm.timeoutSeconds longer than the default call timeout lengthens the attempt too.
     startToCloseTimeout: o.llm?.timeoutMs ? Math.max(msToNumber(o.llmCallTimeout), o.llm.timeoutMs + LADDER_MARGIN_MS) : o.llmCallTimeout,
     // O4: the activity heartbeats every few seconds; a call lost with its worker is retried soon.
@@ -79,6 +92,8 @@ export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOpt
 
 export function workerActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
   return {
+    // The worker step's tools work in the workspace: on the host that holds it.
+    ...placed(o, true),
     // One LLM call plus its tool calls (each command bounded by commandTimeoutMs).
     startToCloseTimeout: '60 minutes',
     heartbeatTimeout: heartbeatTimeoutMs(o.workerHeartbeatTimeoutMs),

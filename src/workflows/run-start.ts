@@ -3,7 +3,8 @@
 // `status` filters on, and the Web UI summary. Workflow-safe (no Node builtins).
 import type { SearchAttributePair } from '@temporalio/common';
 import { runStaticMetadata } from '../domain/run/checklist';
-import { PHASE_KEY, STATUS_KEY } from './search-attributes';
+import { hostNameProblem } from '../domain/workspace-host';
+import { HOST_KEY, PHASE_KEY, STATUS_KEY } from './search-attributes';
 import type { RunInput } from './run';
 
 export interface RunStartOptions {
@@ -14,13 +15,14 @@ export interface RunStartOptions {
   staticDetails: string;
 }
 
-export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile'>): RunStartOptions {
+export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile' | 'host'>): RunStartOptions {
   return {
     workflowId: `run-${input.runId}`,
     memo: { instruction: input.instruction.slice(0, 2000), workspace: input.workspace },
     typedSearchAttributes: [
       { key: PHASE_KEY, value: 'goal_understanding' },
       { key: STATUS_KEY, value: 'RUNNING' },
+      ...(hostNameProblem(input.host) === undefined ? [{ key: HOST_KEY, value: input.host as string }] : []),
     ],
     // V1: the instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
     ...runStaticMetadata(input.instruction, input.instructionFile),

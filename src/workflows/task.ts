@@ -53,6 +53,7 @@ import { installPauseGate } from './pause-gate';
 import { llmFormOn, rungReport } from './llm-form';
 import type { LlmRungReport } from '../domain/llm-form';
 import { explainActivityFailure } from './failures';
+import { touchesWorkspace } from '../domain/workspace-host';
 
 export interface TaskInput {
   run: RunRef;
@@ -283,12 +284,14 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         },
       });
       status.usage = addUsage(status.usage, worker.usage);
-      const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({
-        ...input.run,
-        task,
-        workerSummary: worker.summary,
-        logPath: worker.logPath,
-      });
+      const judged = await gate
+        .gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`, touchesWorkspace('judgeTask'))))
+        .judgeTask({
+          ...input.run,
+          task,
+          workerSummary: worker.summary,
+          logPath: worker.logPath,
+        });
       status.usage = addUsage(status.usage, judged.usage);
       const judge = judged.value;
       status.lastJudgeReason = judge.reason;

@@ -156,7 +156,7 @@ describe('docker-compose.yml', () => {
   it('registers the search attributes the workflows upsert, before the worker starts', () => {
     const cmd = [svc['temporal-setup'].command].flat().join(' ');
     expect(cmd).toMatch(/^temporal operator search-attribute create /);
-    for (const name of ['ReplannerPhase', 'ReplannerStatus', 'ReplanCount']) expect(cmd).toContain(`--name ${name}`);
+    for (const name of ['ReplannerPhase', 'ReplannerStatus', 'ReplanCount', 'ReplannerHost']) expect(cmd).toContain(`--name ${name}`);
     expect(svc['temporal-setup'].depends_on.temporal.condition).toBe('service_healthy');
     expect(svc.worker.depends_on['temporal-setup'].condition).toBe('service_completed_successfully');
   });

@@ -2,6 +2,7 @@
 // only through the pure transitions below; `status` and `decisions` are views computed on demand.
 // Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
 // is refused with a reason and changes nothing.
+import { hostNameProblem } from '../workspace-host';
 import { budgetQuestionText, budgetView, parseBudgetAnswer, stoppedReason, applyRaise, type BudgetView, type RunBudget } from '../budget';
 import type { NotificationLedger } from '../notifications';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
@@ -130,6 +131,8 @@ export interface RunState {
   runId: string;
   instruction: string;
   workspace: string;
+  /** Workspace affinity: the host whose worker owns the workspace (absent: the run's own queue serves it all). */
+  host?: string;
   phase: Phase | 'finished';
   status: RunStatusValue;
   /** Phase executions so far, e.g. { goal_understanding: 1, execution: 2 }. */
@@ -192,11 +195,12 @@ export interface RunBudgetState {
   waiting?: { since: string; questionId: string };
 }
 
-export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
+export function initialRunState(run: { runId: string; instruction: string; workspace: string; host?: string }): RunState {
   return {
     runId: run.runId,
     instruction: run.instruction,
     workspace: run.workspace,
+    ...(hostNameProblem(run.host) === undefined ? { host: run.host } : {}),
     phase: 'goal_understanding',
     status: 'RUNNING',
     phaseRuns: {},
@@ -663,6 +667,8 @@ export interface RunStatusView {
   runId: string;
   instruction: string;
   workspace: string;
+  /** Workspace affinity: the host whose worker owns the workspace (absent: the run's own queue serves it all). */
+  host?: string;
   phase: Phase | 'finished';
   status: ShownRunStatus;
   tasks: TaskRecord[];
@@ -702,6 +708,7 @@ export function statusView(s: RunState): RunStatusView {
     runId: s.runId,
     instruction: s.instruction,
     workspace: s.workspace,
+    ...(s.host !== undefined ? { host: s.host } : {}),
     phase: s.phase,
     status: displayStatus(s),
     tasks: s.tasks,
