@@ -1,6 +1,6 @@
 // Builds the Worker: the workflow bundle, the activities wired to an LLM gateway, the endpoint queue and this host's queue.
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { hostQueueOf, workerIdentity } from './domain/workspace-host';
+import { hostQueueOf, presenceQueueOf, workerIdentity } from './domain/workspace-host';
 import { hostSettingsFromEnv, type HostSettings } from './host-settings';
 
 export { hostSettingsFromEnv, type HostSettings } from './host-settings';
@@ -47,18 +47,21 @@ export const ACTIVITY_SLOTS = 2 * BOUNDS.parallelTasks;
 
 /**
  * A Replanner worker: one SDK Worker on the endpoint-and-model queue (every workflow, the planning
- * LLM calls, notifications) and one on this host's queue `<queue>@<host>` (the activities that touch a
- * workspace this host owns), sharing the connection. Both carry the identity `<pid>@<host> roots=…`.
+ * LLM calls, notifications), one on this host's queue `<queue>@<host>` (the activities that touch a
+ * workspace this host owns) and a small one on the host's presence queue (O2: is the host there?),
+ * sharing the connection. Both carry the identity `<pid>@<host> roots=…`.
  */
 export class ReplannerWorker {
   constructor(
     readonly endpoint: Worker,
     readonly hostWorker: Worker,
+    /** O2: answers "is the host there?" with slots of its own, so a busy host is never called offline. */
+    readonly presence: Worker,
     readonly settings: HostSettings & { taskQueue: string; hostQueue: string; identity: string },
   ) {}
 
   get workers(): Worker[] {
-    return [this.endpoint, this.hostWorker];
+    return [this.endpoint, this.hostWorker, this.presence];
   }
 
   /** Runs both until shutdown (or until either fails, which stops the other). */
@@ -115,7 +118,15 @@ export async function createWorker(p: WorkerParams): Promise<ReplannerWorker> {
   // Activities only: the workflows of every run stay on the endpoint queue.
   const { maxCachedWorkflows: _cache, ...activityOverrides } = p.overrides ?? {};
   const hostWorker = await Worker.create({ ...common, taskQueue: hostQueue, ...activityOverrides });
-  return new ReplannerWorker(endpoint, hostWorker, { ...host, taskQueue, hostQueue, identity });
+  const presence = await Worker.create({
+    connection: p.connection,
+    namespace: p.namespace ?? 'default',
+    identity,
+    taskQueue: presenceQueueOf(hostQueue),
+    activities: { hostPresent: () => activities.hostPresent() },
+    maxConcurrentActivityTaskExecutions: 4,
+  });
+  return new ReplannerWorker(endpoint, hostWorker, presence, { ...host, taskQueue, hostQueue, identity });
 }
 
 const quietBundlerLogger = {

@@ -49,6 +49,8 @@ export interface RunRef {
   llm?: LlmCallSettings;
   /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
   host?: string;
+  /** O2: made again after its host was lost: the lost call's activity id, whose journal answers this call (journal.ts). */
+  journalOf?: string;
 }
 
 export interface ActivitySettings {
@@ -84,7 +86,7 @@ async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
 
 export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   const signal = () => Context.current().cancellationSignal;
-  const journalOf = (run: RunRef) => journalRoot(run, Context.current().info.taskQueue, settings.journalDir);
+  const journalRootOf = (run: RunRef) => journalRoot(run, Context.current().info.taskQueue, settings.journalDir);
   /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
   const ask = <S extends z.ZodType>(
     run: RunRef,
@@ -93,10 +95,14 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     prompt: (instruction: string) => Prompt | Promise<Prompt>,
   ): Promise<WithUsage<z.output<S>>> =>
     heartbeating(() =>
-      journaled(journalOf(run), async () => {
-        const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
-        return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
-      }),
+      journaled(
+        journalRootOf(run),
+        async () => {
+          const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
+          return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
+        },
+        run.journalOf,
+      ),
     );
 
   return {
@@ -104,6 +110,8 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     ...createNotificationActivities(),
     /** S2: the run's look into its own child (a local activity; see inspect.ts). */
     inspectOwnWorkflow,
+    /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */
+    async hostPresent(): Promise<void> {},
 
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
       return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>
@@ -146,24 +154,28 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
       input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
     ): Promise<WithUsage<ReplanDecision> & { parseError?: string }> {
       return heartbeating(() =>
-        journaled(journalOf(input), async () => {
-          const phase = input.context.phase;
-          const context =
-            input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
-              ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
-              : input.context;
-          const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
-          const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal(), llm: input.llm });
-          const parsed = parseDecision(phase, r.raw);
-          if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
-          Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
-          return {
-            value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`),
-            usage: r.usage,
-            parseError: parsed.reason,
-            ...rungOfCall(r.rung),
-          };
-        }),
+        journaled(
+          journalRootOf(input),
+          async () => {
+            const phase = input.context.phase;
+            const context =
+              input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
+                ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
+                : input.context;
+            const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
+            const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal(), llm: input.llm });
+            const parsed = parseDecision(phase, r.raw);
+            if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
+            Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
+            return {
+              value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`),
+              usage: r.usage,
+              parseError: parsed.reason,
+              ...rungOfCall(r.rung),
+            };
+          },
+          input.journalOf,
+        ),
       );
     },
 

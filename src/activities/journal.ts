@@ -23,14 +23,20 @@ export function journalRoot(run: { workspace: string; runId: string; host?: stri
   return onHost ? runDir(run.workspace, run.runId) : path.join(journalDir, 'runs', safeName(run.runId));
 }
 
-export async function journaled<T>(root: string, compute: () => Promise<T>): Promise<T> {
+/**
+ * `journalOf`: a call made again after its workspace host was lost names the lost call's activity id
+ * (CallAgainPatch, src/workflows/llm-trouble.ts), so a reply that call journaled before the host died
+ * answers this one. Only an id of this same workflow execution: the identity keeps its workflow and run ids.
+ */
+export async function journaled<T>(root: string, compute: () => Promise<T>, journalOf?: unknown): Promise<T> {
   const info = Context.current().info;
+  const activityId = typeof journalOf === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(journalOf) ? journalOf : info.activityId;
   const wf = info.workflowExecution ?? { workflowId: 'standalone', runId: info.activityId };
   // S4: the full identity of the activity execution (workflow id, the whole run id, activity id;
   // attempt-independent), hashed to a fixed-length name. A prefix of the run id is not enough: the
   // server's run ids are time-ordered, so two runs with the same workflow id started within about a
   // minute share their first characters, and the second would replay the first one's answers.
-  const identity = JSON.stringify([wf.workflowId, wf.runId, info.activityId]);
+  const identity = JSON.stringify([wf.workflowId, wf.runId, activityId]);
   const key = `${safeName(info.activityType)}.${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
   const file = path.join(root, 'journal', `${key}.json`);
   const hit = await readJson<{ value: T }>(file);
@@ -39,6 +45,6 @@ export async function journaled<T>(root: string, compute: () => Promise<T>): Pro
     return hit.value;
   }
   const value = await compute();
-  await writeJsonAtomic(file, { activityType: info.activityType, workflowId: wf.workflowId, runId: wf.runId, activityId: info.activityId, value });
+  await writeJsonAtomic(file, { activityType: info.activityType, workflowId: wf.workflowId, runId: wf.runId, activityId, value });
   return value;
 }

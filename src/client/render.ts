@@ -235,12 +235,15 @@ export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): s
   const next =
     p.kind === 'llm_outage'
       ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
-      : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported'
-        ? `fix it, then: replanner resume ${runId}`
-        : p.kind === 'budget'
-          ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
-            'answer the budget question below'
-          : `resume: replanner resume ${runId}`;
+      : p.kind === 'host_offline'
+        ? // Workspace affinity: the reason says how to bring the host back or cancel.
+          'resumes by itself when the host is back'
+        : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported'
+          ? `fix it, then: replanner resume ${runId}`
+          : p.kind === 'budget'
+            ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
+              'answer the budget question below'
+            : `resume: replanner resume ${runId}`;
   const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
   return `PAUSED ${by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 400)}` : ''} — ${next}`;
 }

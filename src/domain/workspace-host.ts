@@ -20,6 +20,14 @@ export function hostQueueOf(endpointQueue: string, host: string): string {
 }
 
 /**
+ * O2: the host's presence queue: a no-op activity each worker of the host serves with slots of its
+ * own, so a busy host (every activity slot taken) still answers and is never called offline.
+ */
+export function presenceQueueOf(hostQueue: string): string {
+  return `${hostQueue}:presence`;
+}
+
+/**
  * REPLANNER_WORKSPACE_ROOTS: absolute directories separated by `delimiter` (path.delimiter);
  * unset or blank: `/`, every workspace (a single-machine worker owns them all).
  */

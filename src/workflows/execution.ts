@@ -8,6 +8,7 @@
 // live without being awaited: one per scheduler turn, only when a task changed. The history is
 // about a dozen events per task; past the run's continue-as-new threshold no task starts and the
 // run's next execution round takes the READY rest, so no plan size makes it grow without bound.
+import { hostPresenceOf } from './host-presence';
 import {
   CancellationScope,
   executeChild,
@@ -184,7 +185,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
   const form = llmFormOn(input.options);
   const gate = budgetedGate(
-    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()), form),
+    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()), form, hostPresenceOf(input.options.hostQueue)),
     lease,
   );
   relay.current = startPauseRelay(

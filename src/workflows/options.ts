@@ -12,7 +12,7 @@ export interface RunOptions {
   maxParallelTasks: number;
   /** Worker steps (one LLM request + its tool calls, one activity each) per worker iteration. */
   workerMaxSteps: number;
-  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 30 s, SPEC O4). */
+  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 10 s, SPEC O4). */
   workerHeartbeatTimeoutMs?: number;
   commandTimeoutMs: number;
   /** S1: the run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
@@ -71,9 +71,14 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
 const LADDER_MARGIN_MS = 60_000;
 
 /** The host's queue for an activity that touches the workspace (src/domain/workspace-host.ts touchesWorkspace). */
-export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue'> {
-  return onHost && o.hostQueue ? { taskQueue: o.hostQueue } : {};
+export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue' | 'scheduleToStartTimeout'> {
+  // O2: a call no worker of the host starts within seconds fails fast, and the gate asks whether the
+  // host is there at all (host-presence.ts); a live idle worker starts it at once.
+  return onHost && o.hostQueue ? { taskQueue: o.hostQueue, scheduleToStartTimeout: HOST_START_TIMEOUT_MS } : {};
 }
+
+/** How long a call on the workspace host's queue may wait for one of its workers to start it. */
+export const HOST_START_TIMEOUT_MS = 5_000;
 
 /** `onHost`: the call reads the workspace (touchesWorkspace), so it runs on the host's queue. */
 export function llmActivityOptions(o: RunOptions, summary?: string, onHost = false): ActivityOptions {
@@ -108,7 +113,10 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
 /** O4: LLM activities (not worker steps) heartbeat every ≤ 3 s; a lost one is retried after 10 s. */
 const LLM_HEARTBEAT_TIMEOUT_MS = 10_000;
 
-/** 1 s .. 10 min; anything else (absent, NaN, forged) is the 30 s default. */
+/**
+ * 1 s .. 10 min; anything else (absent, NaN, forged) is the 10 s default: a step lost with its worker
+ * is retried within seconds (O4), and a workspace host killed mid-step shows as offline within 30 s (O2).
+ */
 function heartbeatTimeoutMs(v: number | undefined): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 1000 && v <= 600_000 ? v : 30_000;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 1000 && v <= 600_000 ? v : 10_000;
 }

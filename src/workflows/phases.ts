@@ -1,6 +1,7 @@
 // The planning phases as child workflows (X1): each runs its LLM activity and returns a compact,
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
+import { hostPresenceOf } from './host-presence';
 import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import { planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import { DEFAULT_CONFIG } from '../domain/config';
@@ -48,7 +49,10 @@ function llm(options: RunOptions, summary: string, gate: PauseGate, onHost: bool
 const onHost = (activity: RunActivityName, run: RunRef) => touchesWorkspace(activity, { instructionFile: run.instructionFile !== undefined });
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   try {
     return await llm(input.options, 'understand the goal', gate, onHost('understandGoal', input.run)).understandGoal({
       ...input.run,
@@ -122,7 +126,10 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  * the plan unless `refinement.failOpen` (C3).
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo, gate);
@@ -236,7 +243,10 @@ function clip(s: string, max: number): string {
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   try {
     return await llm(input.options, 'plan the action sequence', gate, onHost('planActions', input.run)).planActions({
       ...input.run,
@@ -250,7 +260,10 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 }
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   try {
     return await llm(input.options, 'reflect on the run', gate, onHost('reflect', input.run)).reflect({
       ...input.run,

@@ -2,6 +2,7 @@
 // (src/domain/run/state) and changes it only through that module's pure transitions. Read top to
 // bottom: every message handler, then the phase loop of seed 004's flowchart — goal → tasks →
 // actions → execution → reflection, each phase a child workflow followed by "replan?" (X1, X3).
+import { hostPresenceOf } from './host-presence';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -180,6 +181,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       report: async (m) => llmTrouble(m),
     },
     form,
+    hostPresenceOf(options.hostQueue),
   );
   let currentChild: string | undefined;
   const relay = startPauseRelay(

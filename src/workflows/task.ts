@@ -1,6 +1,7 @@
 // TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
 // re-decompose. The loop limit comes from the Duck Pacemaker (P1–P6), recomputed after every
 // iteration from measured vitals; when it sees trouble it consults the user and waits durably (P7).
+import { hostPresenceOf } from './host-presence';
 import {
   CancellationScope,
   condition,
@@ -165,7 +166,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
   // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options)), lease);
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options), hostPresenceOf(options.hostQueue)), lease);
   setHandler(taskStatusQuery, () => status);
   setHandler(
     answerConsultationUpdate,

@@ -13,6 +13,7 @@ import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { startWorkerProcess } from '../support/worker-proc';
 import { scriptScenario } from '../support/scenario';
 import { activitiesOfRun, hostOfIdentity } from '../support/run-activities';
+import { cli } from '../support/cli';
 
 let h: Harness;
 harnessForWorkerProcesses((x) => (h = x));
@@ -105,5 +106,16 @@ describe('workspace affinity', () => {
     await expect(refused).rejects.toThrow(NoWorkspaceHost);
     await expect(refused).rejects.toThrow(`no worker owns the workspace ${elsewhere}`);
     await expect(refused).rejects.toThrow(/REPLANNER_WORKSPACE_ROOTS=.* replanner worker/);
+    // The CLI refuses it the same way, before anything starts (exit 3).
+    process.env.REPLANNER_TASK_QUEUE = queue;
+    try {
+      const r = await cli('run', 'write the files', '--workspace', elsewhere);
+      expect(r.code).toBe(3);
+      expect(r.err).toContain(`no worker owns the workspace ${elsewhere}: the workers on task queue "${queue}" hold`);
+      expect(r.err).toContain('REPLANNER_WORKSPACE_ROOTS=');
+    } finally {
+      delete process.env.REPLANNER_TASK_QUEUE;
+    }
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
   }, 300_000);
 });

@@ -46,7 +46,7 @@ export type { PauseKind } from './llm-outage';
 export interface PauseState {
   kind: PauseKind;
   /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries, O2; 'budget': the run's budget, O3). */
-  by: 'user' | 'llm' | 'budget';
+  by: 'user' | 'llm' | 'budget' | 'host';
   /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS); for 'llm' and 'budget', what happened and what to do. */
   reason?: string;
   /** ISO time the pause began. */
@@ -417,7 +417,7 @@ export function resumeRun(s: RunState): PauseApplied {
  * one pauses again). The user's pause and a rejection stay.
  */
 export function endUnprobedOutage(s: RunState): RunState {
-  if (s.llmPause?.kind !== 'llm_outage') return s;
+  if (s.llmPause?.kind !== 'llm_outage' && s.llmPause?.kind !== 'host_offline') return s;
   const next = { ...s };
   delete next.llmPause;
   return next;
@@ -431,7 +431,8 @@ export function noteLlmRung(s: RunState, rung: LlmRung | undefined): RunState {
 
 /** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
 export interface LlmTroubleMessage {
-  trouble: LlmTrouble | 'recovered';
+  /** 'host_back': a call on the workspace host's queue got through after 'host_offline'. */
+  trouble: LlmTrouble | 'recovered' | 'host_back';
   /** The failure's message (for 'rejected' it names the fix); clipped for the reason. */
   error?: string;
 }
@@ -442,14 +443,31 @@ export interface LlmTroubleMessage {
  * outage); 'recovered' ends only an outage pause — never the user's, never a rejection (only
  * `resume` ends those). Changes nothing on a finished run.
  */
+/**
+ * Workspace affinity (O2): the run's workspace host has no worker. Nothing is lost: the call that
+ * found it gone waits and probes, and the run goes on by itself when that host's worker polls again.
+ */
+export function hostOfflineReason(s: Pick<RunState, 'host' | 'runId'>, at: string): string {
+  const host = s.host ?? 'of the workspace';
+  return (
+    `workspace host ${host} offline since ${at}: no worker of that host takes the run's workspace work; ` +
+    `it goes on by itself when one polls again (on ${host}: replanner worker, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
+    `or stop it: replanner cancel ${s.runId}`
+  );
+}
+
 export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): Applied {
   if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
   const error = shortError(m.error ?? 'no detail');
-  if (m.trouble === 'recovered') {
-    if (s.llmPause?.kind !== 'llm_outage') return { ok: true, state: s };
+  if (m.trouble === 'recovered' || m.trouble === 'host_back') {
+    if (s.llmPause?.kind !== (m.trouble === 'recovered' ? 'llm_outage' : 'host_offline')) return { ok: true, state: s };
     const next = { ...s };
     delete next.llmPause;
     return { ok: true, state: next };
+  }
+  if (m.trouble === 'host_offline') {
+    if (s.llmPause) return { ok: true, state: s };
+    return { ok: true, state: { ...s, llmPause: { kind: 'host_offline', by: 'host', reason: hostOfflineReason(s, at), since: at } } };
   }
   if (m.trouble === 'unavailable') {
     if (s.llmPause) return { ok: true, state: s };
