@@ -12,6 +12,7 @@ import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { killWorker, startWorkerProcess } from '../support/worker-proc';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
+import { activitiesOfRun } from '../support/run-activities';
 
 let h: Harness;
 harnessForWorkerProcesses((x) => (h = x));
@@ -96,5 +97,43 @@ describe('workspace host offline', () => {
     expect(ok('reflection')).toBe(1);
     expect(ok('replan_decision')).toBe(6);
     expect(h.fake.requestsFor('worker_step').filter((r) => r.status !== 200)).toHaveLength(1);
+  }, 240_000);
+
+  it('O2 a busy host is not offline: its only activity slot taken, a call it did not start in time asks its presence queue and waits; no pause, DONE', async () => {
+    h.fake.reset();
+    const busyQueue = uniqueId('host-busy');
+    const tasks: ScenarioTask[] = [
+      { id: 'p', title: 'write p', files: { 'p.txt': 'P' } },
+      { id: 'q', title: 'write q', files: { 'q.txt': 'Q' } },
+    ];
+    scriptScenario(h.fake, { tasks, workerDelayMs: 7000 });
+    const root = tmp('replanner-busy-');
+    await startWorkerProcess({
+      address: temporalAddress(),
+      taskQueue: busyQueue,
+      llmBaseURL: h.fake.baseURL,
+      env: { REPLANNER_HOST: 'host-busy', REPLANNER_WORKSPACE_ROOTS: root, REPLANNER_MAX_CONCURRENT_ACTIVITIES: '1' },
+    });
+    const ws = path.join(root, 'ws');
+    fs.mkdirSync(ws);
+    const { handle } = await startRun(h.client, { instruction: 'write both', workspace: ws, taskQueue: busyQueue, options: FAST });
+    const kinds = new Set<string>();
+    let done = false;
+    const watching = (async () => {
+      while (!done) {
+        const s = await handle.query(statusQuery).catch(() => undefined);
+        for (const p of s?.pauses ?? []) kinds.add(p.kind);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    const result = await handle.result();
+    done = true;
+    await watching;
+    expect(result.status).toBe('DONE');
+    expect(kinds.has('host_offline')).toBe(false);
+    // The busy path was taken: a step waited past its start timeout and the host's presence was asked.
+    const acts = await activitiesOfRun(h.client, handle.workflowId);
+    expect(acts.filter((a) => a.type === 'hostPresent').length).toBeGreaterThan(0);
+    expect(acts.filter((a) => a.type === 'hostPresent').every((a) => a.identity !== undefined)).toBe(true);
   }, 240_000);
 });
