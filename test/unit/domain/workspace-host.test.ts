@@ -12,21 +12,21 @@ import {
 } from '../../../src/domain/workspace-host';
 
 describe('workspace affinity', () => {
-  it('O2 roots: absent is "/", several by the delimiter, relative ones refused, trailing slashes dropped', () => {
+  it('B1 roots: absent is "/", several by the delimiter, relative ones refused, trailing slashes dropped', () => {
     expect(parseWorkspaceRoots(undefined, ':')).toEqual({ roots: ['/'] });
     expect(parseWorkspaceRoots('  ', ':')).toEqual({ roots: ['/'] });
     expect(parseWorkspaceRoots('/srv/a/:/srv/b::/srv/a', ':')).toEqual({ roots: ['/srv/a', '/srv/b'] });
     expect(parseWorkspaceRoots('/srv/a:repos', ':')).toEqual({ problem: expect.stringContaining('"repos" is not an absolute path') });
   });
 
-  it('O2 a root holds its own path and what is below it, not a sibling with the same prefix', () => {
+  it('B1 a root holds its own path and what is below it, not a sibling with the same prefix', () => {
     expect(rootHolding(['/srv/a'], '/srv/a')).toBe('/srv/a');
     expect(rootHolding(['/srv/a'], '/srv/a/x')).toBe('/srv/a');
     expect(rootHolding(['/srv/a'], '/srv/ab')).toBeUndefined();
     expect(rootHolding(['/', '/srv'], '/srv/x')).toBe('/srv');
   });
 
-  it('O2 identity names the host and roots; the SDK default identity owns its host’s "/"; a forged host is ignored', () => {
+  it('B1 identity names the host and roots; the SDK default identity owns its host’s "/"; a forged host is ignored', () => {
     const id = workerIdentity(42, 'host-a', ['/srv/a', '/srv/my repos']);
     expect(id).toBe('42@host-a roots=/srv/a:/srv/my repos');
     expect(parseWorkerIdentity(id)).toEqual({ host: 'host-a', roots: ['/srv/a', '/srv/my repos'] });
@@ -39,7 +39,7 @@ describe('workspace affinity', () => {
   });
 
   const own = { host: 'laptop', roots: ['/'] };
-  it('O2 the worker whose root holds the workspace most specifically owns it', () => {
+  it('B1 the worker whose root holds the workspace most specifically owns it', () => {
     const workers = [
       { host: 'a', roots: ['/srv'] },
       { host: 'b', roots: ['/srv/b'] },
@@ -72,7 +72,7 @@ describe('workspace affinity', () => {
     expect(chooseWorkspaceHost({ workspace: '/w', queue: 'q', workers: [workers[0]!, workers[0]!], own })).toEqual({ host: 'a', from: 'workers' });
   });
 
-  it('O2 what runs on the workspace host: the worker step, the goal, the task judge, a re-decomposition with its log, the goal decision listing the workspace, and everything of a file instruction', () => {
+  it('B1 what runs on the workspace host: the worker step, the goal, the task judge, a re-decomposition with its log, the goal decision listing the workspace, and everything of a file instruction', () => {
     for (const a of ['workerStep', 'understandGoal', 'judgeTask'] as const) expect(touchesWorkspace(a)).toBe(true);
     for (const a of ['decomposeTasks', 'judgePlanQuality', 'planActions', 'reflect', 'decideReplan', 'replanTask', 'notification'] as const) {
       expect(touchesWorkspace(a)).toBe(false);
