@@ -10,11 +10,11 @@ import { parseArgs } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import { FakeOpenAI, type RecordedRequest } from '../test/support/fake-openai';
 import { scriptScenario, taskIdOf, type ScenarioTask } from '../test/support/scenario';
 import { devServerDynamicConfigArgs } from '../test/support/dev-server-config';
-import { createWorker, sharedWorkflowModules, WORKER_NODE_ARGS } from '../src/worker';
+import { createWorker, sharedWorkflowModules, WORKER_NODE_ARGS, type ReplannerWorker } from '../src/worker';
 import { RunWorkflow, runWorkflowId } from '../src/workflows/run';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/workflows/search-attributes';
 import { floorActivities } from './floor-activities';
@@ -439,7 +439,7 @@ async function startInProcessWorker(
   bundle: { code: string; sourceMap: string },
   overrides?: Partial<WorkerOptions>,
 ) {
-  const worker: Worker = await createWorker({
+  const worker: ReplannerWorker = await createWorker({
     connection,
     taskQueue,
     llm: { apiKey: 'k', baseURL: fake.baseURL, model: 'm', timeoutMs: 30_000 },

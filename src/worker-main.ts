@@ -3,9 +3,9 @@
 // sends runs started with the same OPENAI_BASE_URL and REPLANNER_MODEL there). With
 // REPLANNER_WORKER_IDLE_EXIT (set by the CLI for the workers it starts) it exits when idle.
 import * as fs from 'node:fs';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { llmSettingsFromEnv } from './llm/gateway';
-import { createWorker } from './worker';
+import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
 import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './client/workers';
@@ -23,18 +23,24 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   const connection = await NativeConnection.connect({ address });
   const llm = llmSettingsFromEnv(env);
   const { taskQueue } = routeOf(env);
+  // Workspace affinity: this worker's host and the workspaces it owns (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS).
+  const host = hostSettingsFromEnv(env);
   // A prebuilt workflow bundle (tests, containers) saves the seconds of bundling at start.
   const bundle = env.REPLANNER_WORKFLOW_BUNDLE;
   const worker = await createWorker({
     connection,
     taskQueue,
     llm,
+    host,
     namespace: env.TEMPORAL_NAMESPACE || 'default',
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
     overrides: workerOverridesFromEnv(env),
   });
   console.log(
     `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
+  );
+  console.log(
+    `replanner worker: host ${host.host} owns the workspaces under ${host.roots.join(', ')} (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS); their activities on task queue "${worker.settings.hostQueue}"`,
   );
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
   console.log(`replanner worker: at most ${commands} command(s) at once (REPLANNER_MAX_CONCURRENT_COMMANDS)`);
@@ -62,23 +68,29 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
  * Shuts the worker down once it has had no activity or workflow task for `idleMs` and no workflow
  * on its queue is open (mayLeaveQueue: an open run may have a timer due that needs a worker).
  */
-function exitWhenIdle(worker: Worker, idleMs: number, openWorkflows: () => Promise<number | undefined>): () => void {
+function exitWhenIdle(worker: ReplannerWorker, idleMs: number, openWorkflows: () => Promise<number | undefined>): () => void {
   let lastWork = Date.now();
+  const inFlight = worker.workers.map(() => ({ activities: 0, activations: 0 }));
   let activities = 0;
   let activations = 0;
   let checking = false;
   let stopped = false;
-  // Every change of the in-flight counts is work starting or ending.
-  const subs = [
-    worker.numInFlightActivities$.subscribe((n) => {
-      activities = n;
-      lastWork = Date.now();
+  const total = () => {
+    activities = inFlight.reduce((n, w) => n + w.activities, 0);
+    activations = inFlight.reduce((n, w) => n + w.activations, 0);
+    lastWork = Date.now();
+  };
+  // Every change of the in-flight counts (of the endpoint and the host worker) is work starting or ending.
+  const subs = worker.workers.flatMap((w, i) => [
+    w.numInFlightActivities$.subscribe((n) => {
+      inFlight[i]!.activities = n;
+      total();
     }),
-    worker.numInFlightActivations$.subscribe((n) => {
-      activations = n;
-      lastWork = Date.now();
+    w.numInFlightActivations$.subscribe((n) => {
+      inFlight[i]!.activations = n;
+      total();
     }),
-  ];
+  ]);
   const timer = setInterval(
     () => {
       const now = Date.now();
@@ -100,7 +112,7 @@ function exitWhenIdle(worker: Worker, idleMs: number, openWorkflows: () => Promi
             `replanner worker: no work for ${formatDuration(now - lastWork)}; exiting (no open workflow on its queue; REPLANNER_WORKER_IDLE_EXIT)`,
           );
           clearInterval(timer);
-          if (worker.getState() === 'RUNNING') worker.shutdown();
+          worker.shutdown();
         })
         .finally(() => (checking = false));
     },

@@ -1,5 +1,9 @@
-// Builds the Worker: the workflow bundle, the activities wired to an LLM gateway, one task queue.
+// Builds the Worker: the workflow bundle, the activities wired to an LLM gateway, the endpoint queue and this host's queue.
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { hostQueueOf, presenceQueueOf, workerIdentity } from './domain/workspace-host';
+import { hostSettingsFromEnv, type HostSettings } from './host-settings';
+
+export { hostSettingsFromEnv, type HostSettings } from './host-settings';
 import { createActivities } from './activities';
 import { BOUNDS } from './domain/config';
 import { LlmGateway, type LlmSettings } from './llm/gateway';
@@ -30,6 +34,8 @@ export interface WorkerParams {
   llm: LlmSettings;
   workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
   maxConcurrentActivityTaskExecutions?: number;
+  /** Workspace affinity: this worker's host and the workspaces it owns (default: hostSettingsFromEnv). */
+  host?: HostSettings;
   /** Bench only: activities registered beside Replanner's (the floor's no-op) on the same worker. */
   extraActivities?: Record<string, (...args: never[]) => unknown>;
   /** Bench only: worker settings to measure (bench/README.md "What the engine allows"); applied last. */
@@ -39,15 +45,59 @@ export interface WorkerParams {
 /** Activities one worker runs at once by default (REPLANNER_MAX_CONCURRENT_ACTIVITIES overrides it). */
 export const ACTIVITY_SLOTS = 2 * BOUNDS.parallelTasks;
 
-export async function createWorker(p: WorkerParams): Promise<Worker> {
-  return Worker.create({
+/**
+ * A Replanner worker: one SDK Worker on the endpoint-and-model queue (every workflow, the planning
+ * LLM calls, notifications), one on this host's queue `<queue>@<host>` (the activities that touch a
+ * workspace this host owns) and a small one on the host's presence queue (O2: is the host there?),
+ * sharing the connection. Both carry the identity `<pid>@<host> roots=…`.
+ */
+export class ReplannerWorker {
+  constructor(
+    readonly endpoint: Worker,
+    readonly hostWorker: Worker,
+    /** O2: answers "is the host there?" with slots of its own, so a busy host is never called offline. */
+    readonly presence: Worker,
+    readonly settings: HostSettings & { taskQueue: string; hostQueue: string; identity: string },
+  ) {}
+
+  get workers(): Worker[] {
+    return [this.endpoint, this.hostWorker, this.presence];
+  }
+
+  /** Runs both until shutdown (or until either fails, which stops the other). */
+  async run(): Promise<void> {
+    const runs = this.workers.map((w) =>
+      w.run().catch((err: unknown) => {
+        this.shutdown();
+        throw err;
+      }),
+    );
+    const results = await Promise.allSettled(runs);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  shutdown(): void {
+    for (const w of this.workers) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+
+  /** The endpoint worker's state (both start and stop together). */
+  getState(): ReturnType<Worker['getState']> {
+    return this.endpoint.getState();
+  }
+}
+
+export async function createWorker(p: WorkerParams): Promise<ReplannerWorker> {
+  const host = p.host ?? hostSettingsFromEnv();
+  const taskQueue = p.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const hostQueue = hostQueueOf(taskQueue, host.host);
+  const identity = workerIdentity(process.pid, host.host, host.roots);
+  const activities = { ...p.extraActivities, ...createActivities(new LlmGateway(p.llm), { journalDir: host.stateDir }) };
+  const common = {
     connection: p.connection,
     namespace: p.namespace ?? 'default',
-    taskQueue: p.taskQueue ?? DEFAULT_TASK_QUEUE,
-    activities: { ...p.extraActivities, ...createActivities(new LlmGateway(p.llm)) },
-    ...(p.workflowBundle
-      ? { workflowBundle: p.workflowBundle }
-      : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
+    identity,
+    activities,
     // A run at the largest maxParallelTasks has each task's LLM call and each finished task's replan
     // decision in flight at once; fewer slots queue them, and a call with no free slot also loses
     // eager dispatch (≈ 50 ms more through matching). bench/README.md "Parallel 16 (session 6)".
@@ -56,8 +106,27 @@ export async function createWorker(p: WorkerParams): Promise<Worker> {
     // run stops its workers within seconds.
     maxHeartbeatThrottleInterval: '2 seconds',
     defaultHeartbeatThrottleInterval: '1 second',
+  } satisfies Partial<WorkerOptions>;
+  const endpoint = await Worker.create({
+    ...common,
+    taskQueue,
+    ...(p.workflowBundle
+      ? { workflowBundle: p.workflowBundle }
+      : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
     ...p.overrides,
   });
+  // Activities only: the workflows of every run stay on the endpoint queue.
+  const { maxCachedWorkflows: _cache, ...activityOverrides } = p.overrides ?? {};
+  const hostWorker = await Worker.create({ ...common, taskQueue: hostQueue, ...activityOverrides });
+  const presence = await Worker.create({
+    connection: p.connection,
+    namespace: p.namespace ?? 'default',
+    identity,
+    taskQueue: presenceQueueOf(hostQueue),
+    activities: { hostPresent: () => activities.hostPresent() },
+    maxConcurrentActivityTaskExecutions: 4,
+  });
+  return new ReplannerWorker(endpoint, hostWorker, presence, { ...host, taskQueue, hostQueue, identity });
 }
 
 const quietBundlerLogger = {

@@ -32,7 +32,7 @@ import {
 } from '../llm/schemas';
 import type { TokenUsage } from '../llm/usage';
 import { Context } from '@temporalio/activity';
-import { journaled } from './journal';
+import { journaled, journalRoot } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
@@ -47,6 +47,15 @@ export interface RunRef {
   instructionFile?: string;
   /** M1: the ladder's rung and request timeout, set by the calling workflow's gate (llm-form.ts). */
   llm?: LlmCallSettings;
+  /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
+  host?: string;
+  /** O2: made again after its host was lost: the lost call's activity id, whose journal answers this call (journal.ts). */
+  journalOf?: string;
+}
+
+export interface ActivitySettings {
+  /** This worker's own state directory: the journal of planning calls that ran away from the workspace's host. */
+  journalDir: string;
 }
 
 export interface WithUsage<T> extends LlmRungReport {
@@ -75,8 +84,9 @@ async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createActivities(llm: LlmGateway) {
+export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   const signal = () => Context.current().cancellationSignal;
+  const journalRootOf = (run: RunRef) => journalRoot(run, Context.current().info.taskQueue, settings.journalDir);
   /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
   const ask = <S extends z.ZodType>(
     run: RunRef,
@@ -85,10 +95,14 @@ export function createActivities(llm: LlmGateway) {
     prompt: (instruction: string) => Prompt | Promise<Prompt>,
   ): Promise<WithUsage<z.output<S>>> =>
     heartbeating(() =>
-      journaled(run.workspace, run.runId, async () => {
-        const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
-        return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
-      }),
+      journaled(
+        journalRootOf(run),
+        async () => {
+          const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
+          return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
+        },
+        run.journalOf,
+      ),
     );
 
   return {
@@ -98,6 +112,8 @@ export function createActivities(llm: LlmGateway) {
     inspectOwnWorkflow,
     /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */
     pokeRunProgress,
+    /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */
+    async hostPresent(): Promise<void> {},
 
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
       return ask(input, 'goal_understanding', GoalSchema, async (instruction) =>
@@ -140,24 +156,28 @@ export function createActivities(llm: LlmGateway) {
       input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
     ): Promise<WithUsage<ReplanDecision> & { parseError?: string }> {
       return heartbeating(() =>
-        journaled(input.workspace, input.runId, async () => {
-          const phase = input.context.phase;
-          const context =
-            input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
-              ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
-              : input.context;
-          const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
-          const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal(), llm: input.llm });
-          const parsed = parseDecision(phase, r.raw);
-          if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
-          Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
-          return {
-            value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`),
-            usage: r.usage,
-            parseError: parsed.reason,
-            ...rungOfCall(r.rung),
-          };
-        }),
+        journaled(
+          journalRootOf(input),
+          async () => {
+            const phase = input.context.phase;
+            const context =
+              input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
+                ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
+                : input.context;
+            const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
+            const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal(), llm: input.llm });
+            const parsed = parseDecision(phase, r.raw);
+            if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
+            Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
+            return {
+              value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`),
+              usage: r.usage,
+              parseError: parsed.reason,
+              ...rungOfCall(r.rung),
+            };
+          },
+          input.journalOf,
+        ),
       );
     },
 

@@ -18,6 +18,7 @@ import { filesByTask, renderDiffs, runDiffs } from './diff';
 import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
 import { eventPrinter, watchEvents } from './watch';
 import { ensureWorkerForQueue, WorkerStartError } from './workers';
+import { NoWorkspaceHost } from './workspace-host';
 import { ANSWER_HINTS, answerCommand, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {
   AnswerRejected,
@@ -186,7 +187,8 @@ run's event log (it keeps the newest 300 events) it says how many events it miss
 Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED, STOPPED (by its budget), TERMINATED or
 TIMED_OUT (pause, resume, answer, cancel: the run already ended; doctor: something to fix) · 2 usage error, invalid config or
 rejected answer · 3 Temporal unreachable / run not found / no worker for the run and none can be started
-from this shell (status, decisions, watch: no worker polls the run's task queue and it recorded no state)
+from this shell (status, decisions, watch: no worker polls the run's task queue and it recorded no state) /
+run: no worker owns the workspace (a worker's REPLANNER_WORKSPACE_ROOTS must hold it)
 `;
 
 class UsageError extends Error {}
@@ -527,7 +529,13 @@ export async function main(
       say(`replanner: ${e.message}`);
       return EXIT.USAGE;
     }
-    if (e instanceof BackendError || e instanceof NotFound || e instanceof WorkerStartError || e instanceof NoWorker) {
+    if (
+      e instanceof BackendError ||
+      e instanceof NotFound ||
+      e instanceof WorkerStartError ||
+      e instanceof NoWorker ||
+      e instanceof NoWorkspaceHost
+    ) {
       say(`replanner: ${e.message}`);
       return EXIT.UNAVAILABLE;
     }

@@ -39,6 +39,7 @@ export {
 export { eventPrinter, watchEvents, type WatchHandlers, type WorkerStepEvent } from './watch';
 /** S3: one running run per workspace (a lock workflow per workspace). */
 export { RunIdTaken, WorkspaceBusy, workspaceLockId } from './workspace-lock';
+export { NoWorkspaceHost, workspaceHostOf, workersOn } from './workspace-host';
 /** Where runs go (the task queue of an endpoint + model) and the workers the CLI starts for them. */
 export { ensureWorker, readRecord, routeOf, stopWorker, WorkerStartError, type Route } from './workers';
 /** The Temporal server: connect, or start the persisted local dev server like `replanner run`. */

@@ -25,6 +25,8 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
     `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
+  // Workspace affinity: the host whose worker owns the workspace runs its workspace work.
+  if (s.host) lines.push(`Workspace: ${s.workspace} on host ${s.host}`);
   if (s.budget) lines.push(budgetLine(s.budget));
   if (s.llmRung) lines.push(llmFormLine(s.llmRung));
   for (const p of pausesOf(s)) lines.push(pausedLine(s.runId, p));
@@ -234,12 +236,15 @@ export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): s
   const next =
     p.kind === 'llm_outage'
       ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
-      : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported'
-        ? `fix it, then: replanner resume ${runId}`
-        : p.kind === 'budget'
-          ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
-            'answer the budget question below'
-          : `resume: replanner resume ${runId}`;
+      : p.kind === 'host_offline'
+        ? // Workspace affinity: the reason says how to bring the host back or cancel.
+          'resumes by itself when the host is back'
+        : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported'
+          ? `fix it, then: replanner resume ${runId}`
+          : p.kind === 'budget'
+            ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
+              'answer the budget question below'
+            : `resume: replanner resume ${runId}`;
   const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
   return `PAUSED ${by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 400)}` : ''} — ${next}`;
 }

@@ -33,6 +33,7 @@ import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 import { runStartOptions } from '../workflows/run-start';
 import { startRunHoldingWorkspace } from './workspace-lock';
+import { workspaceHostOf } from './workspace-host';
 import { closedRunDecisions, closedRunStatus, ENDED_BY_TEMPORAL, workerStartHint, type RunEnding } from '../domain/run-ending';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { pollersOf, readRecord, routeOf } from './workers';
@@ -54,6 +55,12 @@ export interface StartParams {
    * a second running run on the same workspace (WorkspaceBusy names it). The CLI always does.
    */
   holdWorkspace?: boolean;
+  /**
+   * Workspace affinity: the host whose worker owns the workspace. Absent: found from the pollers of
+   * `taskQueue` (their identities name host and roots) or this shell's REPLANNER_HOST /
+   * REPLANNER_WORKSPACE_ROOTS; a workspace no worker owns is NoWorkspaceHost, naming the fix.
+   */
+  host?: string;
 }
 
 /**
@@ -64,7 +71,9 @@ export interface StartParams {
  */
 export async function startRun(client: Client, p: StartParams): Promise<{ runId: string; handle: WorkflowHandle<typeof RunWorkflow> }> {
   const runId = p.runId ?? randomUUID().slice(0, 8);
-  const input: RunInput = { runId, instruction: p.instruction, workspace: path.resolve(p.workspace), options: p.options };
+  const workspace = path.resolve(p.workspace);
+  const host = p.host ?? (await workspaceHostOf(client, p.taskQueue, workspace));
+  const input: RunInput = { runId, instruction: p.instruction, workspace, host, options: p.options };
   if (p.config !== undefined) input.config = p.config;
   if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
   if (p.holdWorkspace) {

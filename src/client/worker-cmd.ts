@@ -10,6 +10,11 @@ export const WORKER_HELP = `Usage:
   replanner worker stop <queue> [--json]               stop one gracefully (SIGTERM: tasks in flight end)
   replanner worker stop --all [--json]                 stop every worker \`run\` started
 
+Several hosts: REPLANNER_HOST (default this machine's host name) names the worker's host, and
+REPLANNER_WORKSPACE_ROOTS (absolute directories separated by ':'; default '/') the workspaces it owns.
+Besides its endpoint-and-model queue it polls "<queue>@<host>", where a run's workspace work goes;
+a run for a workspace no worker owns is refused at start.
+
 Records and logs: ${displayPath(workersDir())}/<queue>.json and <queue>.log.
 Exit codes: 0 ok · 1 a worker did not stop within 30 s · 2 usage error · 3 no such worker`;
 

@@ -129,9 +129,9 @@ export async function pollersOf(connection: Pick<Connection, 'workflowService'>,
   });
   return (res.pollers ?? []).map((p) => {
     const identity = p.identity ?? '';
-    const local = /^(\d+)@(.*)$/.exec(identity);
+    const local = /^(\d+)@(\S+)/.exec(identity);
     const poller: Poller = { identity, lastAccessMs: optionalTsToMs(p.lastAccessTime) };
-    // The SDK's default identity is <pid>@<hostname>: a poller of this host is checked by its pid.
+    // Identities start <pid>@<host> (the SDK's default, and ours with the roots after it): a poller of this host is checked by its pid.
     if (local && local[2] === os.hostname()) poller.localAlive = pidExists(Number(local[1]));
     return poller;
   });

@@ -8,6 +8,7 @@
 // live without being awaited: one per scheduler turn, only when a task changed. The history is
 // about a dozen events per task; past the run's continue-as-new threshold no task starts and the
 // run's next execution round takes the READY rest, so no plan size makes it grow without bound.
+import { hostPresenceOf } from './host-presence';
 import {
   CancellationScope,
   executeChild,
@@ -47,6 +48,7 @@ import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate
 import { llmFormOn, rungReport } from './llm-form';
 import type { LlmRungReport } from '../domain/llm-form';
 import { TaskWorkflow, type TaskOutcome } from './task';
+import { touchesWorkspace } from '../domain/workspace-host';
 
 /** What the run gives the phase for its replan-decision prompts (X6 loop warning, X9 history). */
 export interface ExecutionReplanInput {
@@ -194,17 +196,18 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
   const form = llmFormOn(input.options);
   const gate = budgetedGate(
-    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()), form),
+    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()), form, hostPresenceOf(input.options.hostQueue)),
     lease,
   );
   relay.current = startPauseRelay(
     () => gate.kinds(),
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),
   );
-  const llm = (summary: string, timeout?: number) =>
+  // Workspace affinity: a call that reads the workspace runs on its host (touchesWorkspace).
+  const llm = (summary: string, onHost: boolean, timeout?: number) =>
     gate.gated(
       proxyActivities<Activities>({
-        ...llmActivityOptions(input.options, summary),
+        ...llmActivityOptions(input.options, summary, onHost),
         ...(timeout ? { startToCloseTimeout: timeout } : {}),
       }),
     );
@@ -232,7 +235,11 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     try {
       let feedback: string | undefined;
       for (let sizeRepairs = 0; ; sizeRepairs++) {
-        const r = await llm(`re-decompose task ${task.id}`, cfg.timeoutSeconds * 1000).replanTask({
+        const r = await llm(
+          `re-decompose task ${task.id}`,
+          touchesWorkspace('replanTask', { instructionFile: input.run.instructionFile !== undefined, readsRunLog: o.logPath !== undefined }),
+          cfg.timeoutSeconds * 1000,
+        ).replanTask({
           ...input.run,
           task,
           reason: o.reason,
@@ -278,7 +285,10 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       ...(ok ? {} : { error: task.summary }),
       progress,
     };
-    const r = await llm(`replan? after task ${task.id}`).decideReplan({ ...input.run, ...replan, context });
+    const r = await llm(
+      `replan? after task ${task.id}`,
+      touchesWorkspace('decideReplan', { instructionFile: input.run.instructionFile !== undefined }),
+    ).decideReplan({ ...input.run, ...replan, context });
     usage = addUsage(usage, r.usage);
     decisions.push({ taskId: task.id, decision: r.value, ...(r.parseError ? { parseError: r.parseError } : {}), context });
     if (!r.parseError && wantsReplan(r.value)) stop = true;

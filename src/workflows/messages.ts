@@ -296,7 +296,7 @@ export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 export type { LlmTroubleMessage } from '../domain/run/state';
 export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
   z.strictObject({
-    trouble: z.enum(['unavailable', 'rejected', 'unsupported', 'recovered']),
+    trouble: z.enum(['unavailable', 'rejected', 'unsupported', 'recovered', 'host_offline', 'host_back']),
     error: text(4000).optional(),
   }),
 );

@@ -12,7 +12,7 @@ export interface RunOptions {
   maxParallelTasks: number;
   /** Worker steps (one LLM request + its tool calls, one activity each) per worker iteration. */
   workerMaxSteps: number;
-  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 30 s, SPEC O4). */
+  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 10 s, SPEC O4). */
   workerHeartbeatTimeoutMs?: number;
   commandTimeoutMs: number;
   /** S1: the run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
@@ -34,6 +34,12 @@ export interface RunOptions {
    * (from its state and config), lowered by any workflow that learns a lower rung (./llm-form.ts).
    */
   llm?: LlmCallSettings;
+  /**
+   * Workspace affinity: the task queue of the host that owns the run's workspace
+   * (`<run's queue>@<host>`), set by RunWorkflow from its input's host. Absent (a run started
+   * without a host): every activity stays on the run's own queue.
+   */
+  hostQueue?: string;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -64,8 +70,20 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
 /** The request timeout leaves room for the ladder's quick rejections before the attempt times out. */
 const LADDER_MARGIN_MS = 60_000;
 
-export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
+/** The host's queue for an activity that touches the workspace (src/domain/workspace-host.ts touchesWorkspace). */
+export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue' | 'scheduleToStartTimeout'> {
+  // O2: a call no worker of the host starts within seconds fails fast, and the gate asks whether the
+  // host is there at all (host-presence.ts); a live idle worker starts it at once.
+  return onHost && o.hostQueue ? { taskQueue: o.hostQueue, scheduleToStartTimeout: HOST_START_TIMEOUT_MS } : {};
+}
+
+/** How long a call on the workspace host's queue may wait for one of its workers to start it. */
+export const HOST_START_TIMEOUT_MS = 5_000;
+
+/** `onHost`: the call reads the workspace (touchesWorkspace), so it runs on the host's queue. */
+export function llmActivityOptions(o: RunOptions, summary?: string, onHost = false): ActivityOptions {
   return {
+    ...placed(o, onHost),
     // A run's llm.timeoutSeconds longer than the default call timeout lengthens the attempt too.
     startToCloseTimeout: o.llm?.timeoutMs ? Math.max(msToNumber(o.llmCallTimeout), o.llm.timeoutMs + LADDER_MARGIN_MS) : o.llmCallTimeout,
     // O4: the activity heartbeats every few seconds; a call lost with its worker is retried soon.
@@ -79,6 +97,8 @@ export function llmActivityOptions(o: RunOptions, summary?: string): ActivityOpt
 
 export function workerActivityOptions(o: RunOptions, summary?: string): ActivityOptions {
   return {
+    // The worker step's tools work in the workspace: on the host that holds it.
+    ...placed(o, true),
     // One LLM call plus its tool calls (each command bounded by commandTimeoutMs).
     startToCloseTimeout: '60 minutes',
     heartbeatTimeout: heartbeatTimeoutMs(o.workerHeartbeatTimeoutMs),
@@ -93,7 +113,10 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
 /** O4: LLM activities (not worker steps) heartbeat every ≤ 3 s; a lost one is retried after 10 s. */
 const LLM_HEARTBEAT_TIMEOUT_MS = 10_000;
 
-/** 1 s .. 10 min; anything else (absent, NaN, forged) is the 30 s default. */
+/**
+ * 1 s .. 10 min; anything else (absent, NaN, forged) is the 10 s default: a step lost with its worker
+ * is retried within seconds (O4), and a workspace host killed mid-step shows as offline within 30 s (O2).
+ */
 function heartbeatTimeoutMs(v: number | undefined): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 1000 && v <= 600_000 ? v : 30_000;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 1000 && v <= 600_000 ? v : 10_000;
 }

@@ -6,6 +6,7 @@ import { condition, getExternalWorkflowHandle, log, setHandler, sleep, workflowI
 import { gateKinds, type PauseKind } from '../domain/run/llm-outage';
 import type { LlmForm } from './llm-form';
 import { callThroughLlmTrouble, type LlmTroubleHook } from './llm-trouble';
+import type { HostPresence } from './host-presence';
 import { llmTroubleSignal, llmTroubleStateQuery, parsePayload, pauseGateSignal, PauseGateSchema, type LlmTroubleObservation } from './messages';
 
 export interface PauseGate {
@@ -21,9 +22,10 @@ export interface PauseGate {
 /**
  * A gate whose state `isPaused` reads (the run: its RunState). With `llm` (O2), each gated call
  * that meets an LLM outage or rejection pauses the run instead of failing (llm-trouble.ts). With
- * `form` (M1), each gated call carries the workflow's ladder rung and reports a lower one.
+ * `form` (M1), each gated call carries the workflow's ladder rung and reports a lower one. With
+ * `host` (O2, workspace affinity), a call its workspace host did not start pauses the run while the host is offline.
  */
-export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook, form?: LlmForm): PauseGate {
+export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook, form?: LlmForm, host?: HostPresence): PauseGate {
   const ready = () => (isPaused() ? condition(() => !isPaused()) : Promise.resolve());
   return {
     get paused() {
@@ -38,7 +40,17 @@ export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook, form?: Llm
           const f: unknown = Reflect.get(target, name, receiver);
           if (typeof f !== 'function') return f;
           return (...args: unknown[]) => {
-            const call = () => callThroughLlmTrouble(llm, () => (f as (...a: unknown[]) => Promise<unknown>)(...args));
+            const call = () =>
+              callThroughLlmTrouble(
+                llm,
+                (patch) => {
+                  // A call made again after its host was lost may name the lost call's journal (CallAgainPatch).
+                  const [input, ...rest] = args;
+                  const patched = patch && typeof input === 'object' && input !== null ? { ...input, ...patch } : input;
+                  return (f as (...a: unknown[]) => Promise<unknown>)(patched, ...rest);
+                },
+                host,
+              );
             // Not paused: straight through. Every promise a workflow makes costs a stack trace in
             // the SDK, and this runs for every LLM call.
             return isPaused() ? ready().then(call) : call();
@@ -54,7 +66,7 @@ export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook, form?: Llm
  * resume message (even a repeated one), so a parent can tell its own children again. LLM trouble
  * (O2) is reported to the run: the root of the child's workflow chain (none when started on its own).
  */
-export function installPauseGate(onChange?: (paused: boolean) => void, form?: LlmForm): PauseGate {
+export function installPauseGate(onChange?: (paused: boolean) => void, form?: LlmForm, host?: HostPresence): PauseGate {
   let kinds: PauseKind[] = [];
   setHandler(pauseGateSignal, (payload: unknown) => {
     const p = parsePayload(PauseGateSchema, payload);
@@ -91,7 +103,7 @@ export function installPauseGate(onChange?: (paused: boolean) => void, form?: Ll
         },
       }
     : undefined;
-  return gateOn(() => kinds.length > 0, llm, form);
+  return gateOn(() => kinds.length > 0, llm, form, host);
 }
 
 /**

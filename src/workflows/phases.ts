@@ -1,6 +1,7 @@
 // The planning phases as child workflows (X1): each runs its LLM activity and returns a compact,
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
+import { hostPresenceOf } from './host-presence';
 import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import { planSizeFeedback, planSizeProblem } from '../domain/bounds';
 import { DEFAULT_CONFIG } from '../domain/config';
@@ -24,6 +25,7 @@ import { installPauseGate, type PauseGate } from './pause-gate';
 import { llmFormOn, rungReport } from './llm-form';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
+import { touchesWorkspace, type RunActivityName } from '../domain/workspace-host';
 
 export interface PhaseInput {
   run: RunRef;
@@ -39,14 +41,23 @@ export interface PhaseResult<T> extends LlmRungReport {
 }
 
 /** O1: each LLM call of a phase waits while the run is paused (the gate the run keeps told). */
-function llm(options: RunOptions, summary: string, gate: PauseGate) {
-  return gate.gated(proxyActivities<Activities>(llmActivityOptions(options, summary)));
+function llm(options: RunOptions, summary: string, gate: PauseGate, onHost: boolean) {
+  return gate.gated(proxyActivities<Activities>(llmActivityOptions(options, summary, onHost)));
 }
 
+/** Workspace affinity: where a phase's LLM call runs (src/domain/workspace-host.ts). */
+const onHost = (activity: RunActivityName, run: RunRef) => touchesWorkspace(activity, { instructionFile: run.instructionFile !== undefined });
+
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   try {
-    return await llm(input.options, 'understand the goal', gate).understandGoal({ ...input.run, feedback: input.feedback });
+    return await llm(input.options, 'understand the goal', gate, onHost('understandGoal', input.run)).understandGoal({
+      ...input.run,
+      feedback: input.feedback,
+    });
   } catch (err) {
     throw explainActivityFailure('goal_understanding', err);
   }
@@ -73,7 +84,12 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
   for (let attempt = 0, graphRepairs = 0; ; attempt++) {
     let tasks: TaskSpec[];
     try {
-      const r = await llm(input.options, attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks', gate).decomposeTasks({
+      const r = await llm(
+        input.options,
+        attempt ? `re-decompose (graph repair ${attempt})` : 'decompose into tasks',
+        gate,
+        onHost('decomposeTasks', input.run),
+      ).decomposeTasks({
         ...input.run,
         goal: input.goal,
         feedback,
@@ -110,7 +126,10 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  * the plan unless `refinement.failOpen` (C3).
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo, gate);
@@ -126,7 +145,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
     let result: QualityJudgeResult;
     let judgeFailed = false;
     try {
-      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`, gate).judgePlanQuality({
+      const r = await llm(input.options, `judge plan quality (attempt ${attempt})`, gate, onHost('judgePlanQuality', input.run)).judgePlanQuality({
         ...input.run,
         goal: input.goal,
         tasks,
@@ -172,7 +191,7 @@ export async function TaskDecompositionWorkflow(input: DecompositionInput): Prom
     previousScore = result.overallScore;
     let next: TaskSpec[] | undefined;
     try {
-      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`, gate).decomposeTasks({
+      const r = await llm(input.options, `refine the plan (re-plan ${attempt})`, gate, onHost('decomposeTasks', input.run)).decomposeTasks({
         ...input.run,
         goal: input.goal,
         feedback: [refinementFeedback(input.feedback, decision, result), sizeNote].filter(Boolean).join('\n\n'),
@@ -224,9 +243,12 @@ function clip(s: string, max: number): string {
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   try {
-    return await llm(input.options, 'plan the action sequence', gate).planActions({
+    return await llm(input.options, 'plan the action sequence', gate, onHost('planActions', input.run)).planActions({
       ...input.run,
       goal: input.goal,
       tasks: input.tasks,
@@ -238,9 +260,16 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 }
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(input.options)), installLease(input.budget)); // O1 + O3 + M1
+  const gate = budgetedGate(
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installLease(input.budget),
+  ); // O1 + O3 + M1
   try {
-    return await llm(input.options, 'reflect on the run', gate).reflect({ ...input.run, goal: input.goal, tasks: input.tasks });
+    return await llm(input.options, 'reflect on the run', gate, onHost('reflect', input.run)).reflect({
+      ...input.run,
+      goal: input.goal,
+      tasks: input.tasks,
+    });
   } catch (err) {
     throw explainActivityFailure('reflection', err);
   }

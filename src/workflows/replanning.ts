@@ -46,6 +46,7 @@ import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
 import { llmActivityOptions, type RunOptions } from './options';
 import type { Budgeted } from './budget-lease';
+import { touchesWorkspace } from '../domain/workspace-host';
 import { gateOn, type PauseGate } from './pause-gate';
 
 export type { Jump } from '../domain/run/state';
@@ -103,7 +104,19 @@ export function createReplanning(deps: ReplanningDeps) {
     const budgeted = deps.budget?.limited === true;
     const key = budgeted ? await deps.budget!.before() : 0;
     const r = await gate
-      .gated(proxyActivities<Activities>(llmActivityOptions(deps.options, escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`)))
+      .gated(
+        proxyActivities<Activities>(
+          llmActivityOptions(
+            deps.options,
+            escalation ? `replan alternatives? (${phase})` : `replan? after ${phase}`,
+            // The goal phase's decision lists the workspace (decideReplan): on its host.
+            touchesWorkspace('decideReplan', {
+              instructionFile: deps.run.instructionFile !== undefined,
+              listsWorkspace: context.phase === 'goal_understanding' && context.workspaceListing === undefined,
+            }),
+          ),
+        ),
+      )
       .decideReplan({ ...deps.run, ...promptExtras(), ...(escalation ? { escalation } : {}), context });
     entity.apply((st) => addPlanningUsage(st, r.usage));
     if (budgeted) deps.budget!.after(key, r.usage);

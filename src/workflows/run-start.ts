@@ -4,7 +4,8 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import { runStaticMetadata } from '../domain/run/checklist';
 import { startMemo } from '../domain/start-memo';
-import { PHASE_KEY, STATUS_KEY } from './search-attributes';
+import { hostNameProblem } from '../domain/workspace-host';
+import { HOST_KEY, PHASE_KEY, STATUS_KEY } from './search-attributes';
 import type { RunInput } from './run';
 
 export interface RunStartOptions {
@@ -15,7 +16,7 @@ export interface RunStartOptions {
   staticDetails: string;
 }
 
-export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile'>): RunStartOptions {
+export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile' | 'host'>): RunStartOptions {
   return {
     workflowId: `run-${input.runId}`,
     // Under Temporal's 2,048-byte memo warning whatever the instruction (startMemo).
@@ -23,6 +24,7 @@ export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 
     typedSearchAttributes: [
       { key: PHASE_KEY, value: 'goal_understanding' },
       { key: STATUS_KEY, value: 'RUNNING' },
+      ...(hostNameProblem(input.host) === undefined ? [{ key: HOST_KEY, value: input.host as string }] : []),
     ],
     // V1: the instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
     ...runStaticMetadata(input.instruction, input.instructionFile),

@@ -2,6 +2,7 @@
 // (src/domain/run/state) and changes it only through that module's pure transitions. Read top to
 // bottom: every message handler, then the phase loop of seed 004's flowchart — goal → tasks →
 // actions → execution → reflection, each phase a child workflow followed by "replan?" (X1, X3).
+import { hostPresenceOf } from './host-presence';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -27,6 +28,7 @@ import { notifyTargetOf } from '../domain/notifications';
 import { runBudgetOf } from '../domain/budget';
 import { answerProblem, type QuestionAnswer } from '../domain/replan';
 import { instructionForStatus, runInputProblem } from '../domain/run-input';
+import { hostNameProblem, hostQueueOf } from '../domain/workspace-host';
 import {
   addActions,
   activePauses,
@@ -125,6 +127,12 @@ export interface RunInput {
   /** S3: a long instruction stored beside the run (`instructionFilePath`); activities read prompts' text from it. */
   instructionFile?: string;
   workspace: string;
+  /**
+   * Workspace affinity: the host whose worker owns the workspace (the client's choice at start,
+   * src/domain/workspace-host.ts). Its workspace activities run on `<this run's queue>@<host>`.
+   * Absent: every activity on the run's own queue (one machine).
+   */
+  host?: string;
   /** refinement / pacemaker / commandNetwork come from `config` only. */
   options?: Partial<Omit<RunOptions, 'refinement' | 'pacemaker' | 'commandNetwork'>>;
   /** X12: the replanning config (YAML + env, loaded by the client); validated again at start. Absent: defaults. */
@@ -150,14 +158,17 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   if (typeof (input as unknown) !== 'object' || input === null) {
     throw ApplicationFailure.nonRetryable('invalid input: the run input must be an object', 'InvalidInput');
   }
-  const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options };
+  const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options, hostQueue: undefined };
+  // Workspace affinity: the host queue follows from the run's own queue and its host (never from options).
+  if (input.host !== undefined && hostNameProblem(input.host) === undefined) options.hostQueue = hostQueueOf(workflowInfo().taskQueue, input.host);
   // S3: checked before anything is scheduled (a 1 MB instruction would otherwise fail every workflow task).
-  const inputProblem = input.carry ? undefined : runInputProblem(input);
+  const inputProblem = input.carry ? undefined : (runInputProblem(input) ?? (input.host !== undefined ? hostNameProblem(input.host) : undefined));
   const run: RunRef = {
     runId: input.runId,
     workspace: input.workspace,
     instruction: input.instruction,
     ...(input.instructionFile !== undefined ? { instructionFile: input.instructionFile } : {}),
+    ...(options.hostQueue !== undefined ? { host: input.host } : {}),
   };
   const wfId = workflowInfo().workflowId;
   const entity = runEntity(
@@ -178,6 +189,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       report: async (m) => llmTrouble(m),
     },
     form,
+    hostPresenceOf(options.hostQueue),
   );
   let currentChild: string | undefined;
   const relay = startPauseRelay(

@@ -1,6 +1,7 @@
 // TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
 // re-decompose. The loop limit comes from the Duck Pacemaker (P1–P6), recomputed after every
 // iteration from measured vitals; when it sees trouble it consults the user and waits durably (P7).
+import { hostPresenceOf } from './host-presence';
 import {
   CancellationScope,
   condition,
@@ -55,6 +56,7 @@ import { installPauseGate } from './pause-gate';
 import { llmFormOn, rungReport } from './llm-form';
 import type { LlmRungReport } from '../domain/llm-form';
 import { explainActivityFailure } from './failures';
+import { touchesWorkspace } from '../domain/workspace-host';
 
 export interface TaskInput {
   run: RunRef;
@@ -170,7 +172,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
   // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options)), lease);
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options), hostPresenceOf(options.hostQueue)), lease);
   // V2: with the worker steps the details show, for `watch` (a query: no history event).
   setHandler(taskStatusQuery, () => ({ ...status, steps: stepLines }));
   setHandler(
@@ -290,12 +292,14 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         },
       });
       status.usage = addUsage(status.usage, worker.usage);
-      const judged = await gate.gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`))).judgeTask({
-        ...input.run,
-        task,
-        workerSummary: worker.summary,
-        logPath: worker.logPath,
-      });
+      const judged = await gate
+        .gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`, touchesWorkspace('judgeTask'))))
+        .judgeTask({
+          ...input.run,
+          task,
+          workerSummary: worker.summary,
+          logPath: worker.logPath,
+        });
       status.usage = addUsage(status.usage, judged.usage);
       const judge = judged.value;
       status.lastJudgeReason = judge.reason;

@@ -15,8 +15,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { createWorker } from '../../src/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { temporalAddress, uniqueId } from '../support/harness';
@@ -111,7 +111,7 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M)', () => {
       const client = new Client({ connection });
       const taskQueue = uniqueId('live-run');
       const bundle = process.env.REPLANNER_TEST_BUNDLE;
-      const worker: Worker = await createWorker({
+      const worker: ReplannerWorker = await createWorker({
         connection: nativeConnection,
         taskQueue,
         llm: { apiKey: 'not-needed', baseURL: proxy!.url, model: MODEL, timeoutMs: 180_000 },

@@ -70,6 +70,8 @@ export class OwnDevServer {
         'ReplannerStatus=Keyword',
         '--search-attribute',
         'ReplanCount=Int',
+        '--search-attribute',
+        'ReplannerHost=Keyword',
         ...devServerDynamicConfigArgs(),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },

@@ -6,9 +6,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure, Client, Connection, WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import type { RunResult } from '../../src/workflows/run';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { hasWorker } from '../../src/client/backend';
-import { createWorker } from '../../src/worker';
+import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { RunOptions } from '../../src/workflows/options';
 import { FakeOpenAI } from './fake-openai';
 
@@ -27,7 +27,7 @@ export interface Harness {
   fake: FakeOpenAI;
   client: Client;
   taskQueue: string;
-  worker: Worker;
+  worker: ReplannerWorker;
   /** A fresh throwaway workspace directory. */
   workspace(files?: Record<string, string>): string;
   stop(): Promise<void>;

@@ -8,8 +8,11 @@ export const LLM_ACCESS_REJECTED = 'LlmAccessRejected';
 /** M1: the model or server cannot make tool calls (src/domain/llm-form.ts). */
 export const LLM_UNSUPPORTED = 'LlmUnsupported';
 
-/** What an LLM call that failed past its quick retries means for the run. */
-export type LlmTrouble = 'unavailable' | 'rejected' | 'unsupported';
+/**
+ * What an LLM call that failed past its quick retries means for the run. 'host_offline': a call on
+ * the workspace host's queue found no worker of that host (workspace affinity; ./host-offline.ts).
+ */
+export type LlmTrouble = 'unavailable' | 'rejected' | 'unsupported' | 'host_offline';
 
 /** The failure type at the bottom of an activity failure → the trouble it is, or undefined (a real failure). */
 export function llmTroubleOf(failureType: string | undefined): LlmTrouble | undefined {
@@ -29,17 +32,18 @@ export function probeDelayMs(n: number): number {
 }
 
 /** Why a run (or a child told by it) is paused; several may hold at once. */
-export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'llm_unsupported', 'budget'] as const;
+export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'llm_unsupported', 'budget', 'host_offline'] as const;
 export type PauseKind = (typeof PAUSE_KINDS)[number];
 
 /**
- * A prober of an outage retries its call while the run is paused only for the outage; any other
- * pause (the user's, a rejected key, …) holds it like every other call.
+ * A prober of an outage (the LLM's, or the workspace host's) retries its call while the run is
+ * paused only for outages; any other pause (the user's, a rejected key, …) holds it like every other call.
  */
-export const mayProbe = (kinds: readonly PauseKind[]): boolean => kinds.every((k) => k === 'llm_outage');
+export const mayProbe = (kinds: readonly PauseKind[]): boolean => kinds.every((k) => k === 'llm_outage' || k === 'host_offline');
 
 /** The pause kind of an LLM trouble. */
 export function pauseKindOf(trouble: LlmTrouble): PauseKind {
+  if (trouble === 'host_offline') return 'host_offline';
   return trouble === 'unavailable' ? 'llm_outage' : trouble === 'rejected' ? 'llm_rejected' : 'llm_unsupported';
 }
 

@@ -2,6 +2,7 @@
 // only through the pure transitions below; `status` and `decisions` are views computed on demand.
 // Messages from other workflows are checked against this state (SPEC S2): a forged or stale one
 // is refused with a reason and changes nothing.
+import { hostNameProblem } from '../workspace-host';
 import { budgetQuestionText, budgetView, parseBudgetAnswer, stoppedReason, applyRaise, type BudgetView, type RunBudget } from '../budget';
 import type { NotificationLedger } from '../notifications';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
@@ -54,7 +55,7 @@ export type { PauseKind } from './llm-outage';
 export interface PauseState {
   kind: PauseKind;
   /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries, O2; 'budget': the run's budget, O3). */
-  by: 'user' | 'llm' | 'budget';
+  by: 'user' | 'llm' | 'budget' | 'host';
   /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS); for 'llm' and 'budget', what happened and what to do. */
   reason?: string;
   /** ISO time the pause began. */
@@ -139,6 +140,8 @@ export interface RunState {
   runId: string;
   instruction: string;
   workspace: string;
+  /** Workspace affinity: the host whose worker owns the workspace (absent: the run's own queue serves it all). */
+  host?: string;
   phase: Phase | 'finished';
   status: RunStatusValue;
   /** Phase executions so far, e.g. { goal_understanding: 1, execution: 2 }. */
@@ -205,11 +208,12 @@ export interface RunBudgetState {
   waiting?: { since: string; questionId: string };
 }
 
-export function initialRunState(run: { runId: string; instruction: string; workspace: string }): RunState {
+export function initialRunState(run: { runId: string; instruction: string; workspace: string; host?: string }): RunState {
   return {
     runId: run.runId,
     instruction: run.instruction,
     workspace: run.workspace,
+    ...(hostNameProblem(run.host) === undefined ? { host: run.host } : {}),
     phase: 'goal_understanding',
     status: 'RUNNING',
     phaseRuns: {},
@@ -429,7 +433,7 @@ export function resumeRun(s: RunState): PauseApplied {
  * one pauses again). The user's pause and a rejection stay.
  */
 export function endUnprobedOutage(s: RunState): RunState {
-  if (s.llmPause?.kind !== 'llm_outage') return s;
+  if (s.llmPause?.kind !== 'llm_outage' && s.llmPause?.kind !== 'host_offline') return s;
   const next = { ...s };
   delete next.llmPause;
   return next;
@@ -443,7 +447,8 @@ export function noteLlmRung(s: RunState, rung: LlmRung | undefined): RunState {
 
 /** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
 export interface LlmTroubleMessage {
-  trouble: LlmTrouble | 'recovered';
+  /** 'host_back': a call on the workspace host's queue got through after 'host_offline'. */
+  trouble: LlmTrouble | 'recovered' | 'host_back';
   /** The failure's message (for 'rejected' it names the fix); clipped for the reason. */
   error?: string;
 }
@@ -454,14 +459,31 @@ export interface LlmTroubleMessage {
  * outage); 'recovered' ends only an outage pause — never the user's, never a rejection (only
  * `resume` ends those). Changes nothing on a finished run.
  */
+/**
+ * Workspace affinity (O2): the run's workspace host has no worker. Nothing is lost: the call that
+ * found it gone waits and probes, and the run goes on by itself when that host's worker polls again.
+ */
+export function hostOfflineReason(s: Pick<RunState, 'host' | 'runId'>, at: string): string {
+  const host = s.host ?? 'of the workspace';
+  return (
+    `workspace host ${host} offline since ${at}: no worker of that host takes the run's workspace work; ` +
+    `it goes on by itself when one polls again (on ${host}: replanner worker, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
+    `or stop it: replanner cancel ${s.runId}`
+  );
+}
+
 export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): Applied {
   if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
   const error = shortError(m.error ?? 'no detail');
-  if (m.trouble === 'recovered') {
-    if (s.llmPause?.kind !== 'llm_outage') return { ok: true, state: s };
+  if (m.trouble === 'recovered' || m.trouble === 'host_back') {
+    if (s.llmPause?.kind !== (m.trouble === 'recovered' ? 'llm_outage' : 'host_offline')) return { ok: true, state: s };
     const next = { ...s };
     delete next.llmPause;
     return { ok: true, state: next };
+  }
+  if (m.trouble === 'host_offline') {
+    if (s.llmPause) return { ok: true, state: s };
+    return { ok: true, state: { ...s, llmPause: { kind: 'host_offline', by: 'host', reason: hostOfflineReason(s, at), since: at } } };
   }
   if (m.trouble === 'unavailable') {
     if (s.llmPause) return { ok: true, state: s };
@@ -704,6 +726,8 @@ export interface RunStatusView {
   runId: string;
   instruction: string;
   workspace: string;
+  /** Workspace affinity: the host whose worker owns the workspace (absent: the run's own queue serves it all). */
+  host?: string;
   phase: Phase | 'finished';
   status: ShownRunStatus;
   tasks: TaskRecord[];
@@ -743,6 +767,7 @@ export function statusView(s: RunState): RunStatusView {
     runId: s.runId,
     instruction: s.instruction,
     workspace: s.workspace,
+    ...(s.host !== undefined ? { host: s.host } : {}),
     phase: s.phase,
     status: displayStatus(s),
     tasks: s.tasks,
