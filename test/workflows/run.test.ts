@@ -8,6 +8,7 @@ import { FAST, failureOf, runOutcome, startHarness, uniqueId, type Harness } fro
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { saveHistories } from '../support/histories';
+import { hostSettingsFromEnv } from '../../src/host-settings';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,12 +17,14 @@ beforeAll(async () => {
 afterAll(async () => h?.stop());
 beforeEach(() => h.fake.reset());
 
+// Workspace affinity: these runs name their host (the harness worker's), as the CLI's runs do, so
+// the recorded histories replay the host-queue path too.
 function startRun(workspace: string, instruction = 'build the four parts') {
   const runId = uniqueId('run');
   return h.client.workflow.start(RunWorkflow, {
     taskQueue: h.taskQueue,
     workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction, workspace, options: FAST }],
+    args: [{ runId, instruction, workspace, options: FAST, host: hostSettingsFromEnv().host }],
   });
 }
 
