@@ -294,9 +294,11 @@ export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 // ---------------------------------------------------------------- O2 LLM outage / rejected access
 
 export type { LlmTroubleMessage } from '../domain/run/state';
+/** Every trouble a workflow can observe: the LLM's, and its workspace host's (workspace affinity). */
+const TROUBLE_KINDS = ['unavailable', 'rejected', 'unsupported', 'recovered', 'host_offline', 'host_back'] as const;
 export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
   z.strictObject({
-    trouble: z.enum(['unavailable', 'rejected', 'unsupported', 'recovered', 'host_offline', 'host_back']),
+    trouble: z.enum(TROUBLE_KINDS),
     error: text(4000).optional(),
   }),
 );
@@ -319,7 +321,7 @@ export interface LlmTroubleObservation extends LlmTroubleMessage {
 }
 export const LlmTroubleObservationSchema: z.ZodType<LlmTroubleObservation> = lazySchema(() =>
   z.strictObject({
-    trouble: z.enum(['unavailable', 'rejected', 'unsupported', 'recovered']),
+    trouble: z.enum(TROUBLE_KINDS),
     error: text(4000).optional(),
     n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   }),
