@@ -1,4 +1,7 @@
 // Jest hooks shared by suites. Test-only: jest's globals, so not part of the build (tsconfig.build.json).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { startHarness, type Harness } from './harness';
 import { killAllWorkers } from './worker-proc';
 
@@ -31,4 +34,17 @@ export function harnessForCli(use: (h: Harness) => void): void {
     use(h);
   });
   afterAll(async () => h?.stop());
+}
+
+/** Temporary directories for a suite, made on demand by the returned function and removed after all its tests. */
+export function tempDirsForSuite(): (prefix: string) => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return (prefix: string) => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
 }

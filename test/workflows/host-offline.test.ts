@@ -3,13 +3,12 @@
 // workflows going), no task is BLOCKED, and once that host's worker is back the run goes on by itself
 // and ends DONE without repeating a finished LLM call.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { startRun } from '../../src/client/runs';
 import { renderStatus } from '../../src/client/render';
 import { statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { harnessForWorkerProcesses } from '../support/suite-hooks';
+import { harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-hooks';
 import { killWorker, startWorkerProcess } from '../support/worker-proc';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { activitiesOfRun } from '../support/run-activities';
@@ -18,15 +17,7 @@ let h: Harness;
 harnessForWorkerProcesses((x) => (h = x));
 
 const queue = uniqueId('host-offline');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const tmp = tempDirsForSuite();
 
 describe('workspace host offline', () => {
   it('O2 the owner host killed mid-task: paused "workspace host … offline" within 30 s, no task BLOCKED, DONE after it returns, no finished LLM call repeated', async () => {

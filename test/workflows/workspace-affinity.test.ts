@@ -3,13 +3,12 @@
 // the worker of the host that owns it; planning calls spread over both; a workspace no worker owns
 // is refused at start with the fix named.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { startRun } from '../../src/client/runs';
 import { NoWorkspaceHost } from '../../src/client/workspace-host';
 import { statusQuery } from '../../src/workflows/messages';
 import { FAST, temporalAddress, uniqueId, type Harness } from '../support/harness';
-import { harnessForWorkerProcesses } from '../support/suite-hooks';
+import { harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-hooks';
 import { startWorkerProcess } from '../support/worker-proc';
 import { scriptScenario } from '../support/scenario';
 import { activitiesOfRun, hostOfIdentity } from '../support/run-activities';
@@ -19,15 +18,7 @@ let h: Harness;
 harnessForWorkerProcesses((x) => (h = x));
 
 const queue = uniqueId('affinity');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const tmp = tempDirsForSuite();
 
 /** A worker process of `host` owning the workspaces under `root`. */
 const hostWorker = (host: string, root: string) =>
