@@ -3,7 +3,8 @@
 // sends runs started with the same OPENAI_BASE_URL and REPLANNER_MODEL there). With
 // REPLANNER_WORKER_IDLE_EXIT (set by the CLI for the workers it starts) it exits when idle.
 import * as fs from 'node:fs';
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { workerLogger } from './worker-logger';
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
@@ -18,7 +19,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   // Sandboxed commands have their own bound, apart from the activity slots (LLM calls mostly wait).
   const commands = commandSlotsFromEnv(env);
   setCommandSlots(commands);
-  Runtime.install({ logger: new DefaultLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
+  Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
   const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
   const connection = await NativeConnection.connect({ address });
   const llm = llmSettingsFromEnv(env);

@@ -10,6 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { ensureWorker, pollersOf, routeOf } from './workers';
+import { addMissingSearchAttributes } from './search-attribute-setup';
 
 export interface Backend {
   client: Client;
@@ -88,10 +89,13 @@ export async function ensureBackend(say: (line: string) => void, env = process.e
  * that follows is for the server alone, never for a download or a build.
  */
 export async function ensureServer(say: (line: string) => void, env = process.env): Promise<Connection> {
-  const { address } = settingsFromEnv(env);
-  const connection = await tryConnect(address);
-  if (connection) return connection;
+  const { address, namespace } = settingsFromEnv(env);
   const local = /^(localhost|127\.0\.0\.1):(\d+)$/.exec(address);
+  const connection = await tryConnect(address);
+  if (connection) {
+    if (local) await addMissingSearchAttributes(connection, namespace, say).catch(() => undefined);
+    return connection;
+  }
   if (!local) throw new BackendError(`no Temporal server answers at ${address}`);
   const cli = await ensureTemporalCli(say);
   const { log, pidFile } = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server', {
@@ -103,7 +107,10 @@ export async function ensureServer(say: (line: string) => void, env = process.en
     `Started the local Temporal dev server on ${address} (persisted in .replanner/temporal.db, Web UI ` +
       `http://localhost:${env.TEMPORAL_UI_PORT || 8233}, log ${log}; stop it with \`kill $(cat ${pidFile})\`).`,
   );
-  return waitForServer(address, 60_000);
+  const started = await waitForServer(address, 60_000);
+  // Best effort: the flags of scripts/server register them on a new database.
+  await addMissingSearchAttributes(started, namespace, say).catch(() => undefined);
+  return started;
 }
 
 /** Runs scripts/ensure-temporal, passing its progress lines to `say`; resolves to the CLI's path. */

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { workerLogger } from '../worker-logger';
 import { FakeOpenAI } from '../../test/support/fake-openai';
 import { decision, scriptDecisions } from '../../test/support/decisions';
 import { plannedTask, scriptScenario, type Scenario } from '../../test/support/scenario';
@@ -67,7 +68,7 @@ async function main(): Promise<number> {
   print('server — not a live model. Temporal, the workflows, the worker tools and the files are real.');
   if (process.env.OPENAI_API_KEY) print('(OPENAI_API_KEY is set: `replanner run "<instruction>" --workspace DIR` uses the live model.)');
 
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: workerLogger('WARN') });
   const fake = await FakeOpenAI.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
   // One replan to watch: the first decomposition is one coarse task; the LLM asks (confidently) to

@@ -37,6 +37,8 @@ import { workspaceHostOf } from './workspace-host';
 import { closedRunDecisions, closedRunStatus, ENDED_BY_TEMPORAL, workerStartHint, type RunEnding } from '../domain/run-ending';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { pollersOf, readRecord, routeOf } from './workers';
+import { BackendError } from './backend';
+import { searchAttributeFix } from './search-attribute-setup';
 
 export interface StartParams {
   /** The instruction, or with `instructionFile` its head. */
@@ -76,12 +78,27 @@ export async function startRun(client: Client, p: StartParams): Promise<{ runId:
   const input: RunInput = { runId, instruction: p.instruction, workspace, host, options: p.options };
   if (p.config !== undefined) input.config = p.config;
   if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
-  if (p.holdWorkspace) {
-    await startRunHoldingWorkspace(client, p.taskQueue, input);
-    return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
+  try {
+    if (p.holdWorkspace) {
+      await startRunHoldingWorkspace(client, p.taskQueue, input);
+      return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
+    }
+    const handle = await client.workflow.start(RunWorkflow, { taskQueue: p.taskQueue, args: [input], ...runStartOptions(input) });
+    return { runId, handle };
+  } catch (e) {
+    throw missingSearchAttributeError(e) ?? e;
   }
-  const handle = await client.workflow.start(RunWorkflow, { taskQueue: p.taskQueue, args: [input], ...runStartOptions(input) });
-  return { runId, handle };
+}
+
+/** A start the server refused for a search attribute it lacks, as an error naming the command that adds it. */
+function missingSearchAttributeError(e: unknown): BackendError | undefined {
+  const text = `${(e as Error)?.message ?? ''} ${((e as { cause?: Error })?.cause?.message) ?? ''}`;
+  const m = /no mapping defined for search attribute (\w+)/.exec(text);
+  if (!m) return undefined;
+  const name = m[1]!;
+  return new BackendError(
+    `the Temporal server has no search attribute ${name}, which Replanner's runs set; register it: ${searchAttributeFix(name)}`,
+  );
 }
 
 /** Accepts a bare run id or the workflow id `run-<id>`. */
