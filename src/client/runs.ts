@@ -92,7 +92,7 @@ export async function startRun(client: Client, p: StartParams): Promise<{ runId:
 
 /** A start the server refused for a search attribute it lacks, as an error naming the command that adds it. */
 function missingSearchAttributeError(e: unknown): BackendError | undefined {
-  const text = `${(e as Error)?.message ?? ''} ${((e as { cause?: Error })?.cause?.message) ?? ''}`;
+  const text = `${(e as Error)?.message ?? ''} ${(e as { cause?: Error })?.cause?.message ?? ''}`;
   const m = /no mapping defined for search attribute (\w+)/.exec(text);
   if (!m) return undefined;
   const name = m[1]!;
