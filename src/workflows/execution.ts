@@ -196,7 +196,12 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
   const form = llmFormOn(input.options);
   const gate = budgetedGate(
-    installPauseGate((paused) => (paused ? report(true) : relay.current?.retell()), form, hostPresenceOf(input.options.hostQueue)),
+    installPauseGate(
+      (paused) => (paused ? report(true) : relay.current?.retell()),
+      form,
+      hostPresenceOf(input.options.hostQueue),
+      input.options.runWorkflowId,
+    ),
     lease,
   );
   relay.current = startPauseRelay(

@@ -40,6 +40,11 @@ export interface RunOptions {
    * without a host): every activity stays on the run's own queue.
    */
   hostQueue?: string;
+  /**
+   * O2 / S2: the run's workflow id, set by RunWorkflow: where its phases and tasks report LLM and
+   * host trouble. Not the root of the chain: a run started by the CLI is a child of its workspace lock.
+   */
+  runWorkflowId?: string;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {

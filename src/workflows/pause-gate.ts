@@ -66,7 +66,13 @@ export function gateOn(isPaused: () => boolean, llm?: LlmTroubleHook, form?: Llm
  * resume message (even a repeated one), so a parent can tell its own children again. LLM trouble
  * (O2) is reported to the run: the root of the child's workflow chain (none when started on its own).
  */
-export function installPauseGate(onChange?: (paused: boolean) => void, form?: LlmForm, host?: HostPresence): PauseGate {
+export function installPauseGate(
+  onChange?: (paused: boolean) => void,
+  form?: LlmForm,
+  host?: HostPresence,
+  /** The run (RunOptions.runWorkflowId); absent in runs recorded before it: the root then. */
+  runWorkflowId?: string,
+): PauseGate {
   let kinds: PauseKind[] = [];
   setHandler(pauseGateSignal, (payload: unknown) => {
     const p = parsePayload(PauseGateSchema, payload);
@@ -78,7 +84,8 @@ export function installPauseGate(onChange?: (paused: boolean) => void, form?: Ll
     onChange?.(kinds.length > 0);
   });
   const info = workflowInfo();
-  const run = info.root?.workflowId;
+  // The run, not the root: a run the CLI starts is a child of its workspace lock, which has no handler.
+  const run = runWorkflowId ?? info.root?.workflowId;
   // S2: the run does not take a trouble report's word for it: it asks this workflow (this query)
   // what its own LLM calls returned, after checking this workflow is one of its own.
   // Each observation numbered: the run takes each one once (freshTroubleObservation).

@@ -50,7 +50,7 @@ const onHost = (activity: RunActivityName, run: RunRef) => touchesWorkspace(acti
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
   const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
     installLease(input.budget),
   ); // O1 + O3 + M1
   try {
@@ -127,7 +127,7 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
   const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
     installLease(input.budget),
   ); // O1 + O3 + M1
   let usage = ZERO_USAGE;
@@ -244,7 +244,7 @@ function clip(s: string, max: number): string {
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
   const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
     installLease(input.budget),
   ); // O1 + O3 + M1
   try {
@@ -261,7 +261,7 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
   const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue)),
+    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
     installLease(input.budget),
   ); // O1 + O3 + M1
   try {

@@ -158,7 +158,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   if (typeof (input as unknown) !== 'object' || input === null) {
     throw ApplicationFailure.nonRetryable('invalid input: the run input must be an object', 'InvalidInput');
   }
-  const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options, hostQueue: undefined };
+  const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options, hostQueue: undefined, runWorkflowId: workflowInfo().workflowId };
   // Workspace affinity: the host queue follows from the run's own queue and its host (never from options).
   if (input.host !== undefined && hostNameProblem(input.host) === undefined) options.hostQueue = hostQueueOf(workflowInfo().taskQueue, input.host);
   // S3: checked before anything is scheduled (a 1 MB instruction would otherwise fail every workflow task).

@@ -172,7 +172,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
   // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options), hostPresenceOf(options.hostQueue)), lease);
+  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options), hostPresenceOf(options.hostQueue), options.runWorkflowId), lease);
   // V2: with the worker steps the details show, for `watch` (a query: no history event).
   setHandler(taskStatusQuery, () => ({ ...status, steps: stepLines }));
   setHandler(

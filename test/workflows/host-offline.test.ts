@@ -40,7 +40,14 @@ describe('workspace host offline', () => {
     await worker('host-b', rootB, tmp('replanner-state-b-'));
     const ws = path.join(rootA, 'ws');
     fs.mkdirSync(ws);
-    const { handle } = await startRun(h.client, { instruction: 'write the files', workspace: ws, taskQueue: queue, options: FAST });
+    // As the CLI starts it: a child of its workspace lock, so trouble must reach the run, not the root (the lock).
+    const { handle } = await startRun(h.client, {
+      instruction: 'write the files',
+      workspace: ws,
+      taskQueue: queue,
+      options: FAST,
+      holdWorkspace: true,
+    });
 
     // SIGKILL host-a while a worker step's LLM call of task a is in flight (not finished: it is asked again).
     await until('a worker step in flight', async () => (h.fake.requestsFor('worker_step').some((r) => !r.finishedAt) ? true : undefined));
