@@ -2,10 +2,11 @@
 // what Temporal already knows — the pollers of the run's queue, whose identities name their host
 // and roots (src/domain/workspace-host.ts workerIdentity) — else, with no worker polling yet, from
 // this shell's own REPLANNER_HOST / REPLANNER_WORKSPACE_ROOTS (the worker `run` starts has them).
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { Client } from '@temporalio/client';
 import { POLLER_FRESH_MS } from '../domain/worker-lifecycle';
-import { chooseWorkspaceHost, parseWorkerIdentity, type AdvertisedWorker } from '../domain/workspace-host';
+import { chooseWorkspaceHostAt, parseWorkerIdentity, type AdvertisedWorker } from '../domain/workspace-host';
 import { hostSettingsFromEnv } from '../host-settings';
 import { pollersOf } from './workers';
 
@@ -25,10 +26,20 @@ export async function workersOn(client: Client, queue: string, nowMs = Date.now(
 /** The host whose worker owns `workspace` (an absolute path) for runs on `queue`; NoWorkspaceHost otherwise. */
 export async function workspaceHostOf(client: Client, queue: string, workspace: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const own = hostSettingsFromEnv(env);
-  const choice = chooseWorkspaceHost({ workspace, queue, workers: await workersOn(client, queue), own: { host: own.host, roots: own.roots } });
+  const paths = { given: workspace, real: realPathOf(workspace) };
+  const choice = chooseWorkspaceHostAt(paths, { queue, workers: await workersOn(client, queue), own: { host: own.host, roots: own.roots } });
   if ('problem' in choice) throw new NoWorkspaceHost(choice.problem);
   return choice.host;
 }
 
 /** This machine's host name as a worker here would report it (REPLANNER_HOST, else the host name). */
 export const ownHostName = (env: NodeJS.ProcessEnv = process.env): string => env.REPLANNER_HOST?.trim() || os.hostname();
+
+/** The workspace's real path (symlinks resolved), when it exists here. */
+function realPathOf(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}

@@ -125,6 +125,21 @@ export function chooseWorkspaceHost(p: {
   };
 }
 
+/**
+ * The same choice for a workspace that may be reached through a symlink (macOS's /tmp is
+ * /private/tmp): the path as given first, then its real path; the first that has an owner wins,
+ * else the refusal names the path as given.
+ */
+export function chooseWorkspaceHostAt(
+  paths: { given: string; real?: string },
+  p: Omit<Parameters<typeof chooseWorkspaceHost>[0], 'workspace'>,
+): HostChoice {
+  const first = chooseWorkspaceHost({ ...p, workspace: paths.given });
+  if (!('problem' in first) || paths.real === undefined || paths.real === paths.given) return first;
+  const second = chooseWorkspaceHost({ ...p, workspace: paths.real });
+  return 'problem' in second ? first : second;
+}
+
 function parentOf(p: string): string {
   const i = p.lastIndexOf('/');
   return i <= 0 ? '/' : p.slice(0, i);

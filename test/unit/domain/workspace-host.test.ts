@@ -2,6 +2,7 @@
 // which activities must run on the workspace's host.
 import {
   chooseWorkspaceHost,
+  chooseWorkspaceHostAt,
   hostNameProblem,
   hostQueueOf,
   parseWorkerIdentity,
@@ -70,6 +71,22 @@ describe('workspace affinity', () => {
     expect(chooseWorkspaceHost({ workspace: '/w', queue: 'q', workers, own })).toEqual({ problem: expect.stringContaining('hosts a, b alike') });
     // Two workers of one host are one host.
     expect(chooseWorkspaceHost({ workspace: '/w', queue: 'q', workers: [workers[0]!, workers[0]!], own })).toEqual({ host: 'a', from: 'workers' });
+  });
+
+  it('B1 a workspace reached through a symlink: its real path under a worker root finds the owner; the refusal names the path as given', () => {
+    const workers = [{ host: 'a', roots: ['/private/tmp/ws'] }];
+    const own = { host: 'me', roots: ['/srv'] };
+    expect(chooseWorkspaceHostAt({ given: '/tmp/ws/x', real: '/private/tmp/ws/x' }, { queue: 'q', workers, own })).toEqual({
+      host: 'a',
+      from: 'workers',
+    });
+    expect(chooseWorkspaceHostAt({ given: '/private/tmp/ws/x', real: '/private/tmp/ws/x' }, { queue: 'q', workers, own })).toEqual({
+      host: 'a',
+      from: 'workers',
+    });
+    const refused = chooseWorkspaceHostAt({ given: '/tmp/other', real: '/private/tmp/other' }, { queue: 'q', workers, own });
+    expect(refused).toEqual({ problem: expect.stringContaining('no worker owns the workspace /tmp/other:') });
+    expect(chooseWorkspaceHostAt({ given: '/tmp/ws/x' }, { queue: 'q', workers, own })).toEqual({ problem: expect.stringContaining('/tmp/ws/x') });
   });
 
   it('B1 what runs on the workspace host: the worker step, the goal, the task judge, a re-decomposition with its log, the goal decision listing the workspace, and everything of a file instruction', () => {
