@@ -13,6 +13,9 @@ import { routeOf } from './client/workers';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
 import { Client, Connection } from '@temporalio/client';
 
+/** The worker could not reach Temporal at start (exit 3, like the CLI's "Temporal unreachable"). */
+export class TemporalUnreachable extends Error {}
+
 export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const idleMs = parseIdleExit(env.REPLANNER_WORKER_IDLE_EXIT, 0);
   if (typeof idleMs !== 'number') throw new Error(idleMs.error);
@@ -21,7 +24,12 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   setCommandSlots(commands);
   Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
   const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
-  const connection = await NativeConnection.connect({ address });
+  const connection = await NativeConnection.connect({ address }).catch((e: unknown) => {
+    throw new TemporalUnreachable(
+      `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
+        'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.',
+    );
+  });
   const llm = llmSettingsFromEnv(env);
   const { taskQueue } = routeOf(env);
   // Workspace affinity: this worker's host and the workspaces it owns (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS).
@@ -164,7 +172,7 @@ function removeOwnRecord(file: string): void {
 if (require.main === module) {
   runWorkerProcess().catch((err) => {
     console.error(`replanner worker failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
+    process.exit(err instanceof TemporalUnreachable ? 3 : 1);
   });
 }
 

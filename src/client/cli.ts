@@ -153,6 +153,9 @@ Environment:
   OPENAI_API_KEY  OPENAI_BASE_URL  REPLANNER_MODEL   the LLM (any OpenAI-compatible server)
   REPLANNER_TASK_QUEUE        the task queue of runs and workers; default: replanner-<hash of
                               OPENAI_BASE_URL + REPLANNER_MODEL>, so each endpoint and model has its own
+  REPLANNER_HOST  REPLANNER_WORKSPACE_ROOTS   a worker's host name (the machine's) and the workspaces
+                              it owns (':'-separated directories; default /, every one); a run's
+                              workspace work goes to its owner's worker (see \`worker --help\`)
   REPLANNER_WORKER_IDLE_EXIT  how long a worker \`run\` started waits without work before it exits
                               (15m; 90s, 1h, off), and only while no run on its queue is open (a run's
                               timer, e.g. a question's auto-assume, needs a worker when it fires).
@@ -506,11 +509,17 @@ export async function main(
       }
       case 'worker': {
         if (rest.length) return await workerCommand(rest, { json: Boolean(o.json), all: Boolean(o.all) }, print, say);
-        const { runWorkerProcess } = await import('../worker-main');
+        const { runWorkerProcess, TemporalUnreachable } = await import('../worker-main');
         // S1: the sandbox switches are the worker's own; they travel in its environment.
         if (o['no-sandbox']) process.env.REPLANNER_SANDBOX = 'off';
         if (o['sandbox-network']) process.env.REPLANNER_SANDBOX_NETWORK = '1';
-        await runWorkerProcess();
+        try {
+          await runWorkerProcess();
+        } catch (e) {
+          if (!(e instanceof TemporalUnreachable)) throw e;
+          say(`replanner: ${e.message}`);
+          return EXIT.UNAVAILABLE;
+        }
         return EXIT.OK;
       }
       case 'doctor': {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { cli } from '../support/cli';
 import { uniqueId, type Harness } from '../support/harness';
 import { harnessForCli } from '../support/suite-hooks';
+import { freePort } from '../support/dev-server';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
@@ -155,5 +156,22 @@ describe('replanner CLI', () => {
       .getHandle(`run-${id}`)
       .result()
       .catch(() => undefined);
+  });
+});
+
+describe('replanner worker without a server', () => {
+  it('O5 `replanner worker` with no Temporal server says where it looked and how to start one; exit 3', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', 'worker'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(err).toContain(`replanner: no Temporal server answers at 127.0.0.1:${port} (`);
+    expect(err).toContain('Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.');
+    expect(code).toBe(3);
   });
 });
