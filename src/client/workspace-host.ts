@@ -3,7 +3,6 @@
 // and roots (src/domain/workspace-host.ts workerIdentity) — else, with no worker polling yet, from
 // this shell's own REPLANNER_HOST / REPLANNER_WORKSPACE_ROOTS (the worker `run` starts has them).
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import type { Client } from '@temporalio/client';
 import { POLLER_FRESH_MS } from '../domain/worker-lifecycle';
 import { chooseWorkspaceHostAt, parseWorkerIdentity, type AdvertisedWorker } from '../domain/workspace-host';
@@ -31,9 +30,6 @@ export async function workspaceHostOf(client: Client, queue: string, workspace: 
   if ('problem' in choice) throw new NoWorkspaceHost(choice.problem);
   return choice.host;
 }
-
-/** This machine's host name as a worker here would report it (REPLANNER_HOST, else the host name). */
-export const ownHostName = (env: NodeJS.ProcessEnv = process.env): string => env.REPLANNER_HOST?.trim() || os.hostname();
 
 /** The workspace's real path (symlinks resolved), when it exists here. */
 function realPathOf(p: string): string | undefined {

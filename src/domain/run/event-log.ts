@@ -5,6 +5,7 @@
 // event, no memo write): they are derived from what the run's state already records, by comparing
 // the state before and after each change (runEventsBetween), so no call site can forget one.
 import { TaskState, type Phase } from '../types';
+import type { DecisionRecord } from '../replan/decision-log';
 
 /** The newest events the run keeps (a reader polling every second never falls this far behind). */
 export const MAX_RUN_EVENTS = 300;
@@ -154,20 +155,21 @@ export interface EventSource {
   phaseRuns: Partial<Record<Phase, number>>;
   tasks: readonly { id: string; title: string; state: TaskState; summary?: string }[];
   log: {
-    records: readonly {
-      replan_id: string;
-      phase: Phase;
-      task_id?: string;
-      llm_decision: Record<string, unknown>;
-      confidence: number;
-      executed: boolean;
-      result: string;
-      outcome?: string;
-      replan_type?: string;
-      target_phase?: Phase;
-      message?: string;
-      override_reason?: string;
-    }[];
+    records: readonly Pick<
+      DecisionRecord,
+      | 'replan_id'
+      | 'phase'
+      | 'task_id'
+      | 'llm_decision'
+      | 'confidence'
+      | 'executed'
+      | 'result'
+      | 'outcome'
+      | 'replan_type'
+      | 'target_phase'
+      | 'message'
+      | 'override_reason'
+    >[];
   };
   questions: readonly { id: string; kind: string; phase: Phase; text: string; assumptions: string[]; status: string; answer?: string }[];
   consultations: readonly { id: string; taskId: string; kind: string; message: string }[];

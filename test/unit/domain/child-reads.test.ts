@@ -3,18 +3,9 @@ import { consultationChange, freshTroubleObservation } from '../../../src/domain
 import { applyConsultation, initialRunState, setDecomposition, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
 import { TaskState } from '../../../src/domain/types';
 import { coalescedPerKey } from '../../../src/workflows/coalesce';
+import { pendingConsultation } from '../../support/consultations';
 
-const consultation = (taskId: string, n: number): PendingConsultation => ({
-  id: `${taskId}-c${n}`,
-  taskId,
-  kind: 'no_progress',
-  iteration: 3,
-  maxLoops: 5,
-  message: 'stuck',
-  trigger: 'same missing requirements',
-  choices: [{ number: 1, key: 'stop', effect: 'stop', label: 'stop', ja: '中止', needsText: false }],
-  timeoutMinutes: 10,
-});
+const consultation = pendingConsultation;
 
 function running(): RunState {
   const s = setDecomposition(initialRunState({ runId: 'r', instruction: 'x', workspace: '/ws' }), [

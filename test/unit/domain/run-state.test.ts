@@ -1,5 +1,4 @@
 // The run entity's state and its pure transitions (DESIGN "Entity workflow", SPEC S2, X1, X3, X9, X13, X14, P7).
-import type { PendingConsultation } from '../../../src/domain/run/state';
 import {
   addPlanningUsage,
   allAnswered,
@@ -28,6 +27,7 @@ import {
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { TaskState, type TaskRecord, type TaskSpec } from '../../../src/domain/types';
 import { ZERO_USAGE } from '../../../src/llm/usage';
+import { pendingConsultation } from '../../support/consultations';
 
 const spec = (id: string, dependencies: string[] = []): TaskSpec => ({
   id,
@@ -201,17 +201,7 @@ describe('S2 task progress (a delta) is checked against the run state', () => {
 });
 
 describe('P7 S2 consultations are checked against the run state', () => {
-  const consultation = (taskId: string, n: number): PendingConsultation => ({
-    id: `${taskId}-c${n}`,
-    taskId,
-    kind: 'no_progress',
-    iteration: 3,
-    maxLoops: 5,
-    message: 'stuck',
-    trigger: 'same missing requirements',
-    choices: [{ number: 1, key: 'stop', effect: 'stop', label: 'stop', ja: '中止', needsText: false }],
-    timeoutMinutes: 10,
-  });
+  const consultation = pendingConsultation;
   const running = () => {
     const s = executing();
     return accepted(applyTaskProgress(s, { round: 1, seq: 1, tasks: withStates(s, { a: TaskState.RUNNING }), usage: usage(1) }));
