@@ -3,13 +3,14 @@
 import type { z } from 'zod';
 import type { Purpose } from '../llm/purposes';
 import type { Prompt } from '../llm/prompts/common';
-import type { TaskRecord, TaskSpec } from '../domain/types';
+import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
 import { qualityJudgePrompt } from '../llm/prompts/quality';
-import { replanDecisionPrompt, taskReplanPrompt, type ReplanContext, type ReplanPromptInput } from '../llm/prompts/replan';
+import { replanDecisionPrompt, taskReplanPrompt, type ReplanPromptInput } from '../llm/prompts/replan';
+import type { ReplanContext } from '../domain/replan/prompt-context';
 import { TOOL_NAMES } from './tools';
 import {
   decisionSchemaFor,
@@ -25,12 +26,9 @@ import {
   ReflectionSchema,
   toActionPlan,
   toTaskSpecs,
-  type ActionPlan,
-  type Goal,
   type Judgement,
-  type Reflection,
 } from '../llm/schemas';
-import type { TokenUsage } from '../llm/usage';
+import type { TokenUsage } from '../domain/usage';
 import { Context } from '@temporalio/activity';
 import { journaled, journalRoot } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';

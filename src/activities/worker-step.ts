@@ -25,7 +25,7 @@ import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from
 import type { LlmGateway } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt } from '../llm/prompts/task';
-import type { TokenUsage } from '../llm/usage';
+import type { TokenUsage } from '../domain/usage';
 import { clip, readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
 import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
 import { runTool, TOOL_DEFINITIONS } from './tools';

@@ -9,7 +9,7 @@
 // that has nothing left asks its own parent; the run, with nothing left, pauses and asks the user.
 // What a child did not spend comes back when it ends (its result carries its usage). So usage never
 // exceeds the budget by more than what calls larger than the estimate add.
-import type { TokenUsage } from '../llm/usage';
+import type { TokenUsage } from './usage';
 
 export interface ModelPrice {
   /** US dollars per million prompt (input) tokens. */

@@ -61,3 +61,30 @@ export interface TaskRecord extends TaskSpec {
   /** Short outcome text (judge reason, block reason); never a transcript. */
   summary?: string;
 }
+
+/**
+ * X1: the goal as the goal-understanding phase states it (the LLM's field names, as in the seeds).
+ * src/llm/schemas.ts's GoalSchema produces exactly this.
+ */
+export interface Goal {
+  main_objective: string;
+  success_criteria: string[];
+  constraints: string[];
+  ambiguities: string[];
+  assumptions: string[];
+  task_profile: TaskProfile;
+}
+
+/** Per task, the ordered steps the worker is asked to follow (the action-sequence phase's plan). */
+export type ActionPlan = Record<string, string[]>;
+
+/** The reflection phase's verdict on the run (src/llm/schemas.ts's ReflectionSchema produces exactly this). */
+export interface Reflection {
+  evaluation_result: 'success' | 'partial_success' | 'failure';
+  /** 0–100. */
+  achievement_rate: number;
+  issues_identified: string[];
+  additional_actions: string[];
+  revision_scope: 'minor' | 'moderate' | 'major';
+  summary: string;
+}

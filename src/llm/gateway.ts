@@ -21,7 +21,7 @@ import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED } from './errors';
 import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
 import { toStrictJsonSchema } from './strict-schema';
-import type { TokenUsage } from './usage';
+import type { TokenUsage } from '../domain/usage';
 
 export interface LlmSettings {
   apiKey: string;

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BOUNDS } from '../domain/config';
 import { toTaskProfile } from '../domain/pacemaker/calculator';
-import { TASK_PROFILES, type TaskSpec } from '../domain/types';
+import { TASK_PROFILES, type ActionPlan, type Goal, type Reflection, type TaskSpec } from '../domain/types';
 
 export {
   ActionDecisionSchema,
@@ -46,15 +46,26 @@ const text = z
  */
 const profile = z.preprocess(toTaskProfile, z.enum(TASK_PROFILES));
 
-export const GoalSchema = z.object({
-  main_objective: z.string().min(1),
-  success_criteria: z.array(z.string()).min(1),
-  constraints: strings,
-  ambiguities: strings,
-  assumptions: strings,
-  task_profile: profile,
-});
-export type Goal = z.output<typeof GoalSchema>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * The schema as is, if its replies are exactly the domain's type T (src/domain/types.ts); else it
+ * does not compile, so a field added or changed on either side fails the build here.
+ */
+const producing =
+  <T>() =>
+  <S extends z.ZodType>(schema: S & (Same<z.output<S>, T> extends true ? unknown : never)): S =>
+    schema;
+
+export const GoalSchema = producing<Goal>()(
+  z.object({
+    main_objective: z.string().min(1),
+    success_criteria: z.array(z.string()).min(1),
+    constraints: strings,
+    ambiguities: strings,
+    assumptions: strings,
+    task_profile: profile,
+  }),
+);
 
 export const PlannedTaskSchema = z.object({
   id: z.string().min(1),
@@ -94,9 +105,6 @@ export const ActionSequenceSchema = z.object({
 });
 export type ActionSequence = z.output<typeof ActionSequenceSchema>;
 
-/** Per task, the ordered steps the worker is asked to follow. */
-export type ActionPlan = Record<string, string[]>;
-
 export function toActionPlan(seq: ActionSequence): ActionPlan {
   const plan: ActionPlan = {};
   for (const a of seq.actions) plan[a.task_id] = [...(plan[a.task_id] ?? []), ...a.steps];
@@ -106,15 +114,16 @@ export function toActionPlan(seq: ActionSequence): ActionPlan {
 /** J1: the judge's verdict (policy and schema live in the domain). */
 export { JudgeResultSchema as JudgeSchema, type JudgeResult as Judgement } from '../domain/replan/judge-outcome';
 
-export const ReflectionSchema = z.object({
-  evaluation_result: z.enum(['success', 'partial_success', 'failure']),
-  achievement_rate: z.number().min(0).max(100),
-  issues_identified: strings,
-  additional_actions: strings,
-  revision_scope: z
-    .enum(['minor', 'moderate', 'major'])
-    .nullish()
-    .transform((v) => v ?? 'minor'),
-  summary: text,
-});
-export type Reflection = z.output<typeof ReflectionSchema>;
+export const ReflectionSchema = producing<Reflection>()(
+  z.object({
+    evaluation_result: z.enum(['success', 'partial_success', 'failure']),
+    achievement_rate: z.number().min(0).max(100),
+    issues_identified: strings,
+    additional_actions: strings,
+    revision_scope: z
+      .enum(['minor', 'moderate', 'major'])
+      .nullish()
+      .transform((v) => v ?? 'minor'),
+    summary: text,
+  }),
+);

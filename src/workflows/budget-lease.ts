@@ -28,7 +28,7 @@ import {
   pauseForBudget,
   type RunState,
 } from '../domain/run/state';
-import { ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import { ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { rootMessage } from './failures';
 import type { PauseGate } from './pause-gate';
 import { budgetGrantSignal, BudgetGrantSchema, budgetRequestSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from './messages';

@@ -34,11 +34,10 @@ import {
 } from '../domain/replan';
 import { decisionsForRun } from '../domain/replan/decision-order';
 import { executionDecisionNote, MAX_NOTES_PER_READ } from '../domain/run/event-log';
-import { TaskState, type TaskRecord } from '../domain/types';
+import { TaskState, type ActionPlan, type TaskRecord } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
-import type { ReplanContext } from '../llm/prompts/replan';
-import type { ActionPlan } from '../llm/schemas';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import type { ReplanContext } from '../domain/replan/prompt-context';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { rootMessage } from './failures';
 import { executionProgressQuery } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';

@@ -22,7 +22,7 @@ import { MAX_NOTES_PER_READ, type RunEventsPage } from '../domain/run/event-log'
 import type { TaskStepLine } from '../domain/task-details';
 import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
 import { TaskState, type TaskRecord } from '../domain/types';
-import type { TokenUsage } from '../llm/usage';
+import type { TokenUsage } from '../domain/usage';
 
 export type { RunEvent, RunEventsPage } from '../domain/run/event-log';
 export type { DecisionsView, PauseState, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';

@@ -15,10 +15,9 @@ import {
   type RefinementDecision,
 } from '../domain/refinement';
 import type { LlmRungReport } from '../domain/llm-form';
-import type { TaskRecord, TaskSpec } from '../domain/types';
+import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
-import type { ActionPlan, Goal, Reflection } from '../llm/schemas';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { llmActivityOptions, type RunOptions } from './options';
 import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
 import { installPauseGate, type PauseGate } from './pause-gate';

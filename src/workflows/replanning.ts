@@ -41,7 +41,7 @@ import {
 } from '../domain/run/state';
 import type { Phase } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
-import type { ReplanContext } from '../llm/prompts/replan';
+import type { ReplanContext } from '../domain/replan/prompt-context';
 import type { ExecutionReplanInput } from './execution';
 import { rootMessage } from './failures';
 import { llmActivityOptions, type RunOptions } from './options';

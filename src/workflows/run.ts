@@ -77,8 +77,8 @@ import { checklistMemoDue, runChecklist, runDetails } from '../domain/run/checkl
 import { consultationChange, freshTroubleObservation } from '../domain/run/child-reads';
 import { TaskState, type Phase } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
-import type { ReplanContext } from '../llm/prompts/replan';
-import type { TokenUsage } from '../llm/usage';
+import type { ReplanContext } from '../domain/replan/prompt-context';
+import type { TokenUsage } from '../domain/usage';
 import { startRunLedger } from './budget-lease';
 import { ExecutionWorkflow, taskWorkflowId } from './execution';
 import { coalescedPerKey } from './coalesce';

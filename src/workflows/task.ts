@@ -39,7 +39,7 @@ import { addStepLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '
 import type { TaskSpec } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { Judgement } from '../llm/schemas';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import {
   answerConsultationSignal,
   answerConsultationUpdate,

@@ -15,7 +15,7 @@ import {
   type WorkerIterationOutcome,
   type WorkerStepReport,
 } from '../domain/worker-steps';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../llm/usage';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { workerActivityOptions, type RunOptions } from './options';
 import type { PauseGate } from './pause-gate';
 

@@ -1,6 +1,7 @@
 // C2 / C4 / C5 (seed 003) and X4 (seed 004 §7.2): pieces every replanning prompt carries — the
 // user's original instruction (never dropped, bounded by a token budget) and the Coverage
-// criterion — plus the execution-progress block. Pure text functions.
+// criterion — plus the execution-progress block and the context of a replan decision. Pure.
+import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../types';
 
 export const EMPTY_INSTRUCTION_MARKER = '(empty instruction)';
 
@@ -89,6 +90,20 @@ export interface ExecutionProgress {
   /** Short descriptions of the actions still to run. */
   remaining: string[];
 }
+
+/** X1: what the workflow tells the replan-decision LLM about the phase that just ended (src/llm/prompts/replan.ts). */
+export type ReplanContext =
+  | { phase: 'goal_understanding'; goal: Goal; workspaceListing?: string }
+  | { phase: 'task_decomposition'; goal: Goal; tasks: TaskSpec[] }
+  | { phase: 'action_sequence'; tasks: TaskSpec[]; actions: ActionPlan }
+  | {
+      phase: 'execution';
+      /** The action just executed (a task's run). */
+      executed: { taskId: string; title: string; state: string; summary?: string };
+      error?: string;
+      progress: ExecutionProgress;
+    }
+  | { phase: 'reflection'; goal: Goal; reflection: Reflection; tasks: TaskRecord[] };
 
 export function emptyProgress(total: number, remaining: string[] = []): ExecutionProgress {
   return { completed: 0, total, errorCount: 0, consecutiveErrors: 0, remaining };

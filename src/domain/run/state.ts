@@ -25,10 +25,9 @@ import {
 import { planSnapshot, type PlanSnapshot } from '../replan/decision-log';
 import { applyJump as jumpTasks } from '../replan/jump';
 import type { Question, QuestionAnswer, QuestionKind } from '../replan/questions';
-import { PHASES, TaskState, type Phase, type TaskRecord, type TaskSpec } from '../types';
-import type { ReplanContext } from '../../llm/prompts/replan';
-import type { ActionPlan, Goal, Reflection } from '../../llm/schemas';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../../llm/usage';
+import { PHASES, TaskState, type ActionPlan, type Goal, type Phase, type Reflection, type TaskRecord, type TaskSpec } from '../types';
+import type { ReplanContext } from '../replan/prompt-context';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../usage';
 import { lowerRung, type LlmRung } from '../llm-form';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 import { planArrived, reviseChecklist, runChecklist, type ChecklistHistory } from './checklist';

@@ -2,7 +2,7 @@
 // run ever plans without it.
 import { userInstructionSection } from '../../domain/replan/prompt-context';
 import type { TaskSpec } from '../../domain/types';
-import type { Goal } from '../schemas';
+import type { Goal } from '../../domain/types';
 
 export interface Prompt {
   system: string;

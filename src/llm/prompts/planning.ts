@@ -1,6 +1,6 @@
 // Prompts of the planning phases: goal understanding, task decomposition, action sequence, reflection.
 import type { TaskRecord, TaskSpec } from '../../domain/types';
-import type { ActionPlan, Goal } from '../schemas';
+import type { ActionPlan, Goal } from '../../domain/types';
 import { bullets, goalBlock, instructionBlock, JSON_ONLY, taskBlock, type Prompt } from './common';
 
 export function goalUnderstandingPrompt(input: { instruction: string; workspaceListing: string; feedback?: string }): Prompt {

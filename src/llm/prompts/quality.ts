@@ -2,7 +2,7 @@
 // the weighted criteria, Coverage included (R7), from the domain's QUALITY_CRITERIA.
 import { COVERAGE_ISSUE_PREFIX, renderQualityCriteria } from '../../domain/refinement/quality';
 import type { TaskSpec } from '../../domain/types';
-import type { Goal } from '../schemas';
+import type { Goal } from '../../domain/types';
 import { goalBlock, instructionBlock, JSON_ONLY, taskBlock, type Prompt } from './common';
 
 export function qualityJudgePrompt(input: {

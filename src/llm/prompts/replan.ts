@@ -1,25 +1,9 @@
 // Replanning prompts: the phase-end replan decision of each phase (X1, seed 004 §4.2–§8.2) and
 // the judge-driven task re-decomposition (J6, seed 000). Both open with the user's instruction and
 // the Coverage criterion (C2), whatever path of the run asks.
-import type { ExecutionProgress } from '../../domain/replan/prompt-context';
-import { progressForPrompt, replanningContext } from '../../domain/replan/prompt-context';
-import type { Phase, TaskRecord, TaskSpec } from '../../domain/types';
-import type { ActionPlan, Goal, Reflection } from '../schemas';
+import { progressForPrompt, replanningContext, type ReplanContext } from '../../domain/replan/prompt-context';
+import type { Phase, TaskSpec } from '../../domain/types';
 import { bullets, goalBlock, taskBlock, type Prompt } from './common';
-
-/** What the workflow tells the replan-decision LLM about the phase that just ended. */
-export type ReplanContext =
-  | { phase: 'goal_understanding'; goal: Goal; workspaceListing?: string }
-  | { phase: 'task_decomposition'; goal: Goal; tasks: TaskSpec[] }
-  | { phase: 'action_sequence'; tasks: TaskSpec[]; actions: ActionPlan }
-  | {
-      phase: 'execution';
-      /** The action just executed (a task's run). */
-      executed: { taskId: string; title: string; state: string; summary?: string };
-      error?: string;
-      progress: ExecutionProgress;
-    }
-  | { phase: 'reflection'; goal: Goal; reflection: Reflection; tasks: TaskRecord[] };
 
 export interface ReplanPromptInput {
   instruction: string;

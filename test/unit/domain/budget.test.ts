@@ -46,7 +46,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetLine } from '../../../src/client/render';
 import { loadConfig } from '../../../src/client/config-load';
-import type { TokenUsage } from '../../../src/llm/usage';
+import type { TokenUsage } from '../../../src/domain/usage';
 
 const used = (totalTokens: number, promptTokens = totalTokens, calls = 1): TokenUsage => ({
   promptTokens,

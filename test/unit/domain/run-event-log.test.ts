@@ -27,7 +27,7 @@ import {
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { resolveReplan } from '../../../src/domain/replan/policy';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
-import { ZERO_USAGE } from '../../../src/llm/usage';
+import { ZERO_USAGE } from '../../../src/domain/usage';
 
 const body = (n: number): RunEventBody => ({ kind: 'phase', phase: 'execution', n });
 const T0 = '2026-01-01T00:00:00.000Z';

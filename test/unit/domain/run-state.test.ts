@@ -26,7 +26,7 @@ import {
 } from '../../../src/domain/run/state';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { TaskState, type TaskRecord, type TaskSpec } from '../../../src/domain/types';
-import { ZERO_USAGE } from '../../../src/llm/usage';
+import { ZERO_USAGE } from '../../../src/domain/usage';
 import { pendingConsultation } from '../../support/consultations';
 
 const spec = (id: string, dependencies: string[] = []): TaskSpec => ({

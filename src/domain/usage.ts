@@ -1,4 +1,5 @@
-// Token usage, summed across every LLM call of a run (shown by `status`).
+// Token usage, summed across every LLM call of a run (shown by `status`, held against the budget O3).
+
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
