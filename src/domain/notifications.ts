@@ -1,11 +1,9 @@
-// X10 / X11: what the run posts to its issue or merge request (seed 004 §11), and how a delivery
-// failure is judged. Pure: the workflow (src/workflows/notifications.ts) decides *when* from two
-// states, the activities (src/activities/notifications) only carry the text.
-import { runChecklist } from './run/checklist';
-import type { DecisionRecord, PlanSnapshot } from './replan/decision-log';
-import type { Question } from './replan/questions';
-import type { RunState } from './run/state';
-import { TaskState, type Phase } from './types';
+// X10 / X11: where the run's notifications go and how they are delivered: the target from the
+// config, the markers that find a comment again, the neutralizing of LLM text, how a delivery
+// failure is judged and the run's record of deliveries. Pure: what to post is decided in
+// src/domain/run/notifications-due.ts, *when* by the workflow (src/workflows/notifications.ts); the
+// activities (src/activities/notifications) only carry the text.
+import type { NotificationsConfig } from './config/notifications';
 
 // ---------------------------------------------------------------- where
 
@@ -13,12 +11,6 @@ import { TaskState, type Phase } from './types';
 export type NotifyTarget =
   | { service: 'github'; repo: string; kind: 'issue' | 'pull'; number: number }
   | { service: 'gitlab'; project: string; kind: 'issue' | 'merge_request'; number: number; url?: string };
-
-/** The config's notifications section, as parsed (src/domain/config.ts). */
-export interface NotificationsConfig {
-  github?: { repo: string; issue?: number | undefined; pull?: number | undefined } | undefined;
-  gitlab?: { project: string; issue?: number | undefined; merge_request?: number | undefined; url?: string | undefined } | undefined;
-}
 
 export function notifyTargetOf(c: NotificationsConfig | undefined): NotifyTarget | undefined {
   if (c?.github) {
@@ -40,39 +32,6 @@ export function notifyTargetOf(c: NotificationsConfig | undefined): NotifyTarget
 export function targetLabel(t: NotifyTarget): string {
   if (t.service === 'github') return `GitHub ${t.repo}#${t.number}`;
   return `GitLab ${t.project}${t.kind === 'merge_request' ? '!' : '#'}${t.number}`;
-}
-
-/** `owner/repo`: GitHub's own rules for the two names. */
-export const GITHUB_REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
-/** `group[/subgroup…]/project`, or a numeric project id. */
-export const GITLAB_PROJECT = /^(?:\d+|[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)+)$/;
-export const MAX_ISSUE_NUMBER = 2_147_483_647;
-
-/**
- * `--github owner/repo#123` (issue or pull request: GitHub numbers both alike; a pull request's
- * comments are issue comments) → the config's `notifications.github`.
- */
-export function parseGithubFlag(text: string): { ok: true; value: { repo: string; issue: number } } | { ok: false; reason: string } {
-  const m = /^([^#\s]+)#(\d+)$/.exec(text.trim());
-  const usage = '--github needs owner/repo#NUMBER (an issue or pull request), e.g. octo/app#12';
-  if (!m) return { ok: false, reason: `${usage} (got "${text}")` };
-  const n = Number(m[2]);
-  if (!GITHUB_REPO.test(m[1]!)) return { ok: false, reason: `${usage}: "${m[1]}" is not owner/repo` };
-  if (n < 1 || n > MAX_ISSUE_NUMBER) return { ok: false, reason: `${usage}: ${m[2]} is not an issue number` };
-  return { ok: true, value: { repo: m[1]!, issue: n } };
-}
-
-/** `--gitlab group/project!45` (merge request) or `group/project#12` (issue) → `notifications.gitlab`. */
-export function parseGitlabFlag(
-  text: string,
-): { ok: true; value: { project: string; issue: number } | { project: string; merge_request: number } } | { ok: false; reason: string } {
-  const m = /^([^#!\s]+)([#!])(\d+)$/.exec(text.trim());
-  const usage = '--gitlab needs group/project!NUMBER (a merge request) or group/project#NUMBER (an issue)';
-  if (!m) return { ok: false, reason: `${usage} (got "${text}")` };
-  const n = Number(m[3]);
-  if (!GITLAB_PROJECT.test(m[1]!)) return { ok: false, reason: `${usage}: "${m[1]}" is not group/project` };
-  if (n < 1 || n > MAX_ISSUE_NUMBER) return { ok: false, reason: `${usage}: ${m[3]} is not a number GitLab uses` };
-  return { ok: true, value: m[2] === '!' ? { project: m[1]!, merge_request: n } : { project: m[1]!, issue: n } };
 }
 
 // ---------------------------------------------------------------- markers
@@ -116,233 +75,10 @@ export function targetAllowed(t: NotifyTarget, allow: string | undefined): boole
   return list.some((p) => (p.endsWith('/*') ? name.startsWith(p.slice(0, -1)) : p === name));
 }
 
-// ---------------------------------------------------------------- the checklist (X11)
-
-const reasonOf = (r: DecisionRecord): string | undefined => {
-  const x = r.llm_decision.reasoning;
-  return typeof x === 'string' && x.trim() ? x : undefined;
-};
-
-/**
- * X11: the checklist comment's text: the run's own checklist (the Web UI's, runChecklist: bounded to
- * 20 KB, well under GitHub's 65,536-character comment limit), or undefined while the run has no plan
- * yet (nothing to post).
- */
-export function checklistText(s: RunState): string | undefined {
-  return s.tasks.length === 0 ? undefined : runChecklist(s);
-}
-
-// ---------------------------------------------------------------- notifications (X10)
-
-export type NotificationKind =
-  'replan_decided' | 'replan_started' | 'replan_completed' | 'replan_failed' | 'replan_overridden' | 'clarification_needed';
-
-export interface Notification {
-  kind: NotificationKind;
-  /** Unique within the run (e.g. `replan-3.decided`): the marker that finds it again on a retry. */
-  key: string;
-  /** The comment's Markdown (without the marker). */
-  body: string;
-}
-
-export const NOTIFICATION_HEADINGS: Readonly<Record<NotificationKind, string>> = {
-  replan_decided: '## 🔄 Plan Revision Decided by AI',
-  replan_started: '## ▶️ Plan Revision Started',
-  replan_completed: '## ✅ Plan Revision Completed',
-  replan_failed: '## ❌ Plan Revision Failed',
-  replan_overridden: '## ⛔ Plan Revision Overridden by a Limit',
-  clarification_needed: '## ❓ Clarification Needed (AI Decision)',
-};
-
-const PHASE_NAMES: Readonly<Record<Phase, string>> = {
-  goal_understanding: 'Goal Understanding',
-  task_decomposition: 'Task Decomposition',
-  action_sequence: 'Action Sequence Generation',
-  execution: 'Execution',
-  reflection: 'Reflection',
-};
+// ---------------------------------------------------------------- delivery failures
 
 const inline = (t: string) => t.replace(/\s+/g, ' ').trim();
 const clip = (t: string, max: number) => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
-const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : []);
-const bullets = (items: string[]) => (items.length ? items.slice(0, 20).map((x) => `- ${clip(inline(x), 500)}`) : ['- none']);
-const typeName = (t: string | undefined) => (t ? t.replace(/_/g, ' ') : 'replan');
-const percent = (c: number) => `${Math.round(c * 100)}%`;
-
-/** X10 / seed §11.2: "Plan Revision Decided by AI" with its fields. */
-export function replanDecidedMessage(r: DecisionRecord): string {
-  const d = r.llm_decision;
-  const issues = [...textList(d.issues_found), ...textList(d.issues_identified), ...textList(d.missing_steps)];
-  return [
-    NOTIFICATION_HEADINGS.replan_decided,
-    '',
-    `**Phase**: ${PHASE_NAMES[r.phase]}`,
-    `**Confidence**: ${percent(r.confidence)}`,
-    `**Revision**: ${typeName(r.replan_type)}${r.target_phase ? ` (back to ${PHASE_NAMES[r.target_phase]})` : ''} · ${r.replan_id}`,
-    ...(r.message ? [`**Note**: ${clip(inline(r.message), 500)}`] : []),
-    '',
-    '**Reasoning**:',
-    clip(typeof d.reasoning === 'string' && d.reasoning.trim() ? d.reasoning.trim() : 'not given', 3000),
-    '',
-    '**Issues Found**:',
-    ...bullets(issues),
-    '',
-    '**Recommended Actions**:',
-    ...bullets([...textList(d.recommended_actions), ...textList(d.additional_actions)]),
-    '',
-    `*${r.timestamp}*`,
-  ].join('\n');
-}
-
-/** X10: the replan under way (its phase runs again). */
-export function replanStartedMessage(r: DecisionRecord, at: string): string {
-  return [
-    NOTIFICATION_HEADINGS.replan_started,
-    '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
-    `**Decided in**: ${PHASE_NAMES[r.phase]}`,
-    ...(r.target_phase ? [`**Running again from**: ${PHASE_NAMES[r.target_phase]}`] : []),
-    '',
-    `*${at}*`,
-  ].join('\n');
-}
-
-function progressOf(p: PlanSnapshot | undefined): string | undefined {
-  if (!p || p.tasks.length === 0) return undefined;
-  const counted = p.tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
-  return `${counted.filter((t) => t.state === TaskState.DONE).length}/${counted.length} tasks done`;
-}
-
-/** X10: the replan's phase finished: the new plan stands. */
-export function replanCompletedMessage(r: DecisionRecord, at: string): string {
-  const after = r.plan_after;
-  const progress = progressOf(after);
-  return [
-    NOTIFICATION_HEADINGS.replan_completed,
-    '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
-    ...(r.duration_ms !== undefined ? [`**Duration**: ${(r.duration_ms / 1000).toFixed(1)} s`] : []),
-    ...(after?.tasks.length ? [`**New plan**: ${after.tasks.length} task(s)${progress ? `, ${progress}` : ''}`] : []),
-    ...(after?.note ? [`**Note**: ${clip(inline(after.note), 500)}`] : []),
-    '',
-    `*${at}*`,
-  ].join('\n');
-}
-
-/** X10 / X13: the replan failed to execute; the plan before it was restored. */
-export function replanFailedMessage(r: DecisionRecord, at: string): string {
-  const why = r.plan_after?.note?.replace(/^failed: /, '') ?? r.override_reason ?? 'not known';
-  return [
-    NOTIFICATION_HEADINGS.replan_failed,
-    '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
-    `**Reason**: ${clip(inline(why), 1000)}`,
-    '',
-    'The plan before this revision was restored; the run asks the AI for alternatives and goes on.',
-    '',
-    `*${at}*`,
-  ].join('\n');
-}
-
-/** X10 / X6: the LLM wanted a replan, the limits (or loop detection) refused it. */
-export function replanOverriddenMessage(r: DecisionRecord): string {
-  return [
-    NOTIFICATION_HEADINGS.replan_overridden,
-    '',
-    `**Phase**: ${PHASE_NAMES[r.phase]}`,
-    `**Confidence**: ${percent(r.confidence)}`,
-    `**Wanted**: ${typeName(r.replan_type ?? (typeof r.llm_decision.replan_type === 'string' ? r.llm_decision.replan_type : undefined))} · ${r.replan_id}`,
-    `**Why not**: ${clip(inline(r.message ?? r.override_reason ?? 'a replan limit was reached'), 1000)}`,
-    '',
-    '**Reasoning**:',
-    clip(typeof r.llm_decision.reasoning === 'string' ? r.llm_decision.reasoning.trim() : 'not given', 3000),
-    '',
-    'The current plan continues.',
-    '',
-    `*${r.timestamp}*`,
-  ].join('\n');
-}
-
-/**
- * X10 / seed §11.3: "Clarification Needed (AI Decision)" — the questions, why, and the assumptions
- * used if nobody answers. Answers go through the CLI (replies to the comment are not read).
- */
-export function clarificationMessage(runId: string, qs: readonly Question[], context: string | undefined): string {
-  const assumptions = [...new Set(qs.flatMap((q) => q.assumptions))];
-  const waits = qs.find((q) => q.timeoutMinutes !== null)?.timeoutMinutes;
-  return [
-    NOTIFICATION_HEADINGS.clarification_needed,
-    '',
-    "I've analyzed the task and need some clarification to proceed effectively:",
-    '',
-    '**Questions**:',
-    ...qs.map((q, i) => `${i + 1}. ${clip(inline(q.text), 1000)} (${q.id})`),
-    '',
-    '**Context**:',
-    clip(context?.trim() || 'not given', 3000),
-    '',
-    '**If no response**:',
-    waits !== undefined && waits !== null
-      ? `I will proceed with the following assumptions after ${waits} minute(s):`
-      : 'I will wait for an answer; these are the assumptions I would make:',
-    ...bullets(assumptions),
-    '',
-    `Please answer with \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\` (one per question; replies to this comment are not read).`,
-  ].join('\n');
-}
-
-/**
- * X10: the notifications due between two states of a run (the last one published and the current
- * one): a decision to replan, a replan started, completed or failed, an override by a limit, and
- * questions to the user. Keyed by replan id and question id, so nothing is posted twice however
- * the states are grouped.
- */
-export function notificationsBetween(prev: RunState, next: RunState, at: string): Notification[] {
-  const out: Notification[] = [];
-  const before = new Map(prev.log.records.map((r) => [r.replan_id, r]));
-  for (const r of next.log.records) {
-    const old = before.get(r.replan_id);
-    if (!old && r.replan_id && (r.outcome === 'replan' || r.outcome === 'confirm')) {
-      out.push({ kind: 'replan_decided', key: `${r.replan_id}.decided`, body: replanDecidedMessage(r) });
-    }
-    if (!old && r.outcome === 'override') {
-      out.push({ kind: 'replan_overridden', key: `${r.replan_id}.overridden`, body: replanOverriddenMessage(r) });
-    }
-    const wasOpen = !old || old.result === 'pending';
-    // A clarification nobody answered completes as 'no_response_assumed': no revision ran, nothing to report.
-    if (wasOpen && r.executed && r.result === 'success' && r.override_reason === undefined) {
-      out.push({ kind: 'replan_completed', key: `${r.replan_id}.completed`, body: replanCompletedMessage(r, at) });
-    }
-    if (wasOpen && r.result === 'failure') {
-      out.push({ kind: 'replan_failed', key: `${r.replan_id}.failed`, body: replanFailedMessage(r, at) });
-    }
-  }
-  const started = next.inProgress;
-  if (started && started.replanId !== prev.inProgress?.replanId) {
-    const r = next.log.records.find((x) => x.replan_id === started.replanId);
-    if (r) out.push({ kind: 'replan_started', key: `${r.replan_id}.started`, body: replanStartedMessage(r, at) });
-  }
-  const asked = new Set(prev.questions.map((q) => q.id));
-  const fresh = next.questions.filter((q) => !asked.has(q.id) && q.kind !== 'budget');
-  const byReplan = new Map<string, Question[]>();
-  for (const q of fresh) byReplan.set(q.replanId, [...(byReplan.get(q.replanId) ?? []), q]);
-  for (const [replanId, qs] of byReplan) {
-    const r = next.log.records.find((x) => x.replan_id === replanId);
-    out.push({ kind: 'clarification_needed', key: `${qs[0]!.id}.asked`, body: clarificationMessage(next.runId, qs, r ? reasonOf(r) : undefined) });
-  }
-  // Order as they happened: decided → started → questions → completed / failed / overridden.
-  const order: NotificationKind[] = [
-    'replan_failed',
-    'replan_decided',
-    'replan_overridden',
-    'replan_started',
-    'clarification_needed',
-    'replan_completed',
-  ];
-  return out.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
-}
-
-// ---------------------------------------------------------------- delivery failures
 
 export type NotifyService = NotifyTarget['service'];
 const SERVICE_NAME: Record<NotifyService, string> = { github: 'GitHub', gitlab: 'GitLab' };

@@ -5,16 +5,8 @@
 // wins), notifications one after another in order. A delivery that fails after its retries is
 // counted in the run's state (status "Notifications" line) and never fails, blocks or pauses the run.
 import { ActivityCancellationType, CancellationScope, condition, log, proxyActivities } from '@temporalio/workflow';
-import {
-  checklistText,
-  emptyLedger,
-  noteDelivered,
-  notificationsBetween,
-  noteUndelivered,
-  targetLabel,
-  type Notification,
-  type NotifyTarget,
-} from '../domain/notifications';
+import { emptyLedger, noteDelivered, noteUndelivered, targetLabel, type NotifyTarget } from '../domain/notifications';
+import { checklistText, notificationsBetween, type Notification } from '../domain/run/notifications-due';
 import type { RunState } from '../domain/run/state';
 import type { Activities } from '../activities';
 import { rootMessage } from './failures';

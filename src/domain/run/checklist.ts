@@ -3,8 +3,7 @@
 // worker running) and the checklist comment on the run's issue or merge request. Pure.
 import { carriesOverChecks, renderChecklist, type ChecklistInput } from '../checklist';
 import { truncateText } from '../replan/text';
-import { TaskState } from '../types';
-import type { RunState } from './state';
+import type { Goal, TaskRecord } from '../types';
 
 /** X11 §11.4.4: the checklist's revisions so far, kept in RunState (bounded). */
 export interface ChecklistHistory {
@@ -32,6 +31,12 @@ const MAX_TITLE_CHARS = 120;
 export const DETAILS_MAX_BYTES = 20_000;
 /** The Web UI's limit for a workflow's static summary (200 bytes). */
 export const SUMMARY_MAX_BYTES = 200;
+
+/** What of the run its checklist is made from (RunState has it). */
+export interface ChecklistSource {
+  tasks: readonly TaskRecord[];
+  checklist?: ChecklistHistory;
+}
 
 export const emptyChecklistHistory = (): ChecklistHistory => ({ revision: 0, previousPlans: [], dropped: 0 });
 
@@ -71,7 +76,7 @@ export function runStaticMetadata(instruction: string, instructionFile?: string)
 }
 
 /** The checklist input of a run's current plan. */
-export function checklistInput(s: RunState): ChecklistInput {
+function checklistInput(s: ChecklistSource): ChecklistInput {
   const h = s.checklist ?? emptyChecklistHistory();
   // X11: a new checklist is being made (the planner runs): the old tasks are in the history, none here.
   const tasks = h.awaitingPlan ? [] : s.tasks.map((t) => ({ id: t.id, title: truncateText(t.title, MAX_TITLE_CHARS), state: t.state }));
@@ -89,7 +94,7 @@ export function checklistInput(s: RunState): ChecklistInput {
  * X11: the run's checklist in Markdown (seed 004 §11.4.2–11.4.5), bounded to DETAILS_MAX_BYTES:
  * the oldest earlier plans go first, then the plan list is cut.
  */
-export function runChecklist(s: RunState): string {
+export function runChecklist(s: ChecklistSource): string {
   const input = checklistInput(s);
   const h = s.checklist ?? emptyChecklistHistory();
   let previous = [...input.previousPlans];
@@ -106,7 +111,7 @@ export function runChecklist(s: RunState): string {
 }
 
 /** V1: what the run's current details show in the Web UI: the goal, where the run is, and the checklist. */
-export function runDetails(s: RunState, status: string): string {
+export function runDetails(s: ChecklistSource & { phase: string; goal?: Goal }, status: string): string {
   const head = [`**Status**: ${status} · phase ${s.phase}`];
   if (s.goal) head.push(`**Goal**: ${truncateText(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
   const text = `${head.join('\n\n')}\n\n${runChecklist(s)}`;
@@ -120,7 +125,7 @@ export function runDetails(s: RunState, status: string): string {
  * reconfirmation start a new checklist (awaitingPlan until the new decomposition). A replan before
  * any plan exists (e.g. a clarification after goal understanding) revises nothing.
  */
-export function reviseChecklist(s: RunState, r: { type: string; keepsChecks?: boolean; reason?: string; at?: string }): ChecklistHistory {
+export function reviseChecklist(s: ChecklistSource, r: { type: string; keepsChecks?: boolean; reason?: string; at?: string }): ChecklistHistory {
   const h = s.checklist ?? emptyChecklistHistory();
   if (!s.tasks.length || h.awaitingPlan) return h;
   const current = renderChecklist({ ...checklistInput(s), previousPlans: [] });
@@ -145,12 +150,6 @@ export function planArrived(h: ChecklistHistory | undefined): ChecklistHistory |
   const next = { ...h };
   delete next.awaitingPlan;
   return next;
-}
-
-/** Progress shown for a task list, for callers that want the numbers (tests, notifications). */
-export function doneOf(s: RunState): { done: number; total: number } {
-  const counted = s.tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
-  return { done: counted.filter((t) => t.state === TaskState.DONE).length, total: counted.length };
 }
 
 /** How often a checklist change alone (a task checked off) may rewrite the run's memo. */

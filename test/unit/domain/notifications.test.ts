@@ -1,25 +1,20 @@
 // X10 / X11: the notification texts (seed 004 §11.2–11.3), when they are due, how a failed delivery
 // is judged, the config section and the CLI flags.
-import { ConfigError, parseConfig } from '../../../src/domain/config';
+import { ConfigError, parseConfig, parseGithubFlag, parseGitlabFlag } from '../../../src/domain/config';
 import { runChecklist } from '../../../src/domain/run/checklist';
 import {
   checklistMarker,
-  checklistText,
-  clarificationMessage,
   classifyDeliveryFailure,
   emptyLedger,
   noteDelivered,
-  notificationsBetween,
   notificationsLine,
   noteUndelivered,
   notifyTargetOf,
-  parseGithubFlag,
-  parseGitlabFlag,
-  replanDecidedMessage,
   targetAllowed,
   targetLabel,
   withMarker,
 } from '../../../src/domain/notifications';
+import { checklistText, clarificationMessage, notificationsBetween, replanDecidedMessage } from '../../../src/domain/run/notifications-due';
 import type { DecisionRecord } from '../../../src/domain/replan';
 import type { Question } from '../../../src/domain/replan/questions';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
