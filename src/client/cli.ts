@@ -39,7 +39,7 @@ import {
   workflowIdOf,
 } from './runs';
 import type { PauseAck, Question, RunStatus } from '../workflows/messages';
-import { MAX_PAUSE_REASON_CHARS } from '../domain/run/state';
+import { MAX_PAUSE_REASON_CHARS } from '../domain/run/pause';
 
 /**
  * Ctrl-C while watching stops the watching, not the run: say so, and how to reattach or cancel

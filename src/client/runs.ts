@@ -10,7 +10,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { MEMO_DECISIONS, MEMO_STATUS } from '../domain/run/state';
+import { MEMO_DECISIONS, MEMO_STATUS } from '../domain/run/views';
 import { taskWorkflowId } from '../workflows/execution';
 import type { ReplannerConfig } from '../domain/config';
 import {

@@ -4,7 +4,7 @@
 // task queue nobody polls says which queue and how to start its worker. Pure: src/client/runs.ts
 // calls these with what Temporal's describe and history say.
 import { emptyCounters } from './replan/limits';
-import type { DecisionsView, RunStatusView } from './run/state';
+import type { DecisionsView, RunStatusView } from './run/views';
 
 /** Temporal's execution status of a closed workflow (describe: status.name). */
 export type TemporalClosedStatus = 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'TIMED_OUT' | 'CONTINUED_AS_NEW' | 'UNKNOWN';

@@ -26,8 +26,8 @@ import {
   noteLargestCall,
   noteReportedSpend,
   pauseForBudget,
-  type RunState,
-} from '../domain/run/state';
+} from '../domain/run/budget-ledger';
+import type { RunState } from '../domain/run/state';
 import { ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { rootMessage } from './failures';
 import type { PauseGate } from './pause-gate';

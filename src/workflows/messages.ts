@@ -8,16 +8,11 @@ import { z } from 'zod';
 import { lazySchema } from '../domain/lazy-schema';
 import { CONSULTATION_EFFECTS, INTERVENTION_KINDS, type ConsultationEffect, type Vitals } from '../domain/pacemaker';
 import { PAUSE_KINDS, type PauseKind } from '../domain/run/llm-outage';
-import {
-  MAX_PAUSE_REASON_CHARS,
-  type ConsultationMessage,
-  type LlmTroubleMessage,
-  type DecisionsView,
-  type PauseState,
-  type PendingConsultation,
-  type RunStatusView,
-  type TaskProgressMessage,
-} from '../domain/run/state';
+import { MAX_PAUSE_REASON_CHARS, type LlmTroubleMessage } from '../domain/run/pause';
+import type { PauseState, PendingConsultation } from '../domain/run/state';
+import type { ConsultationMessage } from '../domain/run/questions';
+import type { DecisionsView, RunStatusView } from '../domain/run/views';
+import type { TaskProgressMessage } from '../domain/run/plan';
 import { MAX_NOTES_PER_READ, type RunEventsPage } from '../domain/run/event-log';
 import type { TaskStepLine } from '../domain/task-details';
 import { MAX_ANSWER_CHARS, type QuestionAnswer } from '../domain/replan/questions';
@@ -25,7 +20,8 @@ import { TaskState, type TaskRecord } from '../domain/types';
 import type { TokenUsage } from '../domain/usage';
 
 export type { RunEvent, RunEventsPage } from '../domain/run/event-log';
-export type { DecisionsView, PauseState, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
+export type { DecisionsView } from '../domain/run/views';
+export type { PauseState, PendingConsultation, PlanQuality, PlanQualityAttempt, RunStatusValue } from '../domain/run/state';
 
 /** What `status` returns: a view computed from the run's state on each query. */
 export type RunStatus = RunStatusView;
@@ -146,7 +142,8 @@ export const CurrentConsultationSchema: z.ZodType<PendingConsultation | null> = 
 // The consultation answer's schema lives with its validation in src/domain/pacemaker (one home).
 
 export type { Question, QuestionKind, QuestionStatus } from '../domain/replan/questions';
-export type { TaskProgressMessage, ConsultationMessage } from '../domain/run/state';
+export type { TaskProgressMessage } from '../domain/run/plan';
+export type { ConsultationMessage } from '../domain/run/questions';
 
 export type ClarificationAnswerInput = QuestionAnswer;
 export interface ClarificationAnswerAck {
@@ -293,7 +290,7 @@ export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 
 // ---------------------------------------------------------------- O2 LLM outage / rejected access
 
-export type { LlmTroubleMessage } from '../domain/run/state';
+export type { LlmTroubleMessage } from '../domain/run/pause';
 /** Every trouble a workflow can observe: the LLM's, and its workspace host's (workspace affinity). */
 const TROUBLE_KINDS = ['unavailable', 'rejected', 'unsupported', 'recovered', 'host_offline', 'host_back'] as const;
 export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>

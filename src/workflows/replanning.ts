@@ -20,25 +20,21 @@ import {
   type ReplanDecision,
   type ReplanType,
 } from '../domain/replan';
+import { addAssumptions, planSummary, type Jump } from '../domain/run/plan';
 import {
-  addAssumptions,
   addNotes,
-  addPlanningUsage,
-  allAnswered,
-  isPaused,
-  askQuestions,
   completeReplan,
   countReplan,
   endReplan,
   markAlternativesAsked,
   markExecuted,
-  planSummary,
   recordDecision,
   startReplan,
-  timeOutQuestions,
-  type Jump,
-  type RunState,
-} from '../domain/run/state';
+} from '../domain/run/decisions';
+import { addPlanningUsage } from '../domain/run/phases';
+import { allAnswered, askQuestions, timeOutQuestions } from '../domain/run/questions';
+import { isPaused } from '../domain/run/pause';
+import type { RunState } from '../domain/run/state';
 import type { Phase } from '../domain/types';
 import type { Activities, RunRef } from '../activities';
 import type { ReplanContext } from '../domain/replan/prompt-context';
@@ -49,7 +45,7 @@ import type { Budgeted } from './budget-lease';
 import { touchesWorkspace } from '../domain/workspace-host';
 import { gateOn, type PauseGate } from './pause-gate';
 
-export type { Jump } from '../domain/run/state';
+export type { Jump } from '../domain/run/plan';
 
 /** How many decisions the prompt's "Replan History" shows. */
 const HISTORY_LINES = 6;

@@ -31,48 +31,35 @@ import { instructionForStatus, runInputProblem } from '../domain/run-input';
 import { hostNameProblem, hostQueueOf } from '../domain/workspace-host';
 import {
   addActions,
-  activePauses,
-  addPlanningUsage,
-  answerQuestion,
-  applyLlmTrouble,
-  applyConsultation,
   applyJump,
   applyTaskProgress,
-  budgetAnswerProblem,
-  cancelRun,
-  completeRun,
-  decisionsView,
-  displayStatus,
-  eventsView,
-  endUnprobedOutage,
-  inspectionMemo,
-  MEMO_CHECKLIST,
-  enterPhase,
-  failRun,
-  finishExecution,
-  initialRunState,
-  isPaused,
-  noteLlmRung,
-  nextPhase,
-  pauseKinds,
-  pauseRun,
-  pendingQuestions,
   restorePrevious,
-  resumeRun,
-  setBudget,
   setDecomposition,
   setGoal,
   setReflection,
   specOf,
-  statusView,
   takeFeedback,
   tasksToPlan,
-  withEvents,
-  type Applied,
   type Jump,
+} from '../domain/run/plan';
+import {
+  activePauses,
+  applyLlmTrouble,
+  displayStatus,
+  endUnprobedOutage,
+  isPaused,
+  noteLlmRung,
+  pauseKinds,
+  pauseRun,
+  resumeRun,
   type PauseApplied,
-  type RunState,
-} from '../domain/run/state';
+} from '../domain/run/pause';
+import { addPlanningUsage, cancelRun, completeRun, enterPhase, failRun, finishExecution, nextPhase } from '../domain/run/phases';
+import { answerQuestion, applyConsultation, pendingQuestions } from '../domain/run/questions';
+import { budgetAnswerProblem, setBudget } from '../domain/run/budget-ledger';
+import { decisionsView, inspectionMemo, MEMO_CHECKLIST, statusView } from '../domain/run/views';
+import { eventsView, withEvents } from '../domain/run/events';
+import { initialRunState, type Applied, type RunState } from '../domain/run/state';
 import { checklistMemoDue, runChecklist, runDetails } from '../domain/run/checklist';
 import { consultationChange, freshTroubleObservation } from '../domain/run/child-reads';
 import { TaskState, type Phase } from '../domain/types';

@@ -12,7 +12,7 @@ import { FakeOpenAI } from '../support/fake-openai';
 import { runOutcome, temporalAddress, uniqueId, until } from '../support/harness';
 import { NO_REPLAN_DECISION, scriptScenario } from '../support/scenario';
 import { isOurWorker, readRecords } from '../../src/client/workers';
-import { MEMO_DECISIONS } from '../../src/domain/run/state';
+import { MEMO_DECISIONS } from '../../src/domain/run/views';
 import type { DecisionsView } from '../../src/workflows/messages';
 
 const saved = { ...process.env };

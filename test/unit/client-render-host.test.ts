@@ -1,6 +1,8 @@
 // Workspace affinity in `status`: the run's host, and a host-offline pause with how to move on.
 import { renderStatus } from '../../src/client/render';
-import { applyLlmTrouble, initialRunState, statusView } from '../../src/domain/run/state';
+import { applyLlmTrouble } from '../../src/domain/run/pause';
+import { initialRunState } from '../../src/domain/run/state';
+import { statusView } from '../../src/domain/run/views';
 
 const run = initialRunState({ runId: 'r7', instruction: 'write it', workspace: '/srv/a/ws', host: 'host-a' });
 

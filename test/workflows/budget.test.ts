@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, budgetGrantSignal, budgetRequestSignal, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
-import { MEMO_STATUS } from '../../src/domain/run/state';
+import { MEMO_STATUS } from '../../src/domain/run/views';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { FAST, runOutcome, startHarness, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { fourFileTasks, scriptScenario } from '../support/scenario';

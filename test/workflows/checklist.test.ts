@@ -5,7 +5,7 @@
 // (completed checks kept) and a task re-decomposition (a new checklist, the earlier one in <details>).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { MEMO_CHECKLIST } from '../../src/domain/run/state';
+import { MEMO_CHECKLIST } from '../../src/domain/run/views';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { decisionsQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';

@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { renderStatus } from '../../src/client/render';
 import { checklistMarker } from '../../src/domain/notifications';
 import { NOTIFICATION_HEADINGS, type NotificationKind } from '../../src/domain/run/notifications-due';
-import { MEMO_STATUS } from '../../src/domain/run/state';
+import { MEMO_STATUS } from '../../src/domain/run/views';
 import { statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';

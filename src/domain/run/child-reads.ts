@@ -1,6 +1,7 @@
 // SPEC S2: what the run does with what it read from one of its own children itself (a signal only
 // pokes it to look; what a message claims is never taken). Pure: the run workflow reads, these decide.
-import type { ConsultationMessage, PendingConsultation, RunState } from './state';
+import type { ConsultationMessage } from './questions';
+import type { PendingConsultation, RunState } from './state';
 
 /**
  * P7: the change a task's own current consultation (read from the task: null when none is waiting)

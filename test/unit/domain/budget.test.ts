@@ -22,25 +22,22 @@ import {
 } from '../../../src/domain/budget';
 import { ConfigError, parseConfig } from '../../../src/domain/config';
 import { answerProblem } from '../../../src/domain/replan/questions';
+import { addPlanningUsage } from '../../../src/domain/run/phases';
 import {
-  addPlanningUsage,
   applyBudgetAnswer,
-  answerQuestion,
   budgetUsage,
   budgetAnswerProblem,
   closeLoan,
-  displayStatus,
-  initialRunState,
-  isPaused,
   lendTokens,
   noteLargestCall,
   noteReportedSpend,
   pauseForBudget,
-  resumeRun,
   setBudget,
-  statusView,
-  type RunState,
-} from '../../../src/domain/run/state';
+} from '../../../src/domain/run/budget-ledger';
+import { answerQuestion } from '../../../src/domain/run/questions';
+import { displayStatus, isPaused, resumeRun } from '../../../src/domain/run/pause';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { statusView } from '../../../src/domain/run/views';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,8 @@
 // S2 (issue 21): what the run does with what it read from its own children.
 import { consultationChange, freshTroubleObservation } from '../../../src/domain/run/child-reads';
-import { applyConsultation, initialRunState, setDecomposition, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
+import { applyConsultation } from '../../../src/domain/run/questions';
+import { initialRunState, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
+import { setDecomposition } from '../../../src/domain/run/plan';
 import { TaskState } from '../../../src/domain/types';
 import { coalescedPerKey } from '../../../src/workflows/coalesce';
 import { pendingConsultation } from '../../support/consultations';

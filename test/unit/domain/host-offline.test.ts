@@ -1,6 +1,8 @@
 // Workspace affinity, O2: the pure rules of a run whose workspace host went away.
 import { gateKinds, mayProbe, pauseKindOf } from '../../../src/domain/run/llm-outage';
-import { applyLlmTrouble, endUnprobedOutage, initialRunState, isPaused, resumeRun, statusView, type RunState } from '../../../src/domain/run/state';
+import { applyLlmTrouble, endUnprobedOutage, isPaused, resumeRun } from '../../../src/domain/run/pause';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { statusView } from '../../../src/domain/run/views';
 import { LlmTroubleSchema, parsePayload, PauseGateSchema } from '../../../src/workflows/messages';
 
 const run = () => initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/srv/a/ws', host: 'host-a' });

@@ -1,6 +1,7 @@
 // M1: the fallback ladder's pure policy.
 import { isFormRejection, lowerRung, nextRung, rungOf, toolCallWrittenAsText, workerRejection } from '../../../src/domain/llm-form';
-import { noteLlmRung, initialRunState } from '../../../src/domain/run/state';
+import { noteLlmRung } from '../../../src/domain/run/pause';
+import { initialRunState } from '../../../src/domain/run/state';
 
 const LLAMA_CPP_500 =
   "500 1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}";

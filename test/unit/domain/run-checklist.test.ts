@@ -11,7 +11,8 @@ import {
   runStaticMetadata,
   utf8Bytes,
 } from '../../../src/domain/run/checklist';
-import { applyJump, initialRunState, restorePrevious, setDecomposition, type Jump, type RunState } from '../../../src/domain/run/state';
+import { applyJump, restorePrevious, setDecomposition, type Jump } from '../../../src/domain/run/plan';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
 import { addStepLine, taskDetails, TASK_DETAIL_STEPS } from '../../../src/domain/task-details';
 

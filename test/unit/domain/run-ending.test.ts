@@ -1,6 +1,6 @@
 // Issue 23 (SPEC O5): what a client shows for a run no worker answers for.
 import { closedRunDecisions, closedRunStatus, endingLine, workerStartHint } from '../../../src/domain/run-ending';
-import type { RunStatusView } from '../../../src/domain/run/state';
+import type { RunStatusView } from '../../../src/domain/run/views';
 
 const recorded = (status: RunStatusView['status']): RunStatusView => ({
   runId: 'r1',

@@ -7,23 +7,13 @@ import {
   runEventsBetween,
   type RunEventBody,
 } from '../../../src/domain/run/event-log';
-import {
-  answerQuestion,
-  applyConsultation,
-  applyTaskProgress,
-  askQuestions,
-  completeReplan,
-  completeRun,
-  enterPhase,
-  eventsView,
-  initialRunState,
-  pauseRun,
-  recordDecision,
-  resumeRun,
-  setDecomposition,
-  withEvents,
-  type RunState,
-} from '../../../src/domain/run/state';
+import { answerQuestion, applyConsultation, askQuestions } from '../../../src/domain/run/questions';
+import { applyTaskProgress, setDecomposition } from '../../../src/domain/run/plan';
+import { completeReplan, recordDecision } from '../../../src/domain/run/decisions';
+import { completeRun, enterPhase } from '../../../src/domain/run/phases';
+import { eventsView, withEvents } from '../../../src/domain/run/events';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { pauseRun, resumeRun } from '../../../src/domain/run/pause';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { resolveReplan } from '../../../src/domain/replan/policy';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';

@@ -15,21 +15,17 @@ import {
 } from '../../../src/domain/run/llm-outage';
 import {
   applyLlmTrouble,
-  cancelRun,
   displayStatus,
   endUnprobedOutage,
-  inspectionMemo,
   isPaused,
-  MEMO_STATUS,
   pauseKinds,
   pauseRun,
   resumeRun,
-  statusView,
-  initialRunState,
-  type Applied,
   type PauseApplied,
-  type RunState,
-} from '../../../src/domain/run/state';
+} from '../../../src/domain/run/pause';
+import { cancelRun } from '../../../src/domain/run/phases';
+import { inspectionMemo, MEMO_STATUS, statusView } from '../../../src/domain/run/views';
+import { initialRunState, type Applied, type RunState } from '../../../src/domain/run/state';
 import { classifyLlmError, LLM_REJECTED, LLM_RETRYABLE } from '../../../src/llm/errors';
 import { LlmTroubleSchema, parsePayload, PauseGateSchema } from '../../../src/workflows/messages';
 

@@ -1,19 +1,9 @@
 // O1: pause and resume as pure transitions of the run's state; what `status` and the search
 // attribute show (displayStatus); the payload schemas of the pause/resume messages (SPEC S2).
-import {
-  cancelRun,
-  completeRun,
-  displayStatus,
-  failRun,
-  initialRunState,
-  isPaused,
-  MAX_PAUSE_REASON_CHARS,
-  pauseRun,
-  resumeRun,
-  statusView,
-  type PauseApplied,
-  type RunState,
-} from '../../../src/domain/run/state';
+import { cancelRun, completeRun, failRun } from '../../../src/domain/run/phases';
+import { displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied, MAX_PAUSE_REASON_CHARS } from '../../../src/domain/run/pause';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { statusView } from '../../../src/domain/run/views';
 import { parsePayload, PauseInputSchema, ResumeInputSchema } from '../../../src/workflows/messages';
 
 const run = () => initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/ws' });

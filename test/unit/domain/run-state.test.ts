@@ -1,29 +1,10 @@
 // The run entity's state and its pure transitions (DESIGN "Entity workflow", SPEC S2, X1, X3, X9, X13, X14, P7).
-import {
-  addPlanningUsage,
-  allAnswered,
-  answerQuestion,
-  applyConsultation,
-  applyJump,
-  applyTaskProgress,
-  askQuestions,
-  cancelRun,
-  completeRun,
-  decisionsView,
-  enterPhase,
-  initialRunState,
-  inspectionMemo,
-  MEMO_CHECKLIST,
-  MEMO_DECISIONS,
-  MEMO_STATUS,
-  recordDecision,
-  restorePrevious,
-  setDecomposition,
-  statusView,
-  takeFeedback,
-  timeOutQuestions,
-  type RunState,
-} from '../../../src/domain/run/state';
+import { addPlanningUsage, cancelRun, completeRun, enterPhase } from '../../../src/domain/run/phases';
+import { allAnswered, answerQuestion, applyConsultation, askQuestions, timeOutQuestions } from '../../../src/domain/run/questions';
+import { applyJump, applyTaskProgress, restorePrevious, setDecomposition, takeFeedback } from '../../../src/domain/run/plan';
+import { decisionsView, inspectionMemo, MEMO_CHECKLIST, MEMO_DECISIONS, MEMO_STATUS, statusView } from '../../../src/domain/run/views';
+import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { recordDecision } from '../../../src/domain/run/decisions';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { TaskState, type TaskRecord, type TaskSpec } from '../../../src/domain/types';
 import { ZERO_USAGE } from '../../../src/domain/usage';

@@ -1,0 +1,121 @@
+// O1 / O2: the run's pauses. The user pauses and resumes; an LLM call past its quick retries
+// pauses the run for an outage, a rejected key or a model without tool calls; a workspace host with
+// no worker pauses it too. The budget's pause (O3) is kept by ./budget-ledger and shown here.
+import { lowerRung, type LlmRung } from '../llm-form';
+import { budgetPaused, budgetPauseView } from './budget-ledger';
+import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
+import type { Applied, PauseState, RunState, RunStatusValue } from './state';
+
+export const MAX_PAUSE_REASON_CHARS = 2000;
+
+/** The one predicate: no new phase, task, worker step or LLM call starts while it holds (O1, O2, O3). */
+export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && (s.pause !== undefined || s.llmPause !== undefined || budgetPaused(s));
+
+/** Every pause that holds, the user's first. */
+export const activePauses = (s: RunState): PauseState[] =>
+  s.status === 'RUNNING' ? [s.pause, s.llmPause, budgetPauseView(s)].filter((p) => p !== undefined) : [];
+
+/** Why the run is paused, for the gate and its children (pauseGate). */
+export const pauseKinds = (s: RunState): PauseKind[] => activePauses(s).map((p) => p.kind);
+
+/** The pause `status` and the pause/resume acknowledgements show: the user's, else the LLM's, else the budget's. */
+export const pauseView = (s: RunState): PauseState | undefined => activePauses(s)[0];
+
+/** What `status` and the ReplannerStatus search attribute show. */
+export const displayStatus = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
+
+/** The outcome of a pause or resume: `changed` false when it was already so (acknowledged, not an error). */
+export type PauseApplied = { ok: true; state: RunState; changed: boolean } | { ok: false; reason: string };
+
+/** O1: pause a running run; pausing a paused run keeps the first pause (its reason and since). */
+export function pauseRun(s: RunState, p: { reason?: string; at: string }): PauseApplied {
+  if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
+  if (s.pause) return { ok: true, state: s, changed: false };
+  const reason = p.reason?.trim().slice(0, MAX_PAUSE_REASON_CHARS);
+  return { ok: true, state: { ...s, pause: { kind: 'user', by: 'user', ...(reason ? { reason } : {}), since: p.at } }, changed: true };
+}
+
+/**
+ * O1: resume a paused run; resuming a running one is acknowledged and changes nothing. It ends the
+ * user's pause and an LLM pause too (O2: after a rejected key, `resume` retries at once; during an
+ * outage, every call tries again and the first that still fails pauses the run again).
+ */
+export function resumeRun(s: RunState): PauseApplied {
+  if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
+  if (!s.pause && !s.llmPause) return { ok: true, state: s, changed: false };
+  const next = { ...s };
+  delete next.pause;
+  delete next.llmPause;
+  return { ok: true, state: next, changed: true };
+}
+
+/**
+ * O2: between phases no LLM call is in flight, so nothing probes an outage any more (its prober's
+ * workflow ended): the outage pause ends and the next phase's first call is the probe (a failing
+ * one pauses again). The user's pause and a rejection stay.
+ */
+export function endUnprobedOutage(s: RunState): RunState {
+  if (s.llmPause?.kind !== 'llm_outage' && s.llmPause?.kind !== 'host_offline') return s;
+  const next = { ...s };
+  delete next.llmPause;
+  return next;
+}
+
+/** M1: a workflow of the run learned a lower rung of the fallback ladder; the rung never goes back up. */
+export function noteLlmRung(s: RunState, rung: LlmRung | undefined): RunState {
+  const low = lowerRung(s.llmRung, rung);
+  return low === s.llmRung ? s : { ...s, llmRung: low };
+}
+
+/** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
+export interface LlmTroubleMessage {
+  /** 'host_back': a call on the workspace host's queue got through after 'host_offline'. */
+  trouble: LlmTrouble | 'recovered' | 'host_back';
+  /** The failure's message (for 'rejected' it names the fix); clipped for the reason. */
+  error?: string;
+}
+
+/**
+ * Workspace affinity (O2): the run's workspace host has no worker. Nothing is lost: the call that
+ * found it gone waits and probes, and the run goes on by itself when that host's worker polls again.
+ */
+export function hostOfflineReason(s: Pick<RunState, 'host' | 'runId'>, at: string): string {
+  const host = s.host ?? 'of the workspace';
+  return (
+    `workspace host ${host} offline since ${at}: no worker of that host takes the run's workspace work; ` +
+    `it goes on by itself when one polls again (on ${host}: replanner worker, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
+    `or stop it: replanner cancel ${s.runId}`
+  );
+}
+
+/**
+ * O2: an outage pauses the run ('llm_outage', since the first report; a rejection stays a
+ * rejection); a rejected access pauses it with the fix named ('llm_rejected', replacing an
+ * outage); 'recovered' ends only an outage pause — never the user's, never a rejection (only
+ * `resume` ends those). Changes nothing on a finished run.
+ */
+export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): Applied {
+  if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
+  const error = shortError(m.error ?? 'no detail');
+  if (m.trouble === 'recovered' || m.trouble === 'host_back') {
+    if (s.llmPause?.kind !== (m.trouble === 'recovered' ? 'llm_outage' : 'host_offline')) return { ok: true, state: s };
+    const next = { ...s };
+    delete next.llmPause;
+    return { ok: true, state: next };
+  }
+  if (m.trouble === 'host_offline') {
+    if (s.llmPause) return { ok: true, state: s };
+    return { ok: true, state: { ...s, llmPause: { kind: 'host_offline', by: 'host', reason: hostOfflineReason(s, at), since: at } } };
+  }
+  if (m.trouble === 'unavailable') {
+    if (s.llmPause) return { ok: true, state: s };
+    const reason = `LLM unavailable since ${at}: ${error}; retrying by itself with backoff (${PROBE_INITIAL_MS / 1000} s doubling, at most every ${PROBE_MAX_MS / 1000} s)`;
+    return { ok: true, state: { ...s, llmPause: { kind: 'llm_outage', by: 'llm', reason, since: at } } };
+  }
+  const kind = m.trouble === 'unsupported' ? 'llm_unsupported' : 'llm_rejected';
+  if (s.llmPause?.kind === kind) return { ok: true, state: s };
+  // M1: a model without tool calls pauses with the fix named, like a rejected key: `resume` retries.
+  const what = m.trouble === 'unsupported' ? 'LLM cannot make tool calls' : 'LLM access rejected';
+  const reason = `${what}: ${shortError(m.error ?? 'no detail', 600).replace(/<runId>/g, s.runId)}`;
+  return { ok: true, state: { ...s, llmPause: { kind, by: 'llm', reason, since: at } } };
+}

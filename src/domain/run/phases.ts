@@ -1,0 +1,51 @@
+// X1: the phase order and the run's end. A phase starts (enterPhase), the execution phase ends
+// (finishExecution), the phases run out (completeRun), or the run fails or is cancelled.
+import { PHASES, TaskState, type Phase, type TaskRecord } from '../types';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../usage';
+import type { RunState } from './state';
+
+export const nextPhase = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
+
+/** X1: a phase starts; returns its run number (1, 2, … after replans). */
+export function enterPhase(s: RunState, phase: Phase): { state: RunState; n: number } {
+  const n = (s.phaseRuns[phase] ?? 0) + 1;
+  const state: RunState = { ...s, phase, phaseRuns: { ...s.phaseRuns, [phase]: n } };
+  // A new execution round starts new task workflows: progress and consultations count from 1 again.
+  return {
+    state:
+      phase === 'execution'
+        ? { ...state, progressSeq: 0, executionUsage: ZERO_USAGE, consultations: [], consultationSeq: {}, executionDecisions: [] }
+        : state,
+    n,
+  };
+}
+
+export function addPlanningUsage(s: RunState, u: TokenUsage): RunState {
+  return { ...s, planningUsage: addUsage(s.planningUsage, u) };
+}
+
+/** The execution phase ended: its task states are the plan's, its usage joins the run's. */
+export function finishExecution(s: RunState, tasks: TaskRecord[], usage: TokenUsage): RunState {
+  return { ...s, tasks, executionUsage: ZERO_USAGE, planningUsage: addUsage(s.planningUsage, usage), consultations: [] };
+}
+
+/** The phases ran out: DONE, or BLOCKED naming the tasks that could not finish. */
+export function completeRun(s: RunState): RunState {
+  const blocked = s.tasks.filter((t) => t.state === TaskState.BLOCKED).map((t) => ({ taskId: t.id, reason: t.summary ?? '' }));
+  return { ...s, blocked, status: blocked.length ? 'BLOCKED' : 'DONE', phase: 'finished' };
+}
+
+export function failRun(s: RunState, error: string): RunState {
+  return { ...s, error, status: 'FAILED', phase: 'finished' };
+}
+
+/** Cancelled: what was still open is CANCELLED. */
+export function cancelRun(s: RunState): RunState {
+  return { ...closeOpenTasks(s), status: 'CANCELLED', phase: 'finished' };
+}
+
+/** The run ends early (cancelled, stopped by its budget): every task still open is CANCELLED, no consultation waits. */
+export function closeOpenTasks(s: RunState): RunState {
+  const closed: TaskState[] = [TaskState.DONE, TaskState.BLOCKED, TaskState.REPLACED_BY_REPLAN];
+  return { ...s, tasks: s.tasks.map((t) => (closed.includes(t.state) ? t : { ...t, state: TaskState.CANCELLED })), consultations: [] };
+}

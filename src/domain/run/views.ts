@@ -1,0 +1,144 @@
+// V1 / X9 / O5: what clients see of the run: the `status` and `decisions` views, computed from the
+// state on every query, and the memo that keeps them for when no worker can answer.
+import { budgetView, type BudgetView } from '../budget';
+import type { LlmRung } from '../llm-form';
+import type { NotificationLedger } from '../notifications';
+import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
+import type { Question } from '../replan/questions';
+import type { Goal, Phase, Reflection, TaskRecord } from '../types';
+import { addUsage, type TokenUsage } from '../usage';
+import { budgetUsage } from './budget-ledger';
+import { runChecklist } from './checklist';
+import { activePauses, displayStatus, isPaused } from './pause';
+import { pendingQuestions } from './questions';
+import type { PauseState, PendingConsultation, PlanQuality, RunState, ShownRunStatus } from './state';
+
+/** Decisions `status` carries besides the whole log in the `decisions` query. */
+export const RECENT_DECISIONS = 8;
+
+/** What `status` shows: computed from the state on every query. */
+export interface RunStatusView {
+  runId: string;
+  instruction: string;
+  workspace: string;
+  /** Workspace affinity: the host whose worker owns the workspace (absent: the run's own queue serves it all). */
+  host?: string;
+  phase: Phase | 'finished';
+  status: ShownRunStatus;
+  tasks: TaskRecord[];
+  phaseRuns: Partial<Record<Phase, number>>;
+  usage: TokenUsage;
+  goal?: Goal;
+  reflection?: Reflection;
+  blocked: { taskId: string; reason: string }[];
+  error?: string;
+  /** R1: the plan-quality judgement of task_decomposition. */
+  quality?: PlanQuality;
+  /** P7: consultations of running tasks waiting for the user's answer. */
+  consultations?: PendingConsultation[];
+  /** X9: replans executed so far: total, per replan type (the one name `decisions` uses too) and per phase where they were decided. */
+  replans?: { total: number; byType?: Partial<Record<ReplanType, number>>; byPhase: Partial<Record<Phase, number>> };
+  /** X9: the newest replan decision. The whole log is the `decisions` query. */
+  lastDecision?: DecisionRecord;
+  /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
+  recentDecisions?: DecisionRecord[];
+  /** X7 / X8 / X14: questions waiting for `answerClarification`. */
+  questions?: Question[];
+  /** O1: why and since when the run is paused (status PAUSED): the user's pause, else the LLM's (O2). */
+  pause?: PauseState;
+  /** O1/O2/O3: every pause that holds (the user's, the LLM's and the budget's can coexist), the user's first. */
+  pauses?: PauseState[];
+  /** O3: usage against the budget (absent: the run has none). */
+  budget?: BudgetView;
+  /** M1: the fallback ladder's rung the run's structured requests use (absent: the top, strict json_schema). */
+  llmRung?: LlmRung;
+  /** X10/X11: notifications delivered to the run's issue or merge request, and the last failure. */
+  notifications?: NotificationLedger;
+}
+
+export function statusView(s: RunState): RunStatusView {
+  const last = latestDecision(s.log);
+  return {
+    runId: s.runId,
+    instruction: s.instruction,
+    workspace: s.workspace,
+    ...(s.host !== undefined ? { host: s.host } : {}),
+    phase: s.phase,
+    status: displayStatus(s),
+    tasks: s.tasks,
+    phaseRuns: s.phaseRuns,
+    usage: addUsage(s.planningUsage, s.executionUsage),
+    ...(s.goal ? { goal: s.goal } : {}),
+    ...(s.reflection ? { reflection: s.reflection } : {}),
+    blocked: s.blocked,
+    ...(s.error !== undefined ? { error: s.error } : {}),
+    ...(s.quality ? { quality: s.quality } : {}),
+    consultations: s.consultations,
+    replans: {
+      total: s.counters.total,
+      byType: Object.fromEntries(Object.entries(s.counters.byType).filter(([, n]) => n > 0)),
+      byPhase: Object.fromEntries(Object.entries(s.counters.byPhase).filter(([, n]) => n > 0)),
+    },
+    ...(last ? { lastDecision: last } : {}),
+    recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
+    questions: pendingQuestions(s),
+    ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
+    ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
+    ...(s.llmRung ? { llmRung: s.llmRung } : {}),
+    ...(s.notifications ? { notifications: s.notifications } : {}),
+  };
+}
+
+/** X9: the decision log of a run with its counters and every question asked. */
+export interface DecisionsView {
+  records: DecisionRecord[];
+  /** Old records dropped to keep the log small. */
+  dropped: number;
+  counters: ReplanCounters;
+  questions: Question[];
+}
+
+export function decisionsView(s: RunState): DecisionsView {
+  return { records: s.log.records, dropped: s.log.dropped, counters: s.counters, questions: s.questions };
+}
+
+/** O5: the memo keys that hold the run's last recorded `status` and `decisions`. */
+export const MEMO_STATUS = 'replannerStatus';
+export const MEMO_DECISIONS = 'replannerDecisions';
+/** V1 / X11: the memo key holding the run's plan checklist (Markdown), shown with no worker running. */
+export const MEMO_CHECKLIST = 'replannerChecklist';
+
+/** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
+const MEMO_RECORDS = 30;
+const MEMO_RECORDS_WITH_PLANS = 5;
+const MEMO_SUMMARY_CHARS = 400;
+
+/**
+ * O5: the views a client shows when no worker can answer a query (finished, paused or stuck run),
+ * bounded: task summaries clipped, the newest decision records only (plans on the newest few that have them). The
+ * instruction and workspace stay under their own memo keys, written at start.
+ */
+export function inspectionMemo(s: RunState): Record<string, unknown> {
+  const status = statusView(s);
+  const clip = (t: string | undefined) => (t && t.length > MEMO_SUMMARY_CHARS ? `${t.slice(0, MEMO_SUMMARY_CHARS)}…` : t);
+  const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clip(t.summary) } : t));
+  // The newest few records that have plans keep them (a run's many "no replan" records have none).
+  let withPlans = 0;
+  const records = s.log.records
+    .slice(-MEMO_RECORDS)
+    .reverse()
+    .map((r) => {
+      if (!r.plan_before && !r.plan_after) return r;
+      if (++withPlans <= MEMO_RECORDS_WITH_PLANS) return r;
+      const { plan_before: _before, plan_after: _after, ...rest } = r;
+      return rest;
+    })
+    .reverse();
+  const decisions: DecisionsView = {
+    records: records,
+    dropped: s.log.dropped + (s.log.records.length - records.length),
+    counters: s.counters,
+    questions: s.questions.slice(-MEMO_RECORDS),
+  };
+  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions, [MEMO_CHECKLIST]: runChecklist(s) };
+}
