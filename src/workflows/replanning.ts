@@ -260,17 +260,8 @@ export function createReplanning(deps: ReplanningDeps) {
     return start(phase, again, rec, d, context);
   }
 
-  async function escalation(
-    phase: Phase,
-    context: ReplanContext,
-    d: ReplanDecision,
-    trigger: EscalationTrigger,
-    detail: string,
-    replanType: ReplanType | undefined,
-    key: string,
-    replanId: string,
-    depth: number,
-  ): Promise<Jump | undefined> {
+  async function escalation(e: EscalationCase): Promise<Jump | undefined> {
+    const { phase, context, decision: d, trigger, detail, replanType, triggerKey: key, replanId, depth } = e;
     const base = { trigger, phase, decision: d, detail, config, ...(replanType ? { replanType } : {}) };
     let step: EscalationStep = escalate({
       ...base,
@@ -318,7 +309,17 @@ export function createReplanning(deps: ReplanningDeps) {
         return confirm(phase, o, rec, d, context);
       case 'override':
         if (!o.escalate) return undefined;
-        return escalation(phase, context, d, o.reason as EscalationTrigger, o.message, o.type, o.triggerKey, rec.replan_id, depth);
+        return escalation({
+          phase,
+          context,
+          decision: d,
+          trigger: o.reason as EscalationTrigger,
+          detail: o.message,
+          replanType: o.type,
+          triggerKey: o.triggerKey,
+          replanId: rec.replan_id,
+          depth,
+        });
     }
   }
 
@@ -355,21 +356,37 @@ export function createReplanning(deps: ReplanningDeps) {
           planAfter: { ...before, note: `failed: ${truncateText(detail, 500)}` },
         }),
       );
-      const jump = await escalation(
-        p.decidedIn,
-        p.context,
-        p.decision,
-        'replan_failed',
+      const jump = await escalation({
+        phase: p.decidedIn,
+        context: p.context,
+        decision: p.decision,
+        trigger: 'replan_failed',
         detail,
-        p.decision.replan_type ?? undefined,
-        `failed|${p.replanId}`,
-        p.replanId,
-        0,
-      );
+        replanType: p.decision.replan_type ?? undefined,
+        triggerKey: `failed|${p.replanId}`,
+        replanId: p.replanId,
+        depth: 0,
+      });
       return { resumeAfter: p.decidedIn, ...(jump ? { jump } : {}) };
     },
     inProgress: () => s().inProgress,
   };
+}
+
+/** X8 / X13: a replan that cannot run (a limit refused it) or failed, as escalation walks it through. */
+interface EscalationCase {
+  phase: Phase;
+  context: ReplanContext;
+  decision: ReplanDecision;
+  trigger: EscalationTrigger;
+  /** The override message or the failure detail. */
+  detail: string;
+  replanType: ReplanType | undefined;
+  /** The LLM is asked for alternatives once per trigger key. */
+  triggerKey: string;
+  replanId: string;
+  /** 0: the first decision; 1 and more: an alternative the LLM proposed. */
+  depth: number;
 }
 
 /** What the target phase is told about why it runs again. */

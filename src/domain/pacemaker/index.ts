@@ -2,5 +2,7 @@
 export * from './config';
 export * from './vitals';
 export * from './calculator';
+export * from './choices';
 export * from './interventions';
+export * from './consultation';
 export * from './log';

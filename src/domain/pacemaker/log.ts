@@ -1,6 +1,7 @@
 // P8: `[DUCK_PACEMAKER]` log lines (seed 002 開発者向けログ出力例), one line each.
 import type { MaxLoopsResult } from './calculator';
-import type { ConsultationEffect, InterventionKind, InterventionRecord } from './interventions';
+import type { ConsultationEffect, InterventionKind } from './choices';
+import type { InterventionRecord } from './interventions';
 import { vitalsFactor, vitalsScore, type Vitals } from './vitals';
 
 export const PACEMAKER_LOG_PREFIX = '[DUCK_PACEMAKER]';

@@ -61,8 +61,8 @@ export function escalate(input: EscalationInput): EscalationStep {
     return { action: 'ask_llm_alternatives', prompt: alternativesPrompt(input) };
   }
   if (stage === 'refused' || stage === 'failed' || stage === 'no_alternative') {
-    const ga = config.replanning.goal_understanding;
-    const waitMinutes = ga.auto_assume_on_no_response ? ga.auto_assume_timeout_minutes : null;
+    const goalUnderstanding = config.replanning.goal_understanding;
+    const waitMinutes = goalUnderstanding.auto_assume_on_no_response ? goalUnderstanding.auto_assume_timeout_minutes : null;
     const onNoResponse = onFailure === 'continue' ? 'continue_with_assumptions' : 'abort';
     return {
       action: 'notify_user_and_wait',

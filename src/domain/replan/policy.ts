@@ -263,8 +263,8 @@ const num = (c: number) => String(Math.round(c * 100) / 100);
 /** X6/X7: decide what to do with the LLM's decision. See ORDER OF CHECKS at the top of this file. */
 export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const { phase, decision: d, counters, config } = input;
-  const rp = config.replanning;
-  const ld = rp.llm_decision;
+  const replanning = config.replanning;
+  const thresholds = replanning.llm_decision;
   const c = d.confidence;
 
   // 1. not wanted
@@ -276,7 +276,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const what = `${resolved.type} from ${phase} (level ${resolved.level}, back to ${resolved.targetPhase})`;
 
   // 2. disabled
-  if (!rp.enabled) {
+  if (!replanning.enabled) {
     return {
       ...base,
       action: 'override',
@@ -287,7 +287,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   }
 
   // 3. limits: the type's own, then the global one
-  const escalate = c >= ld.user_confirmation_threshold;
+  const escalate = c >= thresholds.user_confirmation_threshold;
   const max = limitFor(resolved.countedAs, config);
   const used = counters.byType[resolved.countedAs] ?? 0;
   if (max !== null && used >= max) {
@@ -317,24 +317,24 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   // 4. confidence below the min threshold
   const loop = loopCheck(input, resolved);
   const clarification = resolved.type === 'clarification_request';
-  if (c < ld.user_confirmation_threshold) {
+  if (c < thresholds.user_confirmation_threshold) {
     return {
       ...base,
       action: 'ignore',
       reason: 'very_low_confidence',
       notifyUser: true,
-      message: `Replan decision ignored: confidence ${pct(c)} is below ${num(ld.user_confirmation_threshold)}; keeping the current plan. The AI proposed ${what}.`,
+      message: `Replan decision ignored: confidence ${pct(c)} is below ${num(thresholds.user_confirmation_threshold)}; keeping the current plan. The AI proposed ${what}.`,
     };
   }
-  const belowMin = c < ld.min_confidence_threshold && !input.userConfirmed;
+  const belowMin = c < thresholds.min_confidence_threshold && !input.userConfirmed;
   if (belowMin && !clarification) {
-    if (!ld.require_user_confirmation_on_low_confidence) {
+    if (!thresholds.require_user_confirmation_on_low_confidence) {
       return {
         ...base,
         action: 'override',
         reason: 'low_confidence',
         escalate: false,
-        message: `Replan not executed: confidence ${pct(c)} is below min_confidence_threshold ${num(ld.min_confidence_threshold)} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
+        message: `Replan not executed: confidence ${pct(c)} is below min_confidence_threshold ${num(thresholds.min_confidence_threshold)} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
       };
     }
     if (!loop) {
@@ -354,21 +354,21 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
     c >= HIGH_CONFIDENCE
       ? undefined
       : belowMin
-        ? `Asking the user with low confidence ${pct(c)} (below ${num(ld.min_confidence_threshold)}).`
+        ? `Asking the user with low confidence ${pct(c)} (below ${num(thresholds.min_confidence_threshold)}).`
         : `Replanning with moderate confidence ${pct(c)} (below ${num(HIGH_CONFIDENCE)}).`;
   if (clarification) {
-    const ga = rp.goal_understanding;
+    const goalUnderstanding = replanning.goal_understanding;
     return {
       ...base,
       action: 'clarify',
       questions: clarificationQuestions(d),
       assumptions: d.assumptions_to_make ?? [],
-      autoAssume: ga.auto_assume_on_no_response,
-      timeoutMinutes: ga.auto_assume_timeout_minutes,
+      autoAssume: goalUnderstanding.auto_assume_on_no_response,
+      timeoutMinutes: goalUnderstanding.auto_assume_timeout_minutes,
       ...(warning ? { warning } : {}),
     };
   }
-  if (input.userConfirmed && c < ld.min_confidence_threshold) {
+  if (input.userConfirmed && c < thresholds.min_confidence_threshold) {
     return { ...base, action: 'replan', band: 'user_confirmed' };
   }
   return warning ? { ...base, action: 'replan', band: 'warning', warning } : { ...base, action: 'replan', band: 'immediate' };
