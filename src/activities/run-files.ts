@@ -82,13 +82,6 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
-/** Keeps head and tail of a long text, saying how much was cut. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor((max - 40) / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - 2 * half} chars cut …]\n${text.slice(-half)}`;
-}
-
 /** A file-given instruction is read whole up to this size; prompts keep its head and tail (C5). */
 const MAX_INSTRUCTION_FILE_BYTES = 16 * 1024 * 1024;
 

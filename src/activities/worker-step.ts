@@ -26,7 +26,8 @@ import type { LlmGateway } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt } from '../llm/prompts/task';
 import type { TokenUsage } from '../domain/usage';
-import { clip, readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { clipMiddle } from '../domain/text';
 import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
 import { runTool, TOOL_DEFINITIONS } from './tools';
 
@@ -151,7 +152,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
             })
           : { ok: false, output: `not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls per step` };
       call.ok = result.ok;
-      call.output = clip(result.output, TOOL_OUTPUT_CHARS);
+      call.output = clipMiddle(result.output, TOOL_OUTPUT_CHARS);
       await writeJsonAtomic(file, rec);
       // No beat per tool call: the timer's beats keep the step alive and bring a cancellation; one
       // here was one more server write per step (bench/README.md, "Parallel 16 (session 7)").
@@ -163,7 +164,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     const changed = stepFileChanges(rec.calls);
     return {
       step: input.step,
-      ...(rec.calls.length === 0 ? { summary: clip(rec.content.trim() || '(the worker gave no summary)', 2000) } : {}),
+      ...(rec.calls.length === 0 ? { summary: clipMiddle(rec.content.trim() || '(the worker gave no summary)', 2000) } : {}),
       toolCalls: rec.calls.length,
       toolErrors: rec.calls.filter((c) => c.ok !== true).length,
       actions: actions.slice(-MAX_SIGNATURES),
@@ -217,11 +218,11 @@ export async function evidenceFromTranscript(workspace: string, logPath: string,
   for (const name of names) {
     const rec = await readJson<StepFile>(path.join(dir, name)).catch(() => undefined);
     for (const c of rec?.calls ?? []) {
-      lines.push(`> ${c.name} ${clip(c.arguments, 400)}`);
-      if (c.output !== undefined) lines.push(clip(c.output, 800));
+      lines.push(`> ${c.name} ${clipMiddle(c.arguments, 400)}`);
+      if (c.output !== undefined) lines.push(clipMiddle(c.output, 800));
     }
   }
-  return lines.length ? clip(lines.join('\n'), maxChars) : '(no tool calls)';
+  return lines.length ? clipMiddle(lines.join('\n'), maxChars) : '(no tool calls)';
 }
 
 function parseArgs(raw: string): unknown {
@@ -239,7 +240,7 @@ function signature(name: string, rawArgs: string, ok: boolean): string {
   } catch {
     /* keep the raw text */
   }
-  return `${clip(name, 40)}(${clip(args, 80)})${ok ? '' : '!'}`;
+  return `${clipMiddle(name, 40)}(${clipMiddle(args, 80)})${ok ? '' : '!'}`;
 }
 
 function throwIfCancelled(signal: AbortSignal): void {

@@ -1,5 +1,6 @@
 // X11: the plan checklist comment (seed 004 §11.4), edited in place on every revision.
 // Pure: no clock — pass `revisedAt` if a timestamp should be shown.
+import { oneLine } from './text';
 import { TaskState } from './types';
 
 export interface ChecklistTask {
@@ -58,12 +59,8 @@ const STATE_NOTES: Partial<Record<TaskState, string>> = {
   [TaskState.CANCELLED]: ' — ✖ cancelled',
 };
 
-function inline(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
 function taskLine(t: ChecklistTask): string {
-  const item = `**${inline(t.id)}**: ${inline(t.title)}`;
+  const item = `**${oneLine(t.id)}**: ${oneLine(t.title)}`;
   if (t.state === TaskState.REPLACED_BY_REPLAN) return `- [ ] ~~${item}~~ — replaced by replan`;
   const box = t.state === TaskState.DONE ? '[x]' : '[ ]';
   return `- ${box} ${item}${STATE_NOTES[t.state] ?? ''}`;
@@ -134,9 +131,9 @@ function historyEntry(plan: string, index: number): string {
 export function renderChecklist(input: ChecklistInput): string {
   const revision = Math.max(0, Math.floor(input.revision));
   const out: string[] = [`## 📋 ${checklistTitle(revision)}`, ''];
-  if (input.revisedAt) out.push(`_${revision >= 1 ? `Revision #${revision}` : 'Created'} at ${inline(input.revisedAt)}_`, '');
+  if (input.revisedAt) out.push(`_${revision >= 1 ? `Revision #${revision}` : 'Created'} at ${oneLine(input.revisedAt)}_`, '');
   if (revision >= 1) {
-    out.push(`**Revision Reason**: ${input.reason ? inline(input.reason) : 'not given'}`, '');
+    out.push(`**Revision Reason**: ${input.reason ? oneLine(input.reason) : 'not given'}`, '');
     const last = input.previousPlans[input.previousPlans.length - 1];
     const prev = input.previousProgress ?? (last !== undefined ? progressOfRenderedChecklist(last) : undefined);
     if (prev) out.push(`**Previous Progress**: ${prev.done}/${prev.total}`, '');

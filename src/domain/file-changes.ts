@@ -5,6 +5,7 @@
 // lines are not known from the call: `rewritten`), edit_file removes the lines of old_string and adds
 // those of new_string. Only calls that succeeded count. A command (run_command) can change files
 // too; those changes are not attributed here (a git diff of the workspace shows them).
+import { clip } from './text';
 
 export interface ToolCallRecord {
   name: string;
@@ -81,9 +82,7 @@ const MAX_PATH_CHARS = 200;
  */
 export function stepFileChanges(calls: readonly ToolCallRecord[]): { files: FileChange[]; more: number } {
   const all = fileChangesOf(calls);
-  const files = all
-    .slice(0, MAX_LISTED_FILES)
-    .map((c) => (c.path.length > MAX_PATH_CHARS ? { ...c, path: `${c.path.slice(0, MAX_PATH_CHARS - 1)}…` } : c));
+  const files = all.slice(0, MAX_LISTED_FILES).map((c) => (c.path.length > MAX_PATH_CHARS ? { ...c, path: clip(c.path, MAX_PATH_CHARS) } : c));
   return { files, more: all.length - files.length };
 }
 

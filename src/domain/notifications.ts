@@ -4,6 +4,7 @@
 // src/domain/run/notifications-due.ts, *when* by the workflow (src/workflows/notifications.ts); the
 // activities (src/activities/notifications) only carry the text.
 import type { NotificationsConfig } from './config/notifications';
+import { clipLine } from './text';
 
 // ---------------------------------------------------------------- where
 
@@ -77,9 +78,6 @@ export function targetAllowed(t: NotifyTarget, allow: string | undefined): boole
 
 // ---------------------------------------------------------------- delivery failures
 
-const inline = (t: string) => t.replace(/\s+/g, ' ').trim();
-const clip = (t: string, max: number) => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
-
 export type NotifyService = NotifyTarget['service'];
 const SERVICE_NAME: Record<NotifyService, string> = { github: 'GitHub', gitlab: 'GitLab' };
 const TOKEN_NAME: Record<NotifyService, string> = { github: 'GITHUB_TOKEN', gitlab: 'GITLAB_TOKEN' };
@@ -136,7 +134,7 @@ function rateLimitWaitMs(h: DeliveryFailureInput['headers'], nowMs: number): num
 export function classifyDeliveryFailure(f: DeliveryFailureInput): DeliveryFailure {
   const svc = SERVICE_NAME[f.service];
   const token = TOKEN_NAME[f.service];
-  const detail = f.detail ? ` — ${clip(inline(f.detail), 200)}` : '';
+  const detail = f.detail ? ` — ${clipLine(f.detail, 200)}` : '';
   if (f.status === undefined) return { retryable: true, message: `${svc}: no response${detail}` };
   const rateLimited =
     f.status === 429 || (f.status === 403 && (header(f.headers, 'x-ratelimit-remaining') === '0' || header(f.headers, 'retry-after') !== undefined));
@@ -183,7 +181,7 @@ export function noteDelivered(l: NotificationLedger, checklistCommentId?: number
 }
 
 export function noteUndelivered(l: NotificationLedger, error: string, at: string): NotificationLedger {
-  return { ...l, failed: l.failed + 1, lastError: clip(inline(error), 500), lastErrorAt: at };
+  return { ...l, failed: l.failed + 1, lastError: clipLine(error, 500), lastErrorAt: at };
 }
 
 /**

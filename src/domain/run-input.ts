@@ -1,5 +1,6 @@
 // S3: what a run may be started with, checked by the CLI before anything starts (exit 2) and again by
 // the workflow (anyone who can reach Temporal can start one). Pure: no Temporal, no I/O.
+import { clipAfter } from './text';
 
 /**
  * The instruction travels in the run's input and in every LLM activity's input, so it must stay far
@@ -53,7 +54,7 @@ export function instructionFilePath(workspace: string, runId: string): string {
 
 /** What the run input carries for an instruction given by file: a short head for display. */
 export function instructionHead(instruction: string): string {
-  return instruction.length <= INSTRUCTION_HEAD_CHARS ? instruction : `${instruction.slice(0, INSTRUCTION_HEAD_CHARS)} …`;
+  return clipAfter(instruction, INSTRUCTION_HEAD_CHARS, ' …');
 }
 
 /**

@@ -2,7 +2,8 @@
 // worker → judge loop is, the files it changed so far (V3) and the worker steps with their tool
 // calls. Pure and bounded (the newest steps only; the UI's details limit is 20 KB).
 import type { FileChange } from './file-changes';
-import { clipUtf8, DETAILS_MAX_BYTES } from './run/checklist';
+import { DETAILS_MAX_BYTES } from './run/checklist';
+import { clip, clipUtf8 } from './text';
 import type { WorkerStepReport } from './worker-steps';
 
 /** One worker step as the details list it: iteration, step number, tool calls, final answer. */
@@ -23,7 +24,7 @@ export function addStepLine(lines: readonly TaskStepLine[], iteration: number, s
   const line: TaskStepLine = {
     iteration,
     step,
-    actions: r.actions.slice(0, MAX_ACTIONS_PER_STEP).map((a) => (a.length > MAX_ACTION_CHARS ? `${a.slice(0, MAX_ACTION_CHARS - 1)}…` : a)),
+    actions: r.actions.slice(0, MAX_ACTIONS_PER_STEP).map((a) => clip(a, MAX_ACTION_CHARS)),
     toolErrors: r.toolErrors,
     ...(r.summary !== undefined ? { summary: r.summary.replace(/\s+/g, ' ').slice(0, 300) } : {}),
   };

@@ -22,6 +22,7 @@ import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
 import { toStrictJsonSchema } from './strict-schema';
 import type { TokenUsage } from '../domain/usage';
+import { clipAfter } from '../domain/text';
 
 export interface LlmSettings {
   apiKey: string;
@@ -272,7 +273,7 @@ function badReply(purpose: string, why: string): ApplicationFailure {
 }
 
 function preview(s: string): string {
-  return JSON.stringify(s.length > 200 ? `${s.slice(0, 200)}…` : s);
+  return JSON.stringify(clipAfter(s, 200));
 }
 
 function usageOf(c: OpenAI.Chat.Completions.ChatCompletion): TokenUsage {

@@ -12,6 +12,7 @@ import { tlsProblem } from './errors';
 import { extractJson } from './gateway';
 import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER } from './purposes';
+import { clipLineAfter } from '../domain/text';
 
 export interface ProbeSettings {
   apiKey: string;
@@ -54,10 +55,8 @@ function errorText(err: { error?: unknown; message: string }): string {
   return text.trim() || '(an empty error message)';
 }
 
-export function oneLine(s: string, max = 160): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
+/** One line of a server's text for `doctor`: the first `max` characters, then "…". */
+export const oneLine = (s: string, max = 160): string => clipLineAfter(s, max);
 
 // ------------------------------------------------------------------ endpoint and model
 

@@ -25,6 +25,7 @@ import { llmFormOn, rungReport } from './llm-form';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
 import { touchesWorkspace, type RunActivityName } from '../domain/workspace-host';
+import { clip } from '../domain/text';
 
 export interface PhaseInput {
   run: RunRef;
@@ -235,10 +236,6 @@ function refinementFeedback(phaseFeedback: string | undefined, decision: Refinem
   ]
     .filter(Boolean)
     .join('\n\n');
-}
-
-function clip(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {

@@ -9,7 +9,6 @@ import {
   evaluateReplanDecision,
   loopWarningForPrompt,
   parseYesNo,
-  truncateText,
   type CompletionInput,
   type DecisionRecord,
   type EscalationStep,
@@ -44,6 +43,7 @@ import { llmActivityOptions, type RunOptions } from './options';
 import type { Budgeted } from './budget-lease';
 import { touchesWorkspace } from '../domain/workspace-host';
 import { gateOn, type PauseGate } from './pause-gate';
+import { clipCounted } from '../domain/text';
 
 export type { Jump } from '../domain/run/plan';
 
@@ -186,7 +186,7 @@ export function createReplanning(deps: ReplanningDeps) {
       type: o.type,
       keepsCompletedWork: o.keepsCompletedWork,
       feedback: feedbackOf(phase, o.type, d, extra),
-      reason: truncateText(d.reasoning, 300),
+      reason: clipCounted(d.reasoning, 300),
       ...(context.phase === 'execution' ? { taskId: context.executed.taskId } : {}),
       ...(o.type === 'plan_revision' && d.additional_actions?.length ? { additionalActions: d.additional_actions } : {}),
     };
@@ -353,7 +353,7 @@ export function createReplanning(deps: ReplanningDeps) {
         completeReplan(endReplan(st), p.replanId, {
           result: 'failure',
           durationMs: Date.now() - p.startedMs,
-          planAfter: { ...before, note: `failed: ${truncateText(detail, 500)}` },
+          planAfter: { ...before, note: `failed: ${clipCounted(detail, 500)}` },
         }),
       );
       const jump = await escalation({
@@ -393,17 +393,17 @@ interface EscalationCase {
 function feedbackOf(phase: Phase, type: ReplanType, d: ReplanDecision, extra: string): string {
   const issues = [...d.issues_found, ...(d.issues_identified ?? []), ...(d.missing_steps ?? []), ...(d.additional_actions ?? [])];
   return [
-    `REPLAN (${type}) decided after the ${phase} phase: ${truncateText(d.reasoning, 1500)}`,
+    `REPLAN (${type}) decided after the ${phase} phase: ${clipCounted(d.reasoning, 1500)}`,
     issues.length
       ? `Issues:\n${issues
           .slice(0, 20)
-          .map((i) => `- ${truncateText(i, 300)}`)
+          .map((i) => `- ${clipCounted(i, 300)}`)
           .join('\n')}`
       : '',
     d.recommended_actions.length
       ? `Recommended:\n${d.recommended_actions
           .slice(0, 20)
-          .map((i) => `- ${truncateText(i, 300)}`)
+          .map((i) => `- ${clipCounted(i, 300)}`)
           .join('\n')}`
       : '',
     extra,

@@ -3,7 +3,8 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { optionalNumber, parseArgs, requiredString } from './args';
 import { fsError } from './fs-errors';
-import { looksBinary, truncateHead } from './output';
+import { clipOutput } from '../../domain/text';
+import { looksBinary } from './output';
 import { resolveInWorkspace } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
 
@@ -23,7 +24,7 @@ export async function readFile(root: string, raw: unknown, opts: ResolvedToolOpt
   }
   if (looksBinary(buf)) throw new ToolError(`binary file, not shown: ${rel} (${buf.length} bytes)`);
   const text = buf.toString('utf8');
-  if (offset === 1 && limit === undefined) return succeed(truncateHead(text, opts.maxOutputChars));
+  if (offset === 1 && limit === undefined) return succeed(clipOutput(text, opts.maxOutputChars));
 
   const lines = text.split('\n');
   const total = text.endsWith('\n') ? lines.length - 1 : lines.length;
@@ -31,7 +32,7 @@ export async function readFile(root: string, raw: unknown, opts: ResolvedToolOpt
   const end = limit === undefined ? total : Math.min(total, offset - 1 + limit);
   const slice = lines.slice(offset - 1, end).join('\n');
   const note = end < total || offset > 1 ? `\n[lines ${offset}-${end} of ${total}]` : '';
-  return succeed(truncateHead(slice, opts.maxOutputChars) + note);
+  return succeed(clipOutput(slice, opts.maxOutputChars) + note);
 }
 
 /** write_file {path, content}: creates parent directories, replaces the file. */

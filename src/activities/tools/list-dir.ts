@@ -2,7 +2,7 @@
 import { promises as fsp } from 'node:fs';
 import { optionalNumber, optionalString, parseArgs } from './args';
 import { fsError } from './fs-errors';
-import { truncateHead } from './output';
+import { clipOutput } from '../../domain/text';
 import { walk } from './walk';
 import { resolveInWorkspace, toRel } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
@@ -36,5 +36,5 @@ export async function listDir(root: string, raw: unknown, opts: ResolvedToolOpti
   }
   if (lines.length === 0) return succeed(`${rel === '.' ? 'workspace root' : rel + '/'} is empty`);
   if (capped) lines.push(`[stopped after ${MAX_ENTRIES} entries; list a subdirectory or use a smaller depth]`);
-  return succeed(truncateHead(lines.join('\n'), opts.maxOutputChars));
+  return succeed(clipOutput(lines.join('\n'), opts.maxOutputChars));
 }

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { optionalNumber, optionalString, parseArgs, requiredStringArray } from './args';
 import { fsError } from './fs-errors';
-import { truncateHeadTail } from './output';
+import { joinOutputEnds } from '../../domain/text';
 import { bwrapArgs, bwrapBinary, commandEnv, noSandboxMessage, sandboxAvailability } from './sandbox';
 import { resolveInWorkspace } from './workspace';
 import { commandSlots } from './command-slots';
@@ -117,7 +117,7 @@ function execute(
     };
 
     const report = (code: number | null, signal: NodeJS.Signals | null) => {
-      const out = truncateHeadTail(head, tail, total, max);
+      const out = joinOutputEnds(head, tail, total, max);
       const body = out.length > 0 ? `\n${out}` : '\n(no output)';
       const secs = Number((timeoutMs / 1000).toFixed(3));
       if (stopped === 'timeout') return finish({ ok: false, output: `timed out after ${secs}s; process group killed${body}` });

@@ -2,7 +2,8 @@
 import { promises as fsp } from 'node:fs';
 import { optionalBoolean, optionalNumber, optionalString, parseArgs, requiredString } from './args';
 import { fsError } from './fs-errors';
-import { looksBinary, truncateHead } from './output';
+import { clipAfter, clipOutput } from '../../domain/text';
+import { looksBinary } from './output';
 import { walk } from './walk';
 import { resolveInWorkspace, toRel } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
@@ -61,13 +62,13 @@ export async function searchText(root: string, raw: unknown, opts: ResolvedToolO
         more = true;
         break outer;
       }
-      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+      const shown = clipAfter(line, MAX_LINE_CHARS);
       results.push(`${toRel(root, file)}:${i + 1}: ${shown}`);
     }
   }
   if (results.length === 0) return succeed(`no matches for ${isRegex ? 'regex' : 'text'} ${JSON.stringify(pattern)} in ${rel}`);
   if (more) results.push(`[stopped at ${maxResults} results; narrow the path or pattern, or raise max_results]`);
-  return succeed(truncateHead(results.join('\n'), opts.maxOutputChars));
+  return succeed(clipOutput(results.join('\n'), opts.maxOutputChars));
 }
 
 async function* filesUnder(dir: string): AsyncGenerator<string> {

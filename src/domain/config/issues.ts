@@ -1,6 +1,7 @@
 // X12: how a config (or a run's options) that cannot be used is reported: every problem with its
 // dotted key path, a hint for a mistyped key, and the value that was given.
 import type { z } from 'zod';
+import { clip } from '../text';
 
 export interface ConfigIssue {
   /** Dotted key path, e.g. `replanning.llm_decision.min_confidence_threshold` ('' = the root). */
@@ -84,7 +85,7 @@ export function show(v: unknown): string {
   if (v === undefined) return 'nothing';
   try {
     const s = JSON.stringify(v);
-    return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+    return clip(s, 60, '...');
   } catch {
     // BigInt or a circular structure: name the kind rather than print '[object Object]'.
     return typeof v === 'bigint' ? `${v}n` : `a ${typeof v} that is not JSON`;

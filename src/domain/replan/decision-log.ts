@@ -4,7 +4,7 @@
 import type { Phase, TaskRecord } from '../types';
 import type { ReplanDecision } from './decision';
 import type { PolicyOutcome } from './policy';
-import { truncateText } from './text';
+import { clipCounted } from '../text';
 
 export type DecisionResult = 'success' | 'failure' | 'skipped' | 'pending';
 
@@ -61,15 +61,15 @@ export const MAX_RECORDS_WITH_PLANS = 25;
 export function planSnapshot(goal: string | undefined, tasks: readonly TaskRecord[], note?: string): PlanSnapshot {
   const s: PlanSnapshot = {
     tasks: tasks.slice(0, MAX_SNAPSHOT_TASKS).map((t) => ({
-      id: truncateText(t.id, MAX_TITLE_CHARS),
-      title: truncateText(t.title, MAX_TITLE_CHARS),
+      id: clipCounted(t.id, MAX_TITLE_CHARS),
+      title: clipCounted(t.title, MAX_TITLE_CHARS),
       state: t.state,
-      ...(t.dependencies.length ? { dependencies: t.dependencies.slice(0, MAX_LIST_ITEMS).map((d) => truncateText(d, MAX_TITLE_CHARS)) } : {}),
+      ...(t.dependencies.length ? { dependencies: t.dependencies.slice(0, MAX_LIST_ITEMS).map((d) => clipCounted(d, MAX_TITLE_CHARS)) } : {}),
     })),
   };
-  if (goal) s.goal = truncateText(goal, 500);
+  if (goal) s.goal = clipCounted(goal, 500);
   if (tasks.length > MAX_SNAPSHOT_TASKS) s.more = tasks.length - MAX_SNAPSHOT_TASKS;
-  if (note) s.note = truncateText(note, MAX_FIELD_CHARS);
+  if (note) s.note = clipCounted(note, MAX_FIELD_CHARS);
   return s;
 }
 
@@ -97,9 +97,9 @@ export function emptyDecisionLog(): DecisionLog {
 
 /** Deep copy with strings cut to `maxChars`, lists to MAX_LIST_ITEMS (plus a "… N more" item), depth ≤ 5. */
 export function compactValue(value: unknown, maxChars = MAX_FIELD_CHARS, depth = 0): unknown {
-  if (typeof value === 'string') return truncateText(value, maxChars);
+  if (typeof value === 'string') return clipCounted(value, maxChars);
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= 5) return truncateText(JSON.stringify(value) ?? '', maxChars);
+  if (depth >= 5) return clipCounted(JSON.stringify(value) ?? '', maxChars);
   if (Array.isArray(value)) {
     const items = value.slice(0, MAX_LIST_ITEMS).map((v) => compactValue(v, maxChars, depth + 1));
     if (value.length > MAX_LIST_ITEMS) items.push(`… ${value.length - MAX_LIST_ITEMS} more`);
@@ -146,7 +146,7 @@ export function appendDecision(
   const record: DecisionRecord = {
     replan_id: input.replanId ?? `replan-${log.nextSeq}`,
     phase: input.phase,
-    ...(input.taskId !== undefined ? { task_id: truncateText(input.taskId, 200) } : {}),
+    ...(input.taskId !== undefined ? { task_id: clipCounted(input.taskId, 200) } : {}),
     llm_decision: compactDecision(input.decision),
     confidence: input.decision.confidence,
     executed,
@@ -165,7 +165,7 @@ export function appendDecision(
       : o.action === 'replan' || o.action === 'clarify'
         ? o.warning
         : undefined;
-  if (message) record.message = truncateText(message, MAX_FIELD_CHARS);
+  if (message) record.message = clipCounted(message, MAX_FIELD_CHARS);
   if (input.planBefore !== undefined) record.plan_before = input.planBefore;
 
   const records = withoutOldPlans([...log.records, record]);

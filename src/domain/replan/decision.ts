@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import { PHASES, type Phase } from '../types';
-import { itemToText } from './text';
+import { itemToText } from '../text';
 
 // ------------------------------------------------------------------------------------------------
 // X3: replan types and levels

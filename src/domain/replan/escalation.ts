@@ -11,7 +11,7 @@
 import type { ReplannerConfig, OnReplanFailure } from '../config';
 import type { Phase } from '../types';
 import type { ReplanDecision, ReplanType } from './decision';
-import { truncateText } from './text';
+import { clipCounted } from '../text';
 
 export type EscalationTrigger = 'phase_limit' | 'global_limit' | 'loop_detected' | 'replan_failed';
 export type EscalationStage = 'refused' | 'failed' | 'no_alternative' | 'no_user_response';
@@ -76,7 +76,7 @@ export function escalate(input: EscalationInput): EscalationStep {
   if (onFailure === 'abort') {
     return {
       action: 'abort',
-      message: `Run stopped: ${WHY[input.trigger]} (${truncateText(input.detail, 500)}), no alternative was found and nobody answered (replanning.on_replan_failure: abort).`,
+      message: `Run stopped: ${WHY[input.trigger]} (${clipCounted(input.detail, 500)}), no alternative was found and nobody answered (replanning.on_replan_failure: abort).`,
     };
   }
   return {
@@ -97,8 +97,8 @@ function alternativesPrompt(input: EscalationInput): string {
   const d = input.decision;
   return [
     `The replan you proposed in the ${input.phase} phase cannot be carried out: ${WHY[input.trigger]}.`,
-    `Details: ${truncateText(input.detail, 1000)}`,
-    d.issues_found.length ? `The issues you found:\n${d.issues_found.map((i) => `- ${truncateText(i, 300)}`).join('\n')}` : '',
+    `Details: ${clipCounted(input.detail, 1000)}`,
+    d.issues_found.length ? `The issues you found:\n${d.issues_found.map((i) => `- ${clipCounted(i, 300)}`).join('\n')}` : '',
     'Consider alternatives that do not need this replan: a different, smaller change (another replan type',
     'or level), different actions or tools, or continuing with the current plan under explicit assumptions.',
     'Answer with a replan decision in the same JSON format. If there is no alternative, set',
@@ -120,10 +120,10 @@ function userMessage(
     '',
     `**Phase**: ${input.phase}`,
     `**Why**: ${WHY[input.trigger]}`,
-    `**Details**: ${truncateText(input.detail, 1000)}`,
+    `**Details**: ${clipCounted(input.detail, 1000)}`,
   ];
   if (d.issues_found.length) {
-    lines.push('', '**Issues Found**:', ...d.issues_found.slice(0, 10).map((i) => `- ${truncateText(i, 300)}`));
+    lines.push('', '**Issues Found**:', ...d.issues_found.slice(0, 10).map((i) => `- ${clipCounted(i, 300)}`));
   }
   lines.push('', 'Please reply with an instruction for how to proceed.');
   const when = waitMinutes === null ? 'Until you answer, the run waits.' : `If there is no response within ${waitMinutes} minutes,`;

@@ -7,6 +7,5 @@ export * from './decision-log';
 export * from './judge-outcome';
 export * from './redecomposition';
 export * from './prompt-context';
-export { truncateText } from './text';
 export * from './questions';
 export * from './jump';

@@ -1,7 +1,7 @@
 // J1 / J2 (seed 000 §1): the judge's verdict and what it means for the task.
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
-import { itemToText } from './text';
+import { itemToText } from '../text';
 
 /**
  * J1: the judge's reply. Missing flags default to false, a missing list to []. P2: `confidence`

@@ -3,7 +3,7 @@
 import { activeTasks } from '../bounds';
 import type { Phase, TaskRecord } from '../types';
 import { TaskState } from '../types';
-import { truncateText } from './text';
+import { clipCounted } from '../text';
 
 export interface JumpEffect {
   target: Phase;
@@ -70,9 +70,9 @@ export function tasksFromActions(existing: TaskRecord[], actions: string[]): Tas
     taken.add(id);
     out.push({
       id,
-      title: truncateText(text.split('\n')[0]!, 120),
-      description: truncateText(text, 2000),
-      acceptanceCriteria: [truncateText(text, 500)],
+      title: clipCounted(text.split('\n')[0]!, 120),
+      description: clipCounted(text, 2000),
+      acceptanceCriteria: [clipCounted(text, 500)],
       dependencies: [...done],
       scopePaths: [],
       // The reflection says what to do, not what kind of work it is: the general multi-step profile.

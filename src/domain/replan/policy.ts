@@ -37,7 +37,7 @@ import {
   type ReplanType,
 } from './decision';
 import { LIMIT_KEY, globalLimit, limitFor, type ReplanCounters } from './limits';
-import { normalizeForKey, truncateText } from './text';
+import { clipCounted, normalizeForKey } from '../text';
 
 /** X7: at or above this confidence a replan runs without a warning (seed §9.3; not configurable there). */
 export const HIGH_CONFIDENCE = 0.8;
@@ -341,7 +341,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
       return {
         ...base,
         action: 'confirm',
-        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${truncateText(d.reasoning || '(none given)', 500)} Confirm to replan, or decline to keep the current plan.`,
+        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${clipCounted(d.reasoning || '(none given)', 500)} Confirm to replan, or decline to keep the current plan.`,
       };
     }
   }
@@ -396,5 +396,5 @@ function clarificationQuestions(d: ReplanDecision): string[] {
   const qs = d.clarification_questions.filter((q) => q.trim() !== '');
   if (qs.length) return qs;
   const about = d.issues_found[0] ?? d.reasoning;
-  return [about ? `Could you clarify the following? ${truncateText(about, 500)}` : 'Could you clarify the goal of this task?'];
+  return [about ? `Could you clarify the following? ${clipCounted(about, 500)}` : 'Could you clarify the goal of this task?'];
 }

@@ -2,7 +2,7 @@
 // sees the plan: the run workflow's current details in the Web UI, the run's memo (shown with no
 // worker running) and the checklist comment on the run's issue or merge request. Pure.
 import { carriesOverChecks, renderChecklist, type ChecklistInput } from '../checklist';
-import { truncateText } from '../replan/text';
+import { clipCounted, clipUtf8, oneLine, utf8Bytes } from '../text';
 import type { Goal, TaskRecord } from '../types';
 
 /** X11 §11.4.4: the checklist's revisions so far, kept in RunState (bounded). */
@@ -40,33 +40,9 @@ export interface ChecklistSource {
 
 export const emptyChecklistHistory = (): ChecklistHistory => ({ revision: 0, previousPlans: [], dropped: 0 });
 
-/** UTF-8 bytes of a string (no TextEncoder needed: this runs in workflow code too). */
-export function utf8Bytes(text: string): number {
-  let n = 0;
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!;
-    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
-
-/** The longest head of `text` within `maxBytes` UTF-8 bytes, with "…" when cut (never splits a character). */
-export function clipUtf8(text: string, maxBytes: number): string {
-  if (utf8Bytes(text) <= maxBytes) return text;
-  let out = '';
-  let n = 0;
-  for (const ch of text) {
-    const b = utf8Bytes(ch);
-    if (n + b > maxBytes - 3) break;
-    out += ch;
-    n += b;
-  }
-  return `${out}…`;
-}
-
 /** V1: the run's static summary (one line, the list view) and static details (the instruction), clipped to the UI's limits. */
 export function runStaticMetadata(instruction: string, instructionFile?: string): { staticSummary: string; staticDetails: string } {
-  const line = instruction.replace(/\s+/g, ' ').trim();
+  const line = oneLine(instruction);
   const file = instructionFile ? `\n\n_The whole instruction is in ${instructionFile}._` : '';
   const head = '**Instruction**:\n\n';
   return {
@@ -79,7 +55,7 @@ export function runStaticMetadata(instruction: string, instructionFile?: string)
 function checklistInput(s: ChecklistSource): ChecklistInput {
   const h = s.checklist ?? emptyChecklistHistory();
   // X11: a new checklist is being made (the planner runs): the old tasks are in the history, none here.
-  const tasks = h.awaitingPlan ? [] : s.tasks.map((t) => ({ id: t.id, title: truncateText(t.title, MAX_TITLE_CHARS), state: t.state }));
+  const tasks = h.awaitingPlan ? [] : s.tasks.map((t) => ({ id: t.id, title: clipCounted(t.title, MAX_TITLE_CHARS), state: t.state }));
   return {
     revision: h.revision,
     ...(h.reason ? { reason: h.type ? `${h.reason} (${h.type})` : h.reason } : {}),
@@ -113,7 +89,7 @@ export function runChecklist(s: ChecklistSource): string {
 /** V1: what the run's current details show in the Web UI: the goal, where the run is, and the checklist. */
 export function runDetails(s: ChecklistSource & { phase: string; goal?: Goal }, status: string): string {
   const head = [`**Status**: ${status} · phase ${s.phase}`];
-  if (s.goal) head.push(`**Goal**: ${truncateText(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
+  if (s.goal) head.push(`**Goal**: ${clipCounted(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
   const text = `${head.join('\n\n')}\n\n${runChecklist(s)}`;
   return clipUtf8(text, DETAILS_MAX_BYTES);
 }
@@ -129,7 +105,7 @@ export function reviseChecklist(s: ChecklistSource, r: { type: string; keepsChec
   const h = s.checklist ?? emptyChecklistHistory();
   if (!s.tasks.length || h.awaitingPlan) return h;
   const current = renderChecklist({ ...checklistInput(s), previousPlans: [] });
-  const plans = [...h.previousPlans, truncateText(current, MAX_PREVIOUS_PLAN_CHARS)];
+  const plans = [...h.previousPlans, clipCounted(current, MAX_PREVIOUS_PLAN_CHARS)];
   const over = Math.max(0, plans.length - MAX_PREVIOUS_PLANS);
   const next: ChecklistHistory = {
     revision: h.revision + 1,
@@ -137,7 +113,7 @@ export function reviseChecklist(s: ChecklistSource, r: { type: string; keepsChec
     previousPlans: plans.slice(over),
     dropped: h.dropped + over,
   };
-  if (r.reason) next.reason = truncateText(r.reason.replace(/\s+/g, ' ').trim(), MAX_REASON_CHARS);
+  if (r.reason) next.reason = clipCounted(oneLine(r.reason), MAX_REASON_CHARS);
   if (r.at) next.at = r.at;
   // The jump's own rule where known (a generic type's level decides), else the type's (§11.4.3).
   if (!(r.keepsChecks ?? carriesOverChecks(r.type))) next.awaitingPlan = true;

@@ -6,6 +6,7 @@
 // the state before and after each change (runEventsBetween), so no call site can forget one.
 import { TaskState, type Phase } from '../types';
 import type { DecisionRecord } from '../replan/decision-log';
+import { clipLine } from '../text';
 
 /** The newest events the run keeps (a reader polling every second never falls this far behind). */
 export const MAX_RUN_EVENTS = 300;
@@ -13,11 +14,8 @@ export const MAX_RUN_EVENTS = 300;
 export const MAX_EVENTS_PER_READ = 200;
 const TEXT_CHARS = 300;
 
-const clip = (s: string | undefined, max = TEXT_CHARS): string | undefined => {
-  if (s === undefined) return undefined;
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+/** An event's text: one line of at most `max` characters (absent stays absent). */
+const lineOf = (s: string | undefined, max = TEXT_CHARS): string | undefined => (s === undefined ? undefined : clipLine(s, max));
 
 export type RunEventBody =
   | { kind: 'phase'; phase: Phase; n: number }
@@ -138,7 +136,7 @@ export function executionDecisionNote(
   parseError?: string,
 ): ExecutionDecisionNote {
   const replan = !parseError && d.replan_needed;
-  const reasoning = clip(parseError ? `the reply could not be read: ${parseError}` : d.reasoning);
+  const reasoning = lineOf(parseError ? `the reply could not be read: ${parseError}` : d.reasoning);
   return {
     taskId,
     replan,
@@ -197,8 +195,8 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
   const tasksBefore = new Map(prev.tasks.map((t) => [t.id, t.state]));
   for (const t of next.tasks) {
     if (tasksBefore.get(t.id) === t.state) continue;
-    const summary = t.state !== TaskState.RUNNING && t.state !== TaskState.READY ? clip(t.summary) : undefined;
-    out.push({ kind: 'task', taskId: t.id, title: clip(t.title, 200)!, state: t.state, ...(summary ? { summary } : {}) });
+    const summary = t.state !== TaskState.RUNNING && t.state !== TaskState.READY ? lineOf(t.summary) : undefined;
+    out.push({ kind: 'task', taskId: t.id, title: clipLine(t.title, 200), state: t.state, ...(summary ? { summary } : {}) });
   }
 
   // Decisions of the execution phase told while it runs (a new round starts its list again).
@@ -239,8 +237,8 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
         noop: outcome === 'none',
       });
     } else if (!was) {
-      const reasoning = clip(typeof r.llm_decision.reasoning === 'string' ? r.llm_decision.reasoning : undefined);
-      const message = clip(r.message);
+      const reasoning = lineOf(typeof r.llm_decision.reasoning === 'string' ? r.llm_decision.reasoning : undefined);
+      const message = lineOf(r.message);
       const outcome = r.outcome ?? (r.executed ? 'replan' : 'none');
       out.push({
         kind: 'decision',
@@ -280,13 +278,13 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
         questionId: q.id,
         questionKind: q.kind,
         phase: q.phase,
-        text: clip(q.text, 1000)!,
-        assumptions: q.assumptions.map((a) => clip(a)!),
+        text: clipLine(q.text, 1000),
+        assumptions: q.assumptions.map((a) => clipLine(a, TEXT_CHARS)),
       });
     }
     if (q.status !== 'pending' && (was === undefined || was === 'pending')) {
       const status = q.status === 'answered' || q.status === 'timed_out' ? q.status : 'withdrawn';
-      out.push({ kind: 'question_closed', questionId: q.id, status, ...(q.answer !== undefined ? { answer: clip(q.answer)! } : {}) });
+      out.push({ kind: 'question_closed', questionId: q.id, status, ...(q.answer !== undefined ? { answer: clipLine(q.answer, TEXT_CHARS) } : {}) });
     }
   }
 
@@ -294,7 +292,7 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
   const openNow = new Set(next.consultations.map((c) => c.id));
   for (const c of next.consultations) {
     if (!openBefore.has(c.id))
-      out.push({ kind: 'consultation', consultationId: c.id, taskId: c.taskId, consultationKind: c.kind, message: clip(c.message, 1000)! });
+      out.push({ kind: 'consultation', consultationId: c.id, taskId: c.taskId, consultationKind: c.kind, message: clipLine(c.message, 1000) });
   }
   for (const c of prev.consultations) if (!openNow.has(c.id)) out.push({ kind: 'consultation_closed', consultationId: c.id, taskId: c.taskId });
 
@@ -307,7 +305,7 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
       target: n1.target,
       delivered: n1.delivered,
       failed: n1.failed,
-      ...(failedNow && n1.lastError ? { error: clip(n1.lastError)! } : {}),
+      ...(failedNow && n1.lastError ? { error: clipLine(n1.lastError, TEXT_CHARS) } : {}),
     });
   }
 
@@ -320,11 +318,11 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
   }
   for (const p of next.pauses) {
     if (!pausedBefore.has(key(p)))
-      out.push({ kind: 'pause', pauseKind: p.kind, by: p.by, ...(p.reason ? { reason: clip(p.reason)! } : {}), since: p.since });
+      out.push({ kind: 'pause', pauseKind: p.kind, by: p.by, ...(p.reason ? { reason: clipLine(p.reason, TEXT_CHARS) } : {}), since: p.since });
   }
 
   if (next.status !== prev.status && FINISHED_RUN.includes(next.status)) {
-    out.push({ kind: 'run_end', status: next.status, ...(next.error ? { error: clip(next.error, 1000)! } : {}) });
+    out.push({ kind: 'run_end', status: next.status, ...(next.error ? { error: clipLine(next.error, 1000) } : {}) });
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // SPEC O2: an LLM the user can fix never ends a run FAILED. The pure rules the workflows call:
 // which failures are LLM trouble, how long a prober waits between probes, and which pauses a
 // prober may go through. The run's pause transitions live in ./state (applyLlmTrouble).
+import { clipLine } from '../text';
 
 /** ApplicationFailure types set by src/llm/errors.ts (kept here so workflow code can read them without the openai client). */
 export const LLM_UNAVAILABLE = 'LlmUnavailable';
@@ -55,7 +56,4 @@ export function gateKinds(m: { paused: boolean; kinds?: readonly PauseKind[] | u
 }
 
 /** One line of an error for a pause reason (no stack, no multi-KB body). */
-export function shortError(message: string, max = 300): string {
-  const line = message.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+export const shortError = (message: string, max = 300): string => clipLine(message, max);

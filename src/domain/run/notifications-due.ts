@@ -4,6 +4,7 @@
 // the last published state with the current one; src/domain/notifications.ts says how to deliver.
 import type { DecisionRecord, PlanSnapshot } from '../replan/decision-log';
 import type { Question } from '../replan/questions';
+import { clip, clipLine } from '../text';
 import { TaskState, type Phase } from '../types';
 import { runChecklist } from './checklist';
 import type { RunState } from './state';
@@ -54,10 +55,8 @@ const PHASE_NAMES: Readonly<Record<Phase, string>> = {
   reflection: 'Reflection',
 };
 
-const inline = (t: string) => t.replace(/\s+/g, ' ').trim();
-const clip = (t: string, max: number) => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
 const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : []);
-const bullets = (items: string[]) => (items.length ? items.slice(0, 20).map((x) => `- ${clip(inline(x), 500)}`) : ['- none']);
+const bullets = (items: string[]) => (items.length ? items.slice(0, 20).map((x) => `- ${clipLine(x, 500)}`) : ['- none']);
 const typeName = (t: string | undefined) => (t ? t.replace(/_/g, ' ') : 'replan');
 const percent = (c: number) => `${Math.round(c * 100)}%`;
 
@@ -71,7 +70,7 @@ export function replanDecidedMessage(r: DecisionRecord): string {
     `**Phase**: ${PHASE_NAMES[r.phase]}`,
     `**Confidence**: ${percent(r.confidence)}`,
     `**Revision**: ${typeName(r.replan_type)}${r.target_phase ? ` (back to ${PHASE_NAMES[r.target_phase]})` : ''} · ${r.replan_id}`,
-    ...(r.message ? [`**Note**: ${clip(inline(r.message), 500)}`] : []),
+    ...(r.message ? [`**Note**: ${clipLine(r.message, 500)}`] : []),
     '',
     '**Reasoning**:',
     clip(typeof d.reasoning === 'string' && d.reasoning.trim() ? d.reasoning.trim() : 'not given', 3000),
@@ -115,7 +114,7 @@ export function replanCompletedMessage(r: DecisionRecord, at: string): string {
     `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
     ...(r.duration_ms !== undefined ? [`**Duration**: ${(r.duration_ms / 1000).toFixed(1)} s`] : []),
     ...(after?.tasks.length ? [`**New plan**: ${after.tasks.length} task(s)${progress ? `, ${progress}` : ''}`] : []),
-    ...(after?.note ? [`**Note**: ${clip(inline(after.note), 500)}`] : []),
+    ...(after?.note ? [`**Note**: ${clipLine(after.note, 500)}`] : []),
     '',
     `*${at}*`,
   ].join('\n');
@@ -128,7 +127,7 @@ export function replanFailedMessage(r: DecisionRecord, at: string): string {
     NOTIFICATION_HEADINGS.replan_failed,
     '',
     `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
-    `**Reason**: ${clip(inline(why), 1000)}`,
+    `**Reason**: ${clipLine(why, 1000)}`,
     '',
     'The plan before this revision was restored; the run asks the AI for alternatives and goes on.',
     '',
@@ -144,7 +143,7 @@ export function replanOverriddenMessage(r: DecisionRecord): string {
     `**Phase**: ${PHASE_NAMES[r.phase]}`,
     `**Confidence**: ${percent(r.confidence)}`,
     `**Wanted**: ${typeName(r.replan_type ?? (typeof r.llm_decision.replan_type === 'string' ? r.llm_decision.replan_type : undefined))} · ${r.replan_id}`,
-    `**Why not**: ${clip(inline(r.message ?? r.override_reason ?? 'a replan limit was reached'), 1000)}`,
+    `**Why not**: ${clipLine(r.message ?? r.override_reason ?? 'a replan limit was reached', 1000)}`,
     '',
     '**Reasoning**:',
     clip(typeof r.llm_decision.reasoning === 'string' ? r.llm_decision.reasoning.trim() : 'not given', 3000),
@@ -168,7 +167,7 @@ export function clarificationMessage(runId: string, qs: readonly Question[], con
     "I've analyzed the task and need some clarification to proceed effectively:",
     '',
     '**Questions**:',
-    ...qs.map((q, i) => `${i + 1}. ${clip(inline(q.text), 1000)} (${q.id})`),
+    ...qs.map((q, i) => `${i + 1}. ${clipLine(q.text, 1000)} (${q.id})`),
     '',
     '**Context**:',
     clip(context?.trim() || 'not given', 3000),

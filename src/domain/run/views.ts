@@ -6,6 +6,7 @@ import type { NotificationLedger } from '../notifications';
 import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
 import type { Question } from '../replan/questions';
 import type { Goal, Phase, Reflection, TaskRecord } from '../types';
+import { clipAfter } from '../text';
 import { addUsage, type TokenUsage } from '../usage';
 import { budgetUsage } from './budget-ledger';
 import { runChecklist } from './checklist';
@@ -120,8 +121,7 @@ const MEMO_SUMMARY_CHARS = 400;
  */
 export function inspectionMemo(s: RunState): Record<string, unknown> {
   const status = statusView(s);
-  const clip = (t: string | undefined) => (t && t.length > MEMO_SUMMARY_CHARS ? `${t.slice(0, MEMO_SUMMARY_CHARS)}…` : t);
-  const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clip(t.summary) } : t));
+  const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clipAfter(t.summary, MEMO_SUMMARY_CHARS) } : t));
   // The newest few records that have plans keep them (a run's many "no replan" records have none).
   let withPlans = 0;
   const records = s.log.records

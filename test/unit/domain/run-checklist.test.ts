@@ -3,14 +3,13 @@ import { CHECKLIST_HISTORY_SUMMARY } from '../../../src/domain/checklist';
 import {
   checklistMemoDue,
   CHECKLIST_MEMO_INTERVAL_MS,
-  clipUtf8,
   DETAILS_MAX_BYTES,
   MAX_PREVIOUS_PLANS,
   runChecklist,
   runDetails,
   runStaticMetadata,
-  utf8Bytes,
 } from '../../../src/domain/run/checklist';
+import { clipUtf8, utf8Bytes } from '../../../src/domain/text';
 import { applyJump, restorePrevious, setDecomposition, type Jump } from '../../../src/domain/run/plan';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
