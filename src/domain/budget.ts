@@ -118,10 +118,6 @@ export const callEstimate = (b: LeaseBook): number => Math.max(1, b.largest);
 /** May one more call start? Only when one call of the estimated size fits what is left. */
 export const mayCall = (b: LeaseBook): boolean => available(b) >= callEstimate(b);
 
-export function recordCall(b: LeaseBook, tokens: number): LeaseBook {
-  return { ...b, spent: b.spent + tokens, largest: Math.max(b.largest, tokens) };
-}
-
 /** Calls per loan: a child asks again only after about this many calls. */
 export const CALLS_PER_LEASE = 4;
 

@@ -112,17 +112,6 @@ export function changedTasks(before: readonly TaskRecord[], after: readonly Task
 }
 
 /**
- * The progress report due now: the changed tasks, or none while no task runs (started or being
- * re-decomposed): the phase then ends as soon as the decisions beside it answer, and its result
- * tells the run the same (issue 11: one signal and run workflow task less per round). `force`
- * (the run paused, the phase cancelled or failing) sends the changes anyway.
- */
-export function progressToReport(reported: readonly TaskRecord[], tasks: readonly TaskRecord[], force = false): TaskRecord[] {
-  if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return [];
-  return changedTasks(reported, tasks);
-}
-
-/**
  * Tasks that can never start because a dependency (transitively) is BLOCKED or CANCELLED,
  * with the id of the task that blocks them.
  */

@@ -69,17 +69,13 @@ export const ReplannerConfigSchema = lazySchema(() =>
 );
 
 export type ReplannerConfig = z.output<typeof ReplannerConfigSchema>;
-export type PlanningConfig = ReplannerConfig['planning'];
-export type ReplanningConfig = ReplannerConfig['replanning'];
 export type TaskReplanningConfig = ReplannerConfig['task_replanning'];
-export type ExecutionConfig = ReplannerConfig['execution'];
-export type BudgetConfig = ReplannerConfig['budget'];
 
 export { BOUNDS } from './fields';
-export { ConfigError, type ConfigIssue } from './issues';
+export { ConfigError } from './issues';
 export { parseGithubFlag, parseGitlabFlag, type NotificationsConfig } from './notifications';
-export { checkRunOptions, durationMs } from './run-options';
-export { NO_SANDBOX_REFUSED, type OnReplanFailure } from './sections';
+export { checkRunOptions } from './run-options';
+export type { OnReplanFailure } from './sections';
 
 /** Parses (and defaults) a raw config object, e.g. parsed YAML. null/undefined → all defaults. */
 export function parseConfig(raw: unknown): ReplannerConfig {

@@ -55,6 +55,5 @@ export const PacemakerConfigSchema = lazySchema(() =>
 
 export type PacemakerConfig = z.output<typeof PacemakerConfigSchema>;
 export type PacemakerConfigInput = z.input<typeof PacemakerConfigSchema>;
-export type PacemakerInterventionConfig = z.output<typeof PacemakerInterventionConfigSchema>;
 
 export const DEFAULT_PACEMAKER_CONFIG: Readonly<PacemakerConfig> = Object.freeze(PacemakerConfigSchema.parse({}));

@@ -18,7 +18,6 @@ export const ConsultationAnswerSchema = lazySchema(() =>
     guidance: z.string().max(8000).optional(),
   }),
 );
-export type ConsultationAnswerPayload = z.input<typeof ConsultationAnswerSchema>;
 
 /** A validated answer: the chosen choice and its (trimmed) text. */
 export interface ResolvedConsultationAnswer {

@@ -62,9 +62,5 @@ function mapLegacyKeys(raw: unknown): unknown {
 export const RefinementConfigSchema = lazySchema(() => z.preprocess(mapLegacyKeys, RefinementConfigObjectSchema));
 
 export type RefinementConfig = z.output<typeof RefinementConfigObjectSchema>;
-/** What a config file may contain (every key optional, plus the legacy key). */
-export type RefinementConfigInput = z.input<typeof RefinementConfigObjectSchema> & {
-  maxQualityRetries?: number;
-};
 
 export const DEFAULT_REFINEMENT_CONFIG: Readonly<RefinementConfig> = Object.freeze(RefinementConfigObjectSchema.parse({}));

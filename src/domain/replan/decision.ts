@@ -209,11 +209,6 @@ const AnyDecisionSchema = lazySchema(() =>
 export type BaseDecision = z.output<typeof BaseDecisionSchema>;
 /** A decision of any phase: the base fields plus whichever phase fields were present. */
 export type ReplanDecision = BaseDecision & Partial<Omit<z.output<typeof AnyDecisionSchema>, keyof BaseDecision>>;
-export type GoalDecision = z.output<typeof GoalDecisionSchema>;
-export type DecompositionDecision = z.output<typeof DecompositionDecisionSchema>;
-export type ActionDecision = z.output<typeof ActionDecisionSchema>;
-export type ExecutionDecision = z.output<typeof ExecutionDecisionSchema>;
-export type ReflectionDecision = z.output<typeof ReflectionDecisionSchema>;
 
 const SCHEMA_FOR_PHASE = {
   goal_understanding: GoalDecisionSchema,

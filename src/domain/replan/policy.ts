@@ -160,17 +160,13 @@ function firstIssue(d: ReplanDecision): string {
   return d.reasoning;
 }
 
-function keyOf(phase: Phase, type: ReplanType, d: ReplanDecision): string {
-  return `${phase}|${type}|${normalizeForKey(firstIssue(d))}`;
-}
-
 /**
  * X6: a stable key of "the same trigger": phase + resolved replan type + the first issue,
  * normalised (case, punctuation, numbers folded) so rephrasings like "Error at line 12" and
  * "error at line 13." match.
  */
-export function triggerKey(phase: Phase, decision: ReplanDecision): string {
-  return resolveReplan(phase, decision).triggerKey;
+function keyOf(phase: Phase, type: ReplanType, d: ReplanDecision): string {
+  return `${phase}|${type}|${normalizeForKey(firstIssue(d))}`;
 }
 
 function describeTrigger(key: string): string {
@@ -251,7 +247,7 @@ export interface PolicyInput {
   decision: ReplanDecision;
   counters: ReplanCounters;
   config: ReplannerConfig;
-  /** Defaults to triggerKey(phase, decision). */
+  /** Defaults to the decision's own key (resolveReplan: phase, type and first issue, normalised). */
   triggerKey?: string;
   /** The user confirmed this decision after a 'confirm' outcome: the low-confidence step is skipped. */
   userConfirmed?: boolean;

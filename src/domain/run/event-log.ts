@@ -61,8 +61,6 @@ export type RunEventBody =
   | { kind: 'resume'; pauseKind: string }
   | { kind: 'run_end'; status: string; error?: string };
 
-export type RunEventKind = RunEventBody['kind'];
-
 /** One event: its place in the run's sequence (1, 2, … over the whole run) and workflow time. */
 export type RunEvent = RunEventBody & { seq: number; time: string };
 

@@ -18,9 +18,6 @@ export const activePauses = (s: RunState): PauseState[] =>
 /** Why the run is paused, for the gate and its children (pauseGate). */
 export const pauseKinds = (s: RunState): PauseKind[] => activePauses(s).map((p) => p.kind);
 
-/** The pause `status` and the pause/resume acknowledgements show: the user's, else the LLM's, else the budget's. */
-export const pauseView = (s: RunState): PauseState | undefined => activePauses(s)[0];
-
 /** What `status` and the ReplannerStatus search attribute show. */
 export const displayStatus = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
 

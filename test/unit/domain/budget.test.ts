@@ -15,10 +15,10 @@ import {
   mayCall,
   openBook,
   parseBudgetAnswer,
-  recordCall,
   runBudgetOf,
   tokensLeft,
   type RunBudget,
+  type LeaseBook,
 } from '../../../src/domain/budget';
 import { ConfigError, parseConfig } from '../../../src/domain/config';
 import { answerProblem } from '../../../src/domain/replan/questions';
@@ -68,22 +68,25 @@ describe('O3 cost and what is left', () => {
   });
 });
 
+/** The book after one call of `tokens` that the workflow itself made. */
+const afterCall = (b: LeaseBook, tokens: number): LeaseBook => ({ ...b, spent: b.spent + tokens, largest: Math.max(b.largest, tokens) });
+
 describe('O3 leases: admit a call only if one call of the estimated size fits', () => {
   it('O3 a call starts only while spent + lent + the largest call seen fit the allowance', () => {
     let b = openBook(1000);
     expect(callEstimate(b)).toBe(1);
     expect(mayCall(b)).toBe(true);
-    b = recordCall(b, 300);
-    b = recordCall(b, 300);
+    b = afterCall(b, 300);
+    b = afterCall(b, 300);
     expect(available(b)).toBe(400);
     expect(mayCall(b)).toBe(true);
-    b = recordCall(b, 300);
+    b = afterCall(b, 300);
     // 100 left < the 300 a call takes: no call starts.
     expect(mayCall(b)).toBe(false);
   });
 
   it('O3 a loan to a child is taken from what is left; its end closes the loan and counts what it used (all of it when unknown)', () => {
-    let b = recordCall(openBook(2000), 100);
+    let b = afterCall(openBook(2000), 100);
     b = lend(b, 'task-a', 800);
     expect(available(b)).toBe(1100);
     const ended = childEnded(b, 'task-a', used(350, 300, 2));
@@ -94,26 +97,26 @@ describe('O3 leases: admit a call only if one call of the estimated size fits', 
   });
 
   it('O3 lease size: at most what was asked, at most half of what is left, never less than one call, 0 when no call fits', () => {
-    const b = recordCall(openBook(10_000), 200);
+    const b = afterCall(openBook(10_000), 200);
     expect(leaseWant(b)).toBe(800);
     expect(leaseSize(b, leaseWant(b))).toBe(800);
     expect(leaseSize(b, Infinity)).toBe(4900);
-    expect(leaseSize(recordCall(openBook(500), 200), 800)).toBe(200);
-    expect(leaseSize(recordCall(openBook(300), 200), 800)).toBe(0);
+    expect(leaseSize(afterCall(openBook(500), 200), 800)).toBe(200);
+    expect(leaseSize(afterCall(openBook(300), 200), 800)).toBe(0);
     expect(leaseSize(openBook(Infinity), 800)).toBe(Infinity);
   });
 
   it('O3 a grant never exceeds what the child asked for, even when the parent has seen larger calls than the child', () => {
     // The run saw 2,000-token planning calls; a task whose steps take 200 asks for 800.
-    const run = recordCall(openBook(50_000), 2000);
+    const run = afterCall(openBook(50_000), 2000);
     expect(leaseSize(run, 800, 200)).toBe(800);
-    expect(leaseSize(recordCall(openBook(2300), 2000), 800, 200)).toBe(200);
-    expect(leaseSize(recordCall(openBook(2150), 2000), 800, 200)).toBe(0);
+    expect(leaseSize(afterCall(openBook(2300), 2000), 800, 200)).toBe(200);
+    expect(leaseSize(afterCall(openBook(2150), 2000), 800, 200)).toBe(0);
   });
 
   it('O3 parallel children each stay within their loans: total ≤ allowance + overshoot of calls larger than the estimate', () => {
     // Three tasks borrow in turn until nothing fits; each then spends only what fits its loan.
-    let run = recordCall(openBook(5000), 200);
+    let run = afterCall(openBook(5000), 200);
     const loans: number[] = [];
     for (let i = 0; ; i++) {
       const n = leaseSize(run, leaseWant(run));

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkRunOptions, ConfigError, DEFAULT_CONFIG, durationMs, parseConfig } from '../../../src/domain/config';
+import { checkRunOptions, ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
+import { durationMs } from '../../../src/domain/config/run-options';
 import { DEFAULT_PACEMAKER_CONFIG } from '../../../src/domain/pacemaker/config';
 import { DEFAULT_REFINEMENT_CONFIG } from '../../../src/domain/refinement/config';
 import { loadConfig } from '../../../src/client/config-load';

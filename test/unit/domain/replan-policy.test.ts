@@ -2,7 +2,10 @@ import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import type { Phase } from '../../../src/domain/types';
 import { NO_REPLAN, type ReplanDecision, type ReplanType } from '../../../src/domain/replan/decision';
 import { emptyCounters, limitFor, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
-import { evaluateReplanDecision, loopWarningForPrompt, resolveReplan, triggerKey, type PolicyOutcome } from '../../../src/domain/replan/policy';
+import { evaluateReplanDecision, loopWarningForPrompt, resolveReplan, type PolicyOutcome } from '../../../src/domain/replan/policy';
+
+/** X6: the loop-detection key of a decision (resolveReplan). */
+const keyOf = (phase: Phase, d: ReplanDecision): string => resolveReplan(phase, d).triggerKey;
 
 function dec(over: Partial<ReplanDecision> = {}): ReplanDecision {
   return {
@@ -171,7 +174,7 @@ describe('X6 / X5 limits', () => {
 describe('X6 loop detection', () => {
   it('X6 same trigger twice → next replan refused as loop', () => {
     const d = dec();
-    const key = triggerKey('execution', d);
+    const key = keyOf('execution', d);
     let counters = emptyCounters();
     for (let i = 0; i < 2; i++) {
       const o = evaluateReplanDecision({ phase: 'execution', decision: d, counters, config: DEFAULT_CONFIG });
@@ -187,7 +190,7 @@ describe('X6 loop detection', () => {
   });
 
   it('X6 the same trigger once → still replans', () => {
-    const counters = recordReplan(emptyCounters(), 'partial_replan', triggerKey('execution', dec()));
+    const counters = recordReplan(emptyCounters(), 'partial_replan', keyOf('execution', dec()));
     expect(evaluate({}, { counters }).action).toBe('replan');
   });
 
@@ -197,31 +200,31 @@ describe('X6 loop detection', () => {
   });
 
   it('X6 rephrasings of the same issue (case, punctuation, numbers) are the same trigger', () => {
-    const a = triggerKey('execution', dec({ issues_found: ['Error at line 12: tool missing.'] }));
-    const b = triggerKey('execution', dec({ issues_found: ['error at line 13 — Tool missing'] }));
+    const a = keyOf('execution', dec({ issues_found: ['Error at line 12: tool missing.'] }));
+    const b = keyOf('execution', dec({ issues_found: ['error at line 13 — Tool missing'] }));
     expect(a).toBe(b);
   });
 
   it('X6 the trigger key includes phase and type', () => {
-    expect(triggerKey('execution', dec())).not.toBe(triggerKey('execution', dec({ replan_type: 'retry' })));
-    expect(triggerKey('execution', dec())).not.toBe(triggerKey('reflection', dec()));
+    expect(keyOf('execution', dec())).not.toBe(keyOf('execution', dec({ replan_type: 'retry' })));
+    expect(keyOf('execution', dec())).not.toBe(keyOf('reflection', dec()));
   });
 
   it('X6 infinite_loop_detection false → no loop override', () => {
-    const key = triggerKey('execution', dec());
+    const key = keyOf('execution', dec());
     const counters = recordReplan(recordReplan(emptyCounters(), 'retry', key), 'retry', key);
     const o = evaluate({}, { counters, config: { replanning: { global: { infinite_loop_detection: false } } } });
     expect(o.action).toBe('replan');
   });
 
   it('X6 a low-confidence loop is refused, not sent to the user for confirmation', () => {
-    const key = triggerKey('execution', dec());
+    const key = keyOf('execution', dec());
     const counters = recordReplan(recordReplan(emptyCounters(), 'retry', key), 'retry', key);
     expect(evaluate({ confidence: 0.4 }, { counters })).toMatchObject({ action: 'override', reason: 'loop_detected' });
   });
 
   it('X6 loopWarningForPrompt names looping triggers and asks for a different approach', () => {
-    const key = triggerKey('execution', dec());
+    const key = keyOf('execution', dec());
     const once = recordReplan(emptyCounters(), 'partial_replan', key);
     expect(loopWarningForPrompt(once, DEFAULT_CONFIG)).toBe('');
     const twice = recordReplan(once, 'partial_replan', key);

@@ -1,4 +1,5 @@
-import { ConfigError, NO_SANDBOX_REFUSED, parseConfig } from '../../../src/domain/config';
+import { ConfigError, parseConfig } from '../../../src/domain/config';
+import { NO_SANDBOX_REFUSED } from '../../../src/domain/config/sections';
 import { INSTRUCTION_HEAD_CHARS, instructionFilePath, instructionHead, MAX_INSTRUCTION_CHARS, runInputProblem } from '../../../src/domain/run-input';
 
 const ok = { runId: 'r1', instruction: 'do it', workspace: '/w' };

@@ -1,5 +1,5 @@
-// Issue 11: the scheduler's pure rules — which tasks start now, and whether progress is worth a report.
-import { changedTasks, executionHistoryFull, progressToReport, tasksToStart } from '../../../src/domain/graph';
+// Issue 11: the scheduler's pure rules — which tasks start now, which changed, and when the history is full.
+import { changedTasks, executionHistoryFull, tasksToStart } from '../../../src/domain/graph';
 import type { ReplanDecision } from '../../../src/domain/replan';
 import { decisionsForRun } from '../../../src/domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
@@ -69,19 +69,6 @@ describe('B1 changedTasks (a progress report carries only what changed)', () => 
     const plan = Array.from({ length: 200 }, (_, i) => rec(`t${i}`));
     const after = plan.map((t, i) => (i === 150 ? { ...t, state: TaskState.DONE } : t));
     expect(changedTasks(plan, after).map((t) => t.id)).toEqual(['t150']);
-  });
-});
-
-describe('B1 progressToReport (no report when the phase result is about to say the same)', () => {
-  it('B1 while a task runs, the changes are due; when none runs (only decisions beside), nothing unless forced', () => {
-    const before = [rec('a', [], TaskState.RUNNING), rec('b', [], TaskState.RUNNING)];
-    const aDone = [rec('a', [], TaskState.DONE), before[1]!];
-    expect(progressToReport(before, aDone)).toEqual([aDone[0]]);
-    const bothDone = [aDone[0]!, rec('b', [], TaskState.DONE)];
-    expect(progressToReport(aDone, bothDone)).toEqual([]);
-    expect(progressToReport(aDone, bothDone, true)).toEqual([bothDone[1]]);
-    // Nothing changed: nothing to report, forced or not.
-    expect(progressToReport(bothDone, bothDone, true)).toEqual([]);
   });
 });
 
