@@ -19,7 +19,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/bounds';
+import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/plan-size';
 import type { TaskReplanningConfig } from '../domain/config';
 import { blockedByDependency, changedTasks, executionHistoryFull, tasksToStart } from '../domain/graph';
 import {

@@ -3,7 +3,7 @@
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
 import { hostPresenceOf } from './host-presence';
 import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import { planSizeFeedback, planSizeProblem } from '../domain/bounds';
+import { planSizeFeedback, planSizeProblem } from '../domain/plan-size';
 import { DEFAULT_CONFIG } from '../domain/config';
 import { describeGraphProblem, validateTaskGraph } from '../domain/graph';
 import {

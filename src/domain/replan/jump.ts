@@ -1,6 +1,6 @@
 // X3 / X11: what a replan's jump does to the task list. Pure: the run calls it and goes to the
 // jump's target phase, from where it runs forward again.
-import { activeTasks } from '../bounds';
+import { activeTasks } from '../plan-size';
 import type { Phase, TaskRecord } from '../types';
 import { TaskState } from '../types';
 import { clipCounted } from '../text';

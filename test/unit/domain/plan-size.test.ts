@@ -1,4 +1,4 @@
-import { activeTasks, planSizeFeedback, planSizeProblem } from '../../../src/domain/bounds';
+import { activeTasks, planSizeFeedback, planSizeProblem } from '../../../src/domain/plan-size';
 import { TaskState } from '../../../src/domain/types';
 
 describe('S3 plan size (planning.maxTasks)', () => {

@@ -1,4 +1,5 @@
-// S3: the bound on plan size (planning.maxTasks). Pure: the phases and the execution call it.
+// S3: the plan's size (planning.maxTasks): which tasks count, and what a plan over the limit is told.
+// Pure: the planning phases and the execution phase's re-decompositions call it.
 import { TaskState, type TaskRecord } from './types';
 
 /** Tasks that are part of the plan: a task replaced by its re-decomposition no longer counts. */
