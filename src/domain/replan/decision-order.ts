@@ -3,7 +3,7 @@
 // applies them in order and stops at the first that jumps, so every "no replan" goes first (each is
 // recorded) and those wanting a replan follow, in the order they answered.
 import type { ReplanDecision } from './decision';
-import { wantsReplan } from './policy';
+import { wantsReplan } from './resolve';
 
 export function decisionsForRun<T extends { decision: ReplanDecision; parseError?: string }>(decisions: readonly T[]): T[] {
   const wants = (d: T) => !d.parseError && wantsReplan(d.decision);

@@ -1,6 +1,7 @@
 // Replan policy (SPEC §1 X1–X14, §2 J1–J8, §4 C2–C5): pure, deterministic, safe in workflow code.
 export * from './decision';
 export * from './limits';
+export * from './resolve';
 export * from './policy';
 export * from './escalation';
 export * from './decision-log';

@@ -1,5 +1,6 @@
-// X3 / X6 / X7 / X14: what the system does with an LLM replan decision. Pure and deterministic:
-// same input → same outcome, no clock, no randomness; runs inside workflow sandboxes.
+// X3 / X6 / X7 / X14: what the system does with an LLM replan decision (what the decision asks
+// for is resolved in ./resolve). Pure and deterministic: same input → same outcome, no clock, no
+// randomness; runs inside workflow sandboxes.
 //
 // ORDER OF CHECKS (seed 004 §2.2 flow, §9.2 overrides in their listed order, §9.3 bands, §13.3–13.4):
 //   1. not wanted            replan_needed false and no clarification asked      → none
@@ -24,174 +25,14 @@
 // Boundaries: exactly 0.8 is "at once", exactly the min threshold (0.5) replans with a warning,
 // exactly 0.3 asks for confirmation; a limit is reached when used == max.
 import type { ReplannerConfig } from '../config';
+import { clipCounted } from '../text';
 import type { Phase } from '../types';
-import {
-  DEFAULT_TYPE_FOR_PHASE,
-  PHASE_FOR_LEVEL,
-  TYPE_FOR_LEVEL,
-  keepsCompletedWork,
-  levelForReplanType,
-  phaseIndex,
-  type ReplanDecision,
-  type ReplanLevel,
-  type ReplanType,
-} from './decision';
+import type { ReplanDecision } from './decision';
 import { LIMIT_KEY, globalLimit, limitFor, type ReplanCounters } from './limits';
-import { clipCounted, normalizeForKey } from '../text';
+import { describeTrigger, resolveReplan, wantsReplan, type ResolvedReplan } from './resolve';
 
 /** X7: at or above this confidence a replan runs without a warning (seed §9.3; not configurable there). */
 export const HIGH_CONFIDENCE = 0.8;
-
-// ------------------------------------------------------------------------------------------------
-// Resolving what the decision asks for
-
-export interface ResolvedReplan {
-  /** The replan type asked for (after defaults and clamping). */
-  type: ReplanType;
-  /** The counter and limit it is charged to (a full replan counts as the type of its level). */
-  countedAs: ReplanType;
-  level: ReplanLevel;
-  /** X3: the phase the run jumps back to. */
-  targetPhase: Phase;
-  /** X11: whether completed work/checks are kept (levels 1–3) or a new checklist starts (4–5). */
-  keepsCompletedWork: boolean;
-  /** Loop-detection key of this trigger. */
-  triggerKey: string;
-  /** Set when the decision's own type/level/target was adjusted, saying why. */
-  note?: string;
-}
-
-/** X14: the LLM asks the user something (explicit type, or the flag with at least one question). */
-export function wantsClarification(d: ReplanDecision): boolean {
-  return d.replan_type === 'clarification_request' || (d.clarification_needed && d.clarification_questions.length > 0);
-}
-
-export function wantsReplan(d: ReplanDecision): boolean {
-  return d.replan_needed || wantsClarification(d);
-}
-
-const TYPE_FOR_TARGET: Readonly<Record<Phase, ReplanType>> = {
-  goal_understanding: 'goal_revision',
-  task_decomposition: 'task_redecomposition',
-  action_sequence: 'action_regeneration',
-  execution: 'retry',
-  reflection: 'plan_revision',
-};
-const LEVEL_FOR_TARGET: Readonly<Record<Phase, ReplanLevel>> = {
-  goal_understanding: 5,
-  task_decomposition: 4,
-  action_sequence: 3,
-  execution: 2,
-  reflection: 2,
-};
-const LEVEL_FOR_SCOPE = { minor: 2, moderate: 3, major: 4 } as const;
-
-/**
- * X3: type, level and target phase of a decision.
- * - Clarification wins when asked for. Otherwise the named type, else the type of the named level,
- *   else of the named target phase, else the phase's own default (seed §4.4–§8.4).
- * - Specific types fix their level and target (the type is the decision's most telling field; the
- *   seed's own example pairs partial_replan with task_decomposition). The generic full_replan and
- *   plan_revision take the decision's replan_level, else its target_phase, else (plan_revision)
- *   its revision_scope minor/moderate/major → 2/3/4, else their default level. A full replan is at
- *   least level 3.
- * - A replan never jumps *forward*: a target after the current phase becomes the phase's default.
- */
-export function resolveReplan(phase: Phase, d: ReplanDecision): ResolvedReplan {
-  let type: ReplanType;
-  if (wantsClarification(d)) type = 'clarification_request';
-  else if (d.replan_type) type = d.replan_type;
-  else if (d.replan_level) type = TYPE_FOR_LEVEL[d.replan_level];
-  else if (d.target_phase) type = TYPE_FOR_TARGET[d.target_phase];
-  else type = DEFAULT_TYPE_FOR_PHASE[phase];
-
-  let level = levelOf(type, d);
-  let note: string | undefined;
-  if (phaseIndex(PHASE_FOR_LEVEL[level]) > phaseIndex(phase)) {
-    const fallback = DEFAULT_TYPE_FOR_PHASE[phase];
-    note = `${type} (level ${level}) would jump forward from ${phase}; using ${fallback} instead`;
-    type = fallback;
-    level = levelOf(type, d);
-  }
-  const countedAs = type === 'full_replan' ? TYPE_FOR_LEVEL[level] : type;
-  const resolved: ResolvedReplan = {
-    type,
-    countedAs,
-    level,
-    targetPhase: PHASE_FOR_LEVEL[level],
-    keepsCompletedWork: keepsCompletedWork(level),
-    triggerKey: keyOf(phase, type, d),
-  };
-  if (note) resolved.note = note;
-  return resolved;
-}
-
-function levelOf(type: ReplanType, d: ReplanDecision): ReplanLevel {
-  if (type === 'full_replan') {
-    const l = d.replan_level ?? (d.target_phase ? LEVEL_FOR_TARGET[d.target_phase] : levelForReplanType(type));
-    return l < 3 ? 3 : l;
-  }
-  if (type === 'plan_revision') {
-    if (d.replan_level) return d.replan_level;
-    if (d.target_phase) return LEVEL_FOR_TARGET[d.target_phase];
-    if (d.revision_scope) return LEVEL_FOR_SCOPE[d.revision_scope];
-  }
-  return levelForReplanType(type);
-}
-
-// ------------------------------------------------------------------------------------------------
-// X6: trigger keys for loop detection
-
-/** The first stated problem of a decision (what "triggered" it). */
-function firstIssue(d: ReplanDecision): string {
-  const lists = [
-    d.issues_found,
-    d.issues_identified,
-    d.missing_steps,
-    d.unavailable_tools,
-    d.dependency_issues,
-    d.affected_actions,
-    d.clarification_questions,
-  ];
-  for (const l of lists) {
-    const first = l?.find((s) => s.trim() !== '');
-    if (first) return first;
-  }
-  return d.reasoning;
-}
-
-/**
- * X6: a stable key of "the same trigger": phase + resolved replan type + the first issue,
- * normalised (case, punctuation, numbers folded) so rephrasings like "Error at line 12" and
- * "error at line 13." match.
- */
-function keyOf(phase: Phase, type: ReplanType, d: ReplanDecision): string {
-  return `${phase}|${type}|${normalizeForKey(firstIssue(d))}`;
-}
-
-function describeTrigger(key: string): string {
-  const [phase, type, issue] = key.split('|', 3);
-  return `${phase} / ${type}${issue ? `: "${issue}"` : ''}`;
-}
-
-/**
- * X6 / seed §13.3: text for the next replan-decision prompt naming the triggers that already
- * reached same_trigger_max_count, so the LLM tries a different approach. '' when there are none.
- */
-export function loopWarningForPrompt(counters: ReplanCounters, config: ReplannerConfig): string {
-  const g = config.replanning.global;
-  if (!g.infinite_loop_detection) return '';
-  const hot = Object.entries(counters.byTrigger)
-    .filter(([, n]) => n >= g.same_trigger_max_count)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (hot.length === 0) return '';
-  return [
-    'IMPORTANT — these replans were already tried and will be refused as a loop:',
-    ...hot.map(([k, n]) => `- ${describeTrigger(k)} (replanned ${n} time${n === 1 ? '' : 's'})`),
-    'Do not propose the same replan again. Try a different approach: another replan type or level,',
-    'different actions or tools, or continue with the current plan and state your assumptions.',
-  ].join('\n');
-}
 
 // ------------------------------------------------------------------------------------------------
 // X6 / X7: the outcome

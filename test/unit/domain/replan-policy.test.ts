@@ -2,7 +2,8 @@ import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import type { Phase } from '../../../src/domain/types';
 import { NO_REPLAN, type ReplanDecision, type ReplanType } from '../../../src/domain/replan/decision';
 import { emptyCounters, limitFor, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
-import { evaluateReplanDecision, loopWarningForPrompt, resolveReplan, type PolicyOutcome } from '../../../src/domain/replan/policy';
+import { evaluateReplanDecision, type PolicyOutcome } from '../../../src/domain/replan/policy';
+import { loopWarningForPrompt, resolveReplan } from '../../../src/domain/replan/resolve';
 
 /** X6: the loop-detection key of a decision (resolveReplan). */
 const keyOf = (phase: Phase, d: ReplanDecision): string => resolveReplan(phase, d).triggerKey;

@@ -15,7 +15,7 @@ import { eventsView, withEvents } from '../../../src/domain/run/events';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { pauseRun, resumeRun } from '../../../src/domain/run/pause';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
-import { resolveReplan } from '../../../src/domain/replan/policy';
+import { resolveReplan } from '../../../src/domain/replan/resolve';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
 import { ZERO_USAGE } from '../../../src/domain/usage';
 
