@@ -184,19 +184,41 @@ const FINISHED_RUN = ['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED'];
  * consultations, notifications, pauses and resumes, and the run's end.
  */
 export function runEventsBetween(prev: EventSource, next: EventSource): RunEventBody[] {
+  return [
+    ...phaseEvents(prev, next),
+    ...taskEvents(prev, next),
+    ...decisionEvents(prev, next),
+    ...questionEvents(prev, next),
+    ...consultationEvents(prev, next),
+    ...notificationEvents(prev, next),
+    ...pauseEvents(prev, next),
+    ...endEvents(prev, next),
+  ];
+}
+
+function phaseEvents(prev: EventSource, next: EventSource): RunEventBody[] {
   const out: RunEventBody[] = [];
   for (const [phase, n] of Object.entries(next.phaseRuns) as [Phase, number][]) {
     const was = prev.phaseRuns[phase] ?? 0;
     for (let k = was + 1; k <= n; k++) out.push({ kind: 'phase', phase, n: k });
   }
+  return out;
+}
 
+function taskEvents(prev: EventSource, next: EventSource): RunEventBody[] {
+  const out: RunEventBody[] = [];
   const tasksBefore = new Map(prev.tasks.map((t) => [t.id, t.state]));
   for (const t of next.tasks) {
     if (tasksBefore.get(t.id) === t.state) continue;
     const summary = t.state !== TaskState.RUNNING && t.state !== TaskState.READY ? lineOf(t.summary) : undefined;
     out.push({ kind: 'task', taskId: t.id, title: clipLine(t.title, 200), state: t.state, ...(summary ? { summary } : {}) });
   }
+  return out;
+}
 
+/** Decisions told while the execution phase runs, new decision records, then results of earlier ones. */
+function decisionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
+  const out: RunEventBody[] = [];
   // Decisions of the execution phase told while it runs (a new round starts its list again).
   const sameRound = (prev.phaseRuns.execution ?? 0) === (next.phaseRuns.execution ?? 0);
   const told = next.executionDecisions ?? [];
@@ -266,7 +288,11 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
     }
   }
   out.push(...results);
+  return out;
+}
 
+function questionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
+  const out: RunEventBody[] = [];
   const questionsBefore = new Map(prev.questions.map((q) => [q.id, q.status]));
   for (const q of next.questions) {
     const was = questionsBefore.get(q.id);
@@ -285,7 +311,11 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
       out.push({ kind: 'question_closed', questionId: q.id, status, ...(q.answer !== undefined ? { answer: clipLine(q.answer, TEXT_CHARS) } : {}) });
     }
   }
+  return out;
+}
 
+function consultationEvents(prev: EventSource, next: EventSource): RunEventBody[] {
+  const out: RunEventBody[] = [];
   const openBefore = new Set(prev.consultations.map((c) => c.id));
   const openNow = new Set(next.consultations.map((c) => c.id));
   for (const c of next.consultations) {
@@ -293,20 +323,27 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
       out.push({ kind: 'consultation', consultationId: c.id, taskId: c.taskId, consultationKind: c.kind, message: clipLine(c.message, 1000) });
   }
   for (const c of prev.consultations) if (!openNow.has(c.id)) out.push({ kind: 'consultation_closed', consultationId: c.id, taskId: c.taskId });
+  return out;
+}
 
+function notificationEvents(prev: EventSource, next: EventSource): RunEventBody[] {
   const n0 = prev.notifications;
   const n1 = next.notifications;
-  if (n1 && (n1.delivered !== (n0?.delivered ?? 0) || n1.failed !== (n0?.failed ?? 0))) {
-    const failedNow = n1.failed > (n0?.failed ?? 0);
-    out.push({
+  if (!n1 || (n1.delivered === (n0?.delivered ?? 0) && n1.failed === (n0?.failed ?? 0))) return [];
+  const failedNow = n1.failed > (n0?.failed ?? 0);
+  return [
+    {
       kind: 'notification',
       target: n1.target,
       delivered: n1.delivered,
       failed: n1.failed,
       ...(failedNow && n1.lastError ? { error: clipLine(n1.lastError, TEXT_CHARS) } : {}),
-    });
-  }
+    },
+  ];
+}
 
+function pauseEvents(prev: EventSource, next: EventSource): RunEventBody[] {
+  const out: RunEventBody[] = [];
   const key = (p: { kind: string; since: string }) => `${p.kind}@${p.since}`;
   const pausedBefore = new Set(prev.pauses.map(key));
   const pausedNow = new Set(next.pauses.map(key));
@@ -318,9 +355,10 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
     if (!pausedBefore.has(key(p)))
       out.push({ kind: 'pause', pauseKind: p.kind, by: p.by, ...(p.reason ? { reason: clipLine(p.reason, TEXT_CHARS) } : {}), since: p.since });
   }
-
-  if (next.status !== prev.status && FINISHED_RUN.includes(next.status)) {
-    out.push({ kind: 'run_end', status: next.status, ...(next.error ? { error: clipLine(next.error, 1000) } : {}) });
-  }
   return out;
+}
+
+function endEvents(prev: EventSource, next: EventSource): RunEventBody[] {
+  if (next.status === prev.status || !FINISHED_RUN.includes(next.status)) return [];
+  return [{ kind: 'run_end', status: next.status, ...(next.error ? { error: clipLine(next.error, 1000) } : {}) }];
 }
