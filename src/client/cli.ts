@@ -17,7 +17,7 @@ import { DOCTOR_HELP, doctorCommand } from './doctor';
 import { filesByTask, renderDiffs, runDiffs } from './diff';
 import { RunIdTaken, WorkspaceBusy } from './workspace-lock';
 import { eventPrinter, watchEvents } from './watch';
-import { ensureWorkerForQueue, WorkerStartError } from './workers';
+import { ensureWorkerForQueue, WorkerStartError } from './worker-start';
 import { NoWorkspaceHost } from './workspace-host';
 import { ANSWER_HINTS, answerCommand, oneLine, pendingQuestions, renderDecisions, renderStatus } from './render';
 import {

@@ -11,7 +11,8 @@ import { llmSettingsFromEnv } from '../llm/gateway';
 import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
 import { settingsFromEnv, tryConnect } from './backend';
-import { livenessOf, routeOf } from './workers';
+import { livenessOf } from './workers';
+import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
 
 export type Mark = 'ok' | 'fail' | 'info';

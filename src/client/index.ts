@@ -41,7 +41,9 @@ export { eventPrinter, watchEvents, type WatchHandlers, type WorkerStepEvent } f
 export { RunIdTaken, WorkspaceBusy, workspaceLockId } from './workspace-lock';
 export { NoWorkspaceHost, workspaceHostOf, workersOn } from './workspace-host';
 /** Where runs go (the task queue of an endpoint + model) and the workers the CLI starts for them. */
-export { ensureWorker, readRecord, routeOf, stopWorker, WorkerStartError, type Route } from './workers';
+export { readRecord } from './workers';
+export { ensureWorker, stopWorker, WorkerStartError } from './worker-start';
+export { routeOf, type Route } from '../route';
 /** The Temporal server: connect, or start the persisted local dev server like `replanner run`. */
 export { BackendError, connect, ensureBackend, ensureServer, settingsFromEnv, webUiUrl, type Backend } from './backend';
 /** X12: the YAML config, checked (ConfigError names the key path). */

@@ -36,7 +36,8 @@ import { startRunHoldingWorkspace } from './workspace-lock';
 import { workspaceHostOf } from './workspace-host';
 import { closedRunDecisions, closedRunStatus, ENDED_BY_TEMPORAL, workerStartHint, type RunEnding } from '../domain/run-ending';
 import { decideLiveness } from '../domain/worker-lifecycle';
-import { pollersOf, readRecord, routeOf } from './workers';
+import { pollersOf, readRecord } from './workers';
+import { routeOf } from '../route';
 import { BackendError } from './backend';
 import { searchAttributeFix } from './search-attribute-setup';
 
@@ -46,7 +47,7 @@ export interface StartParams {
   /** S3: the instruction stored beside the run (run-start-guards storeInstruction). */
   instructionFile?: string;
   workspace: string;
-  /** The queue of the run's LLM endpoint and model: `routeOf(process.env).taskQueue` (src/client/workers.ts). */
+  /** The queue of the run's LLM endpoint and model: `routeOf(process.env).taskQueue` (src/route.ts). */
   taskQueue: string;
   runId?: string;
   options?: Partial<RunOptions>;

@@ -2,7 +2,9 @@
 // (recorded in .replanner/workers/). Exit codes as the CLI's: 0 ok, 1 a worker did not stop in
 // time, 2 usage, 3 no such worker.
 import { formatDuration } from '../domain/worker-lifecycle';
-import { displayPath, routeOf, stopWorker, workerStatuses, workersDir } from './workers';
+import { displayPath, workerStatuses, workersDir } from './workers';
+import { stopWorker } from './worker-start';
+import { routeOf } from '../route';
 
 export const WORKER_HELP = `Usage:
   replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground (Ctrl-C stops it)
