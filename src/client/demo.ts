@@ -32,7 +32,7 @@ assert.strictEqual(slugify('  Crème brûlée  '), 'creme-brulee');
 console.log('slugify: 2 checks passed');
 `;
 
-export const DEMO_SCENARIO: Scenario = {
+const DEMO_SCENARIO: Scenario = {
   workerDelayMs: 150,
   goal: {
     main_objective: 'A tested slugify module with usage documentation',

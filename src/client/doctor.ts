@@ -15,8 +15,8 @@ import { livenessOf } from './workers';
 import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
 
-export type Mark = 'ok' | 'fail' | 'info';
-export type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls';
+type Mark = 'ok' | 'fail' | 'info';
+type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls';
 
 export interface Check {
   name: CheckName;

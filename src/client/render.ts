@@ -16,7 +16,7 @@ export const MARK: Record<string, string> = {
 };
 
 /** V3: per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
-export type FilesByTask = Record<string, readonly FileChange[]>;
+type FilesByTask = Record<string, readonly FileChange[]>;
 
 export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
   const active = s.tasks.filter((t) => t.state !== 'REPLACED_BY_REPLAN');
@@ -72,7 +72,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
 }
 
 /** M1: which form structured requests take once the server rejected strict json_schema. */
-export function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
+function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
   return rung === 'json_object'
     ? 'LLM replies: JSON mode with the schema (the server rejected strict json_schema)'
     : rung === 'prompt'

@@ -35,7 +35,7 @@ const QUERY_WAIT_MS = 5000;
 
 const runIdOf = (workflowId: string) => workflowId.replace(/^run-/, '');
 
-export async function describeRun(client: Client, runId: string): Promise<WorkflowExecutionDescription> {
+async function describeRun(client: Client, runId: string): Promise<WorkflowExecutionDescription> {
   try {
     return await client.workflow.getHandle(workflowIdOf(runId)).describe();
   } catch (err) {

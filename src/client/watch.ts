@@ -132,9 +132,9 @@ export async function watchEvents(
 }
 
 /** A step (phase or task) running this long without anything new printed gets a line with its elapsed time. */
-export const LONG_STEP_MS = 30_000;
+const LONG_STEP_MS = 30_000;
 
-export interface EventPrinter extends WatchHandlers {
+interface EventPrinter extends WatchHandlers {
   onDropped(count: number): void;
   onWorkerStep(s: WorkerStepEvent): void;
   onStatus(s: RunStatus): void;
