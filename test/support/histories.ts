@@ -26,3 +26,21 @@ export async function saveHistories(client: Client, workflowIds: string[]): Prom
     fs.writeFileSync(path.join(HISTORIES_DIR, `${id}.json`), json);
   }
 }
+
+/**
+ * With RECORD_ALL_HISTORIES=DIR, every closed workflow on the jest run's server is saved to DIR
+ * (global teardown): a wide net for picking replay fixtures before a refactor of workflow code.
+ */
+export async function saveAllHistories(client: Client): Promise<void> {
+  const dir = process.env.RECORD_ALL_HISTORIES;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  for await (const wf of client.workflow.list({ query: 'ExecutionStatus != "Running"' })) {
+    const json = execFileSync(
+      process.env.TEMPORAL_CLI_PATH!,
+      ['workflow', 'show', '--workflow-id', wf.workflowId, '--run-id', wf.runId, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    fs.writeFileSync(path.join(dir, `${wf.workflowId}@${wf.runId}.json`), json);
+  }
+}
