@@ -1,24 +1,21 @@
 // `replanner answer <runId> <questionId> "<text>"` (X14): answer a question of the run.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { AlreadyEnded } from '../errors';
 import { answeredLine } from '../question-asker';
 import { answerQuestion } from '../run-updates';
-import { act, ensureRunWorker, EXIT, rejectedIsUsage, UsageError, type CliContext } from './context';
+import { act, ensureRunWorker, EXIT, rejectedIsUsage, UsageError, runCommandNamed, type CliContext } from './context';
 
 export function answerCommand(ctx: CliContext): Command {
   return (
-    new Command('answer')
-      .description('answer a question of the run (clarification; confirmation: yes|no; escalation; budget: "raise <tokens>" | "raise $<usd>" | stop)')
+    runCommandNamed(
+      'answer',
+      'answer a question of the run (clarification; confirmation: yes|no; escalation; budget: "raise <tokens>" | "raise $<usd>" | stop)',
+      '0 answered · 1 the run already ended · 2 the answer was rejected (unknown question, no longer pending, not yes/no) · 3 no such run',
+    )
       .usage('<runId> <questionId> "<text>" [--json]')
-      .argument('<runId>', 'the run')
       .argument('<questionId>', 'the question, as `status` shows it (q1, q2, …)')
       // Unquoted answer words are joined, so `answer r q1 use JSON` works too.
       .argument('<text...>', 'the answer')
-      .option('--json', 'machine-readable output')
-      .addHelpText(
-        'after',
-        '\nExit codes: 0 answered · 1 the run already ended · 2 the answer was rejected (unknown question, no longer pending, not yes/no) · 3 no such run',
-      )
       .action(
         act(ctx, async (runId: string, questionId: string, words: string[], o: { json?: boolean }) => {
           const text = words.join(' ').trim();

@@ -1,23 +1,20 @@
 // `replanner consult <runId> <taskId> <choice> ["text"]` (P7): answer a task's Duck Pacemaker consultation.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { answerConsultation } from '../run-updates';
-import { act, ensureRunWorker, EXIT, rejectedIsUsage, type CliContext } from './context';
+import { act, ensureRunWorker, EXIT, rejectedIsUsage, runCommandNamed, type CliContext } from './context';
 
 export function consultCommand(ctx: CliContext): Command {
   return (
-    new Command('consult')
-      .description("answer a task's Duck Pacemaker consultation (status shows it with its choices)")
+    runCommandNamed(
+      'consult',
+      "answer a task's Duck Pacemaker consultation (status shows it with its choices)",
+      '0 answered · 2 rejected (nothing pending, a choice not offered, no text where needed) · 3 no such run or task',
+    )
       .usage('<runId> <taskId> <choice> ["text"] [--json]')
-      .argument('<runId>', 'the run')
       .argument('<taskId>', 'the task whose worker asks')
       .argument('<choice>', 'the number 1-4 or the key `status` shows')
       // Unquoted guidance words are joined, so `consult r t guidance use lib/x.ts` works too.
       .argument('[text...]', "the guidance or what to consult, for the choices that need it (it goes into the task's next worker request)")
-      .option('--json', 'machine-readable output')
-      .addHelpText(
-        'after',
-        '\nExit codes: 0 answered · 2 rejected (nothing pending, a choice not offered, no text where needed) · 3 no such run or task',
-      )
       .action(
         act(ctx, async (runId: string, taskId: string, choice: string, words: string[], o: { json?: boolean }) => {
           const guidance = words.join(' ') || undefined;

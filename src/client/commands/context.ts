@@ -1,6 +1,7 @@
 // What every command of the `replanner` CLI gets: where to print, the Temporal connection (opened
 // on demand, closed by the program when the command ends), the terminal question asker, and the
 // errors and exit codes the program turns into its exit status.
+import { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { Backend } from '../backend';
 import type { QuestionAsker } from '../question-asker';
@@ -77,4 +78,21 @@ export async function rejectedIsUsage<T>(answering: Promise<T>): Promise<T> {
     if (e instanceof AnswerRejected) throw new UsageError(`the answer was rejected: ${e.message}`, { cause: e });
     throw e;
   }
+}
+
+/** A command about one run: its `<runId>` argument (more may follow), `--json`, and its exit codes in its help. */
+export function runCommandNamed(name: string, description: string, exitCodes?: string): Command {
+  const command = new Command(name)
+    .description(description)
+    .argument('<runId>', 'the run (or its workflow id run-<id>)')
+    .option('--json', 'machine-readable output');
+  return exitCodes ? command.addHelpText('after', `\nExit codes: ${exitCodes}`) : command;
+}
+
+/** The action of a command about one run, on the connected server. */
+export function onRun<A extends unknown[]>(
+  ctx: CliContext,
+  fn: (backend: Backend, runId: string, ...rest: A) => Promise<number>,
+): (runId: string, ...rest: A) => Promise<void> {
+  return act(ctx, async (runId: string, ...rest: A) => fn(await ctx.connect(), runId, ...rest));
 }

@@ -1,19 +1,15 @@
 // `replanner diff <runId> [taskId]` (V3): the files each task changed, from the worker's transcripts
 // (a git diff where the workspace is a repository).
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { renderDiffs, runDiffs } from '../diff';
 import { getStatus } from '../run-inspect';
-import { act, EXIT, UsageError, type CliContext } from './context';
+import { EXIT, onRun, UsageError, runCommandNamed, type CliContext } from './context';
 
 export function diffCommand(ctx: CliContext): Command {
-  return new Command('diff')
-    .description('the files each task changed (+added −removed lines; a git diff where the workspace is a repository)')
-    .argument('<runId>', 'the run')
+  return runCommandNamed('diff', 'the files each task changed (+added −removed lines; a git diff where the workspace is a repository)')
     .argument('[taskId]', 'only this task')
-    .option('--json', 'machine-readable output')
     .action(
-      act(ctx, async (runId: string, taskId: string | undefined, o: { json?: boolean }) => {
-        const backend = await ctx.connect();
+      onRun(ctx, async (backend, runId, taskId: string | undefined, o: { json?: boolean }) => {
         const s = await getStatus(backend.client, runId);
         const diffs = runDiffs(s.workspace, runId, taskId);
         if (taskId !== undefined && diffs.length === 0) {

@@ -1,22 +1,22 @@
 // `replanner pause <runId> ["reason"]` (O1): nothing new starts while paused (`resume` ends it).
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { MAX_PAUSE_REASON_CHARS } from '../../domain/run/state';
 import type { PauseAck } from '../../workflows/messages';
 import { RunEnded } from '../errors';
 import { pauseRun, resumeRun } from '../run-updates';
-import { act, ensureRunWorker, EXIT, UsageError, type CliContext } from './context';
+import { act, ensureRunWorker, EXIT, UsageError, runCommandNamed, type CliContext } from './context';
 
-export const PAUSE_EXIT_CODES = '\nExit codes: 0 ok (also when nothing changed) · 1 the run already ended · 3 no such run, or no worker for it';
+export const PAUSE_EXIT_CODES = '0 ok (also when nothing changed) · 1 the run already ended · 3 no such run, or no worker for it';
 
 export function pauseCommand(ctx: CliContext): Command {
   return (
-    new Command('pause')
-      .description('pause a run at its next safe point: no new phase, task, worker step or LLM call starts; calls in flight finish and are kept')
-      .argument('<runId>', 'the run')
+    runCommandNamed(
+      'pause',
+      'pause a run at its next safe point: no new phase, task, worker step or LLM call starts; calls in flight finish and are kept',
+      PAUSE_EXIT_CODES,
+    )
       // Unquoted reason words are joined, so `pause r waiting for review` works too.
       .argument('[reason...]', `why (shown by status; at most ${MAX_PAUSE_REASON_CHARS} characters)`)
-      .option('--json', 'machine-readable output')
-      .addHelpText('after', PAUSE_EXIT_CODES)
       .action(
         act(ctx, async (runId: string, words: string[], o: { json?: boolean }) => {
           const reason = words.join(' ').trim();
