@@ -1,6 +1,6 @@
 // ESLint: type-aware typescript-eslint plus the import rules that keep the architecture honest
-// (DESIGN.md "The shape"): workflows run in Temporal's sandbox and see activities only as types;
-// src/domain is pure policy with no Temporal and no I/O.
+// (docs/architecture.md, "Layers"): workflows run in Temporal's sandbox and see activities only as
+// types; src/domain is pure policy with no Temporal and no I/O, and imports only src/domain.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -15,7 +15,7 @@ const nodeBuiltins = (why) => ({
 
 const WORKFLOW_SANDBOX = 'Workflow code runs in the Temporal sandbox: no Node builtins (do the I/O in an activity).';
 const ACTIVITIES_AS_TYPES =
-  'Workflows see activities only through `import type` + proxyActivities (DESIGN.md); a value import drags activity code into the workflow bundle.';
+  'Workflows see activities only through `import type` + proxyActivities (docs/architecture.md); a value import drags activity code into the workflow bundle.';
 const workflowImports = nodeBuiltins(WORKFLOW_SANDBOX);
 workflowImports.paths.push(
   { name: 'openai', message: 'The OpenAI client does I/O: call it from an activity (`import type` is fine).', allowTypeImports: true },
@@ -35,9 +35,21 @@ workflowImports.patterns.push(
   { regex: '^(\\.{1,2}/)+(src/)?llm/gateway(\\.ts)?$', message: `The LLM gateway does I/O. ${ACTIVITIES_AS_TYPES}`, allowTypeImports: true },
 );
 
-const DOMAIN_PURE = 'src/domain is pure policy (DESIGN.md): no Temporal, no I/O. Put adapters in activities, client or workflows.';
-const domainImports = nodeBuiltins(DOMAIN_PURE);
-domainImports.patterns.push({ group: ['@temporalio/*', '@octokit/*', '@gitbeaker/*'], message: DOMAIN_PURE });
+const DOMAIN_PURE = 'src/domain is pure policy (docs/architecture.md): no Temporal, no I/O. Put adapters in activities, client or workflows.';
+const DOMAIN_ONLY =
+  'src/domain imports only src/domain (docs/architecture.md, "Layers"): not ../llm, ../activities, ../workflows, ../client or anything else outside it. Move the type into the domain, or invert the dependency.';
+const domainImports = (leaving) => {
+  const rules = nodeBuiltins(DOMAIN_PURE);
+  rules.patterns.push({ group: ['@temporalio/*', '@octokit/*', '@gitbeaker/*'], message: DOMAIN_PURE });
+  rules.patterns.push({ regex: leaving, message: DOMAIN_ONLY }, { regex: '^replanner(/|$)', message: DOMAIN_ONLY });
+  return rules;
+};
+// A relative import leaves src/domain when it climbs more folders than the file is deep below it:
+// '../' from src/domain/x.ts, '../../' from src/domain/run/x.ts, … (one block per depth). Type
+// imports count: a type import is an arrow between layers too.
+const leavingDomain = (depth) => `^(\\.\\./){${depth + 1}}`;
+const domainDepthGlob = (depth) => `src/domain/${'*/'.repeat(depth)}*.ts`;
+const DOMAIN_DEPTHS = [0, 1, 2, 3];
 
 export default defineConfig(
   globalIgnores(['dist/', 'node_modules/', '.tools/', 'coverage/', 'test/fixtures/', '.replanner/']),
@@ -107,12 +119,12 @@ export default defineConfig(
     },
   },
 
-  // Domain: pure policy, table-tested.
-  {
-    files: ['src/domain/**/*.ts'],
+  // Domain: pure policy, table-tested, importing only the domain.
+  ...DOMAIN_DEPTHS.map((depth) => ({
+    files: [domainDepthGlob(depth)],
     rules: {
       'no-restricted-imports': 'off',
-      '@typescript-eslint/no-restricted-imports': ['error', domainImports],
+      '@typescript-eslint/no-restricted-imports': ['error', domainImports(leavingDomain(depth))],
     },
-  },
+  })),
 );

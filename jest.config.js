@@ -1,4 +1,4 @@
-// Two projects (DESIGN: Testing). `unit`: pure and fast, no server, no workflow bundle
+// Two projects (docs/development.md, "Tests"). `unit`: pure and fast, no server, no workflow bundle
 // (`npm run test:unit`). `workflows`: one real Temporal dev server and one workflow bundle for the
 // whole run (test/support/global-setup.ts). Types are checked by tsc, not by ts-jest.
 const shared = {

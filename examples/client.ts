@@ -25,9 +25,8 @@ import {
   waitForQuestion,
   watchRun,
 } from 'replanner/client';
-// Only for the offline mode: the project's scripted OpenAI-compatible server (as the demo uses it).
-import { FakeOpenAI } from '../test/support/fake-openai';
-import { NO_REPLAN_DECISION, scriptScenario } from '../test/support/scenario';
+// Only for the offline mode: the package's scripted OpenAI-compatible model (as the demo uses it).
+import { NO_REPLAN_DECISION, ScriptedModel, scriptScenario } from 'replanner/scripted-model';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -94,8 +93,8 @@ async function main(): Promise<number> {
 }
 
 /** The scripted scenario: the goal is unclear about the format, so the run asks which one. */
-async function startScriptedLlm(): Promise<FakeOpenAI> {
-  const fake = await FakeOpenAI.start({ logUnscripted: true });
+async function startScriptedLlm(): Promise<ScriptedModel> {
+  const fake = await ScriptedModel.start({ logUnscripted: true });
   scriptScenario(fake, {
     goal: {
       main_objective: 'A greeting config file and a check that reads it',

@@ -9,7 +9,7 @@ import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
 import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
-import { routeOf } from './client/workers';
+import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
 import { Client, Connection } from '@temporalio/client';
 

@@ -30,6 +30,7 @@ import {
 } from '../llm/schemas';
 import type { TokenUsage } from '../domain/usage';
 import { Context } from '@temporalio/activity';
+import { heartbeating } from './heartbeat';
 import { journaled, journalRoot } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
@@ -63,24 +64,6 @@ export interface WithUsage<T> extends LlmRungReport {
 
 /** M1: a result names its rung when it is below the top (the workflow keeps it for later calls). */
 const rungOfCall = (rung: LlmRung): LlmRungReport => (rung === TOP_RUNG ? {} : { llmRung: rung });
-
-/**
- * O4: heartbeat on a timer while an LLM call runs, so a call lost with its worker is retried after
- * the short heartbeat timeout (llmActivityOptions), not after its start-to-close timeout. The
- * heartbeats also deliver a cancellation to the activity.
- */
-async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const every = Math.max(500, Math.min(3000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3));
-  const beat = setInterval(() => ctx.heartbeat(), every);
-  // No beat at the start: the heartbeat timeout counts from the start anyway, and most calls end
-  // before the first interval, so a beat now would be one more server write per LLM call.
-  try {
-    return await work();
-  } finally {
-    clearInterval(beat);
-  }
-}
 
 export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   const signal = () => Context.current().cancellationSignal;

@@ -26,6 +26,7 @@ import type { LlmGateway } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt } from '../llm/prompts/task';
 import type { TokenUsage } from '../domain/usage';
+import { startActivityHeartbeat } from './heartbeat';
 import { readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
 import { clipMiddle } from '../domain/text';
 import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
@@ -112,8 +113,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
   const dir = iterationDir(input);
   const logPath = path.relative(input.workspace, dir);
   // Heartbeat on a timer: one LLM call or command can outlast the heartbeat timeout.
-  const every = Math.max(500, Math.min(3000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3));
-  const beat = setInterval(() => ctx.heartbeat({ step: input.step }), every);
+  const beat = startActivityHeartbeat({ step: input.step });
   try {
     if (input.step === 1) {
       if (!input.prompt) throw invalid('step 1 of a worker iteration needs the prompt input');
@@ -175,7 +175,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(rec.rung ? { llmRung: rec.rung } : {}),
     };
   } finally {
-    clearInterval(beat);
+    beat.stop();
   }
 }
 

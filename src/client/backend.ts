@@ -9,7 +9,9 @@ import * as readline from 'node:readline';
 import { Client, Connection } from '@temporalio/client';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
-import { ensureWorker, pollersOf, routeOf } from './workers';
+import { pollersOf } from './workers';
+import { ensureWorker } from './worker-start';
+import { routeOf } from '../route';
 import { addMissingSearchAttributes } from './search-attribute-setup';
 
 export interface Backend {

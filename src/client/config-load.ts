@@ -14,7 +14,7 @@ import { parseDocument } from 'yaml';
 import { ConfigError, parseConfig, type ReplannerConfig } from '../domain/config';
 import { DEFAULT_MODEL } from '../llm/gateway';
 
-export interface LoadConfigOptions {
+interface LoadConfigOptions {
   /** YAML file; overrides env REPLANNER_CONFIG. */
   path?: string;
   /** Usually process.env. */

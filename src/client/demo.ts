@@ -1,5 +1,5 @@
-// `npm run demo`: the whole pipeline offline. The LLM is the project's OpenAI-compatible test
-// server replaying a scripted scenario (said loudly: it is not a live model); Temporal is real
+// `npm run demo`: the whole pipeline offline. The LLM is the scripted model (src/scripted-model),
+// an OpenAI-compatible server replaying a scripted scenario (said loudly: it is not a live model); Temporal is real
 // (the persisted local dev server), and the worker really writes files and runs a command.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -7,9 +7,9 @@ import * as path from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { workerLogger } from '../worker-logger';
-import { FakeOpenAI } from '../../test/support/fake-openai';
-import { decision, scriptDecisions } from '../../test/support/decisions';
-import { plannedTask, scriptScenario, type Scenario } from '../../test/support/scenario';
+import { ScriptedModel } from '../scripted-model/server';
+import { decision, scriptDecisions } from '../scripted-model/decisions';
+import { plannedTask, scriptScenario, type Scenario } from '../scripted-model/scenario';
 import { createWorker } from '../worker';
 import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
 import { renderStatus } from './render';
@@ -32,7 +32,7 @@ assert.strictEqual(slugify('  Crème brûlée  '), 'creme-brulee');
 console.log('slugify: 2 checks passed');
 `;
 
-export const DEMO_SCENARIO: Scenario = {
+const DEMO_SCENARIO: Scenario = {
   workerDelayMs: 150,
   goal: {
     main_objective: 'A tested slugify module with usage documentation',
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   if (process.env.OPENAI_API_KEY) print('(OPENAI_API_KEY is set: `replanner run "<instruction>" --workspace DIR` uses the live model.)');
 
   Runtime.install({ logger: workerLogger('WARN') });
-  const fake = await FakeOpenAI.start({ logUnscripted: true });
+  const fake = await ScriptedModel.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
   // One replan to watch: the first decomposition is one coarse task; the LLM asks (confidently) to
   // decompose again, and the planner's second plan has the module, its test and the docs apart.

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileChangesOf, renderFileChanges, type FileChange, type ToolCallRecord } from '../domain/file-changes';
 
-export interface TaskDiff {
+interface TaskDiff {
   taskId: string;
   files: FileChange[];
   /** git's unified diff of the task's files against HEAD (absent: not a git repository, or no file). */

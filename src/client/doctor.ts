@@ -11,11 +11,12 @@ import { llmSettingsFromEnv } from '../llm/gateway';
 import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
 import { settingsFromEnv, tryConnect } from './backend';
-import { livenessOf, routeOf } from './workers';
+import { livenessOf } from './workers';
+import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
 
-export type Mark = 'ok' | 'fail' | 'info';
-export type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls';
+type Mark = 'ok' | 'fail' | 'info';
+type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls';
 
 export interface Check {
   name: CheckName;
@@ -36,10 +37,8 @@ export interface DoctorReport {
   structuredRung?: LlmRung;
 }
 
-export const DOCTOR_HELP = `Usage:
-  replanner doctor [--json]    check that a run started from this shell can succeed
-
-Checks, each with a real request: the Temporal server (TEMPORAL_ADDRESS) and its version; a worker
+/** What `replanner doctor --help` says after its options. */
+export const DOCTOR_NOTES = `Checks, each with a real request: the Temporal server (TEMPORAL_ADDRESS) and its version; a worker
 polling the task queue this shell routes to, and its LLM settings; the LLM endpoint (OPENAI_BASE_URL)
 and the model it lists (REPLANNER_MODEL); a tiny structured-output call (json_schema strict, else
 json_object with the schema, else prompt-only JSON: it says which one runs will use); a tiny tool call.
@@ -311,11 +310,4 @@ export function renderDoctor(r: DoctorReport): string {
       : 'A run from this shell cannot succeed yet: fix the ✗ lines above.',
   );
   return lines.join('\n');
-}
-
-/** The CLI's `doctor` command; returns its exit code. */
-export async function doctorCommand(o: { json: boolean }, print: (s: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const report = await runDoctor(env);
-  print(o.json ? JSON.stringify(report, null, 2) : renderDoctor(report));
-  return report.ok ? 0 : 1;
 }

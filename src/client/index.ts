@@ -9,39 +9,20 @@
 //   if (q) await answerQuestion(client, runId, q.id, 'JSON'); // the answerClarification update
 //   const final = await watchRun(client, runId, (s) => console.log(s.phase, s.status));
 
-/** Runs: start (queue, memo, search attributes, the workspace lock), status, questions, pause, resume, cancel. */
-export {
-  AlreadyEnded,
-  AnswerRejected,
-  answerConsultation,
-  answerQuestion,
-  cancelRun,
-  FINAL,
-  getDecisions,
-  getStatus,
-  listRuns,
-  NotFound,
-  NoWorker,
-  pauseRun,
-  queueHasWorker,
-  resumeRun,
-  RunEnded,
-  runOptionsFromConfig,
-  startRun,
-  waitForQuestion,
-  watchRun,
-  workerProblem,
-  workflowIdOf,
-  type RunListing,
-  type StartParams,
-} from './runs';
+/** Runs: start (queue, memo, search attributes, the workspace lock), list; status and decisions; questions, pause, resume, cancel. */
+export { listRuns, runOptionsFromConfig, startRun, workflowIdOf, type RunListing, type StartParams } from './runs';
+export { FINAL, getDecisions, getStatus, queueHasWorker, waitForQuestion, watchRun, workerProblem } from './run-inspect';
+export { answerConsultation, answerQuestion, cancelRun, pauseRun, resumeRun } from './run-updates';
+export { AlreadyEnded, AnswerRejected, NotFound, NoWorker, RunEnded } from './errors';
 /** V2: every event of a run once, in order (the `events` query with a cursor), and watch's printer. */
 export { eventPrinter, watchEvents, type WatchHandlers, type WorkerStepEvent } from './watch';
 /** S3: one running run per workspace (a lock workflow per workspace). */
 export { RunIdTaken, WorkspaceBusy, workspaceLockId } from './workspace-lock';
 export { NoWorkspaceHost, workspaceHostOf, workersOn } from './workspace-host';
 /** Where runs go (the task queue of an endpoint + model) and the workers the CLI starts for them. */
-export { ensureWorker, readRecord, routeOf, stopWorker, WorkerStartError, type Route } from './workers';
+export { readRecord } from './workers';
+export { ensureWorker, stopWorker, WorkerStartError } from './worker-start';
+export { routeOf, type Route } from '../route';
 /** The Temporal server: connect, or start the persisted local dev server like `replanner run`. */
 export { BackendError, connect, ensureBackend, ensureServer, settingsFromEnv, webUiUrl, type Backend } from './backend';
 /** X12: the YAML config, checked (ConfigError names the key path). */

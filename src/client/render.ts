@@ -1,11 +1,11 @@
-// Human-readable views of a run's status for the CLI and the demo.
+// Human-readable views of a run's status and decisions for the CLI and the demo (what `watch`
+// prints as the run goes is in render-events.ts).
 import { notificationsLine } from '../domain/notifications';
 import { planLine, type DecisionRecord } from '../domain/replan';
-import type { DecisionsView, Question, RunEvent, RunStatus } from '../workflows/messages';
-import type { PauseKind } from '../domain/run/llm-outage';
+import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 import type { FileChange } from '../domain/file-changes';
 
-const MARK: Record<string, string> = {
+export const MARK: Record<string, string> = {
   READY: '[ ]',
   RUNNING: '[~]',
   NEEDS_CONTINUATION: '[>]',
@@ -16,7 +16,7 @@ const MARK: Record<string, string> = {
 };
 
 /** V3: per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
-export type FilesByTask = Record<string, readonly FileChange[]>;
+type FilesByTask = Record<string, readonly FileChange[]>;
 
 export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
   const active = s.tasks.filter((t) => t.state !== 'REPLACED_BY_REPLAN');
@@ -72,7 +72,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
 }
 
 /** M1: which form structured requests take once the server rejected strict json_schema. */
-export function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
+function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
   return rung === 'json_object'
     ? 'LLM replies: JSON mode with the schema (the server rejected strict json_schema)'
     : rung === 'prompt'
@@ -145,7 +145,7 @@ function phaseOf(r: DecisionRecord): string {
   return r.task_id !== undefined ? `${r.phase} (task ${r.task_id})` : r.phase;
 }
 
-function formatConfidence(c: number): string {
+export function formatConfidence(c: number): string {
   return typeof c === 'number' && Number.isFinite(c) ? c.toFixed(2) : String(c);
 }
 
@@ -186,48 +186,8 @@ export function renderDecisions(runId: string, v: DecisionsView): string {
   return lines.join('\n');
 }
 
-/** One line per change worth telling while watching. */
-export function describeChanges(prev: RunStatus | undefined, next: RunStatus): string[] {
-  const out: string[] = [];
-  if (!prev || prev.phase !== next.phase) out.push(`phase: ${next.phase}`);
-  const before = new Map(prev?.tasks.map((t) => [t.id, t.state]) ?? []);
-  for (const t of next.tasks) {
-    if (before.get(t.id) !== t.state)
-      out.push(`  ${MARK[t.state] ?? '[?]'} ${t.id} ${t.state}${t.summary && t.state !== 'RUNNING' ? ` — ${oneLine(t.summary, 100)}` : ''}`);
-  }
-  const asked = new Set((prev?.consultations ?? []).map((c) => c.id));
-  for (const c of next.consultations ?? []) {
-    if (asked.has(c.id)) continue;
-    out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4|key> ["text"]`);
-    out.push(`    ${consultationChoices(c)}`);
-  }
-  // Every decision since the last poll (status carries the newest few), and results that changed.
-  const recent = (s: RunStatus | undefined) => s?.recentDecisions ?? (s?.lastDecision ? [s.lastDecision] : []);
-  const seen = new Map(recent(prev).map((r) => [r.replan_id, r.result]));
-  for (const r of recent(next)) {
-    if (!seen.has(r.replan_id)) out.push(`  decision ${decisionLine(r)}`);
-    else if (seen.get(r.replan_id) !== r.result) out.push(`  decision ${r.replan_id}: ${r.result}`);
-  }
-  const wasPending = new Set(pendingQuestions(prev ?? {}).map((q) => q.id));
-  const nowPending = new Set(pendingQuestions(next).map((q) => q.id));
-  for (const q of pendingQuestions(next)) {
-    if (!wasPending.has(q.id)) out.push(`  question ${q.id} (${q.kind}): ${oneLine(q.text, 200)} — answer: ${answerCommand(next.runId, q)}`);
-  }
-  for (const id of wasPending) {
-    if (nowPending.has(id)) continue;
-    const q = (next.questions ?? []).find((x) => x.id === id);
-    if (q?.status === 'answered') out.push(`  question ${id} answered: ${oneLine(q.answer ?? '', 100)}`);
-    else if (q?.status === 'timed_out') out.push(`  question ${id} timed out; the run goes on with its assumptions`);
-    else out.push(`  question ${id} is no longer waiting`);
-  }
-  if (prev && prev.status !== next.status) out.push(`status: ${next.status}`);
-  const shownPauses = new Set(pausesOf(prev ?? {}).map((p) => `${p.kind}@${p.since}`));
-  for (const p of pausesOf(next)) if (!shownPauses.has(`${p.kind}@${p.since}`)) out.push(`  ${pausedLine(next.runId, p)}`);
-  return out;
-}
-
 /** O1/O2: every pause that holds (older runs only carry `pause`). */
-function pausesOf(s: Partial<Pick<RunStatus, 'pause' | 'pauses'>>): NonNullable<RunStatus['pause']>[] {
+export function pausesOf(s: Partial<Pick<RunStatus, 'pause' | 'pauses'>>): NonNullable<RunStatus['pause']>[] {
   return s.pauses ?? (s.pause ? [s.pause] : []);
 }
 
@@ -259,85 +219,4 @@ type ConsultationChoiceView = NonNullable<RunStatus['consultations']>[number]['c
 /** P7: one choice of a pending consultation: number|key, seed 002 Japanese — English. */
 function choiceLine(x: ConsultationChoiceView): string {
   return `${x.number}|${x.key}. ${x.ja} — ${x.label}${x.needsText ? ' (needs your text)' : ''}`;
-}
-
-function consultationChoices(c: NonNullable<RunStatus['consultations']>[number]): string {
-  return c.choices.map((x) => `${x.number}|${x.key} ${x.label}${x.needsText ? ' (+text)' : ''}`).join(' · ');
-}
-
-/** V2: an event of the run for people (empty: not shown, e.g. a "no replan" decision without --verbose). */
-export function runEventLines(e: RunEvent, runId: string, verbose = false): string[] {
-  switch (e.kind) {
-    case 'phase':
-      return [`phase: ${e.phase}${e.n > 1 ? ` (#${e.n})` : ''}`];
-    case 'task':
-      return [`  ${MARK[e.state] ?? '[?]'} ${e.taskId} ${e.state}${e.summary ? ` — ${oneLine(e.summary, 100)}` : ''}`];
-    case 'decision': {
-      if (e.noop && !verbose) return [];
-      const about = e.taskId !== undefined ? `${e.phase} (task ${e.taskId})` : e.phase;
-      const what = e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ');
-      // Told while its execution phase runs: no record id yet (decision_result brings it).
-      const head = `${e.replanId ? `${e.replanId} · ` : ''}${about} · ${what}${e.targetPhase ? ` → ${e.targetPhase}` : ''}`;
-      const note = e.message ?? e.reasoning;
-      return [`  decision ${head} · confidence ${formatConfidence(e.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`];
-    }
-    case 'decision_result': {
-      if (e.noop && !verbose) return [];
-      const what = e.outcome ? `${e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ')} · ` : '';
-      return [
-        `  decision ${e.replanId}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${what}${e.result}${e.overrideReason ? ` (${e.overrideReason})` : ''}`,
-      ];
-    }
-    case 'question':
-      return [
-        `  question ${e.questionId} (${e.questionKind}): ${oneLine(e.text, 200)} — answer: ${answerCommand(runId, { id: e.questionId, kind: e.questionKind as Question['kind'] })}`,
-      ];
-    case 'question_closed':
-      return [
-        e.status === 'answered'
-          ? `  question ${e.questionId} answered: ${oneLine(e.answer ?? '', 100)}`
-          : e.status === 'timed_out'
-            ? `  question ${e.questionId} timed out; the run goes on with its assumptions`
-            : `  question ${e.questionId} is no longer waiting`,
-      ];
-    case 'consultation':
-      return [
-        `  consultation ${e.consultationId} for task ${e.taskId} (${e.consultationKind}): ${oneLine(e.message, 200)}`,
-        `    choices: replanner status ${runId} · answer: replanner consult ${runId} ${e.taskId} <1-4|key> ["text"]`,
-      ];
-    case 'consultation_closed':
-      return [`  consultation ${e.consultationId} of task ${e.taskId} closed`];
-    case 'notification':
-      return e.error
-        ? [`  notification to ${e.target} failed: ${oneLine(e.error, 200)}`]
-        : verbose
-          ? [`  notification to ${e.target} delivered (${e.delivered} so far)`]
-          : [];
-    case 'pause':
-      return [
-        `  ${pausedLine(runId, { kind: e.pauseKind as PauseKind, by: e.by as 'user', ...(e.reason ? { reason: e.reason } : {}), since: e.since })}`,
-      ];
-    case 'resume':
-      return [`  resumed (${e.pauseKind === 'user' ? 'the pause by user' : `the ${e.pauseKind} pause`} ended)`];
-    case 'run_end':
-      return [`status: ${e.status}${e.error ? ` — ${oneLine(e.error, 200)}` : ''}`];
-  }
-}
-
-/** V2: a worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
-export function workerStepLine(
-  taskId: string,
-  s: { iteration: number; step: number; actions: string[]; toolErrors: number; summary?: string },
-): string {
-  const calls = s.actions.length ? s.actions.join(', ') : s.summary !== undefined ? `answer: ${oneLine(s.summary, 120)}` : 'no tool call';
-  return `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${s.toolErrors} failed)` : ''}`;
-}
-
-/** "12s", "3m 05s", "1h 02m". */
-export function formatElapsed(ms: number): string {
-  const sec = Math.max(0, Math.round(ms / 1000));
-  if (sec < 60) return `${sec}s`;
-  const min = Math.floor(sec / 60);
-  if (min < 60) return `${min}m ${String(sec % 60).padStart(2, '0')}s`;
-  return `${Math.floor(min / 60)}h ${String(min % 60).padStart(2, '0')}m`;
 }

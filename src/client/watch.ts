@@ -9,8 +9,9 @@ import { MAX_RUN_EVENTS, type RunEvent } from '../domain/run/event-log';
 import type { TaskStepLine } from '../domain/task-details';
 import { taskWorkflowId } from '../workflows/execution';
 import { eventsQuery, taskStatusQuery, type RunEventsPage, type RunStatus } from '../workflows/messages';
-import { describeChanges, formatElapsed, runEventLines, workerStepLine } from './render';
-import { FINAL, getStatus, workflowIdOf } from './runs';
+import { describeChanges, formatElapsed, runEventLines, workerStepLine } from './render-events';
+import { FINAL, getStatus } from './run-inspect';
+import { workflowIdOf } from './runs';
 
 /** A worker step of a running task, as `watch` shows it (not one of the run's events: it has no seq). */
 export interface WorkerStepEvent extends TaskStepLine {
@@ -131,9 +132,9 @@ export async function watchEvents(
 }
 
 /** A step (phase or task) running this long without anything new printed gets a line with its elapsed time. */
-export const LONG_STEP_MS = 30_000;
+const LONG_STEP_MS = 30_000;
 
-export interface EventPrinter extends WatchHandlers {
+interface EventPrinter extends WatchHandlers {
   onDropped(count: number): void;
   onWorkerStep(s: WorkerStepEvent): void;
   onStatus(s: RunStatus): void;

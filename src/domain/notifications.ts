@@ -4,6 +4,7 @@
 // src/domain/run/notifications-due.ts, *when* by the workflow (src/workflows/notifications.ts); the
 // activities (src/activities/notifications) only carry the text.
 import type { NotificationsConfig } from './config/notifications';
+import { decideRetry, type FailureKind, type NetworkErrorKind } from './failures';
 import { clipLine } from './text';
 
 // ---------------------------------------------------------------- where
@@ -89,6 +90,8 @@ export interface DeliveryFailureInput {
   service: NotifyService;
   /** HTTP status; undefined: no response (connection refused, timeout). */
   status?: number;
+  /** Why no response came, when known. */
+  network?: NetworkErrorKind;
   headers?: Record<string, string | undefined>;
   /** What the client said (already free of secrets). */
   detail?: string;
@@ -96,6 +99,8 @@ export interface DeliveryFailureInput {
 }
 
 export interface DeliveryFailure {
+  /** The retry table's kind (./failures.ts). */
+  kind: FailureKind;
   /** Worth trying again (rate limit, 5xx, no response); 401/403/404/422 will not fix themselves. */
   retryable: boolean;
   /** When to try again (a rate limit's reset), if the server said. */
@@ -104,58 +109,37 @@ export interface DeliveryFailure {
   message: string;
 }
 
-const header = (h: DeliveryFailureInput['headers'], name: string): string | undefined => {
-  if (!h) return undefined;
-  const k = Object.keys(h).find((x) => x.toLowerCase() === name);
-  return k ? h[k] : undefined;
-};
-
-/** Milliseconds until a rate limit resets, from retry-after (seconds or a date) or a reset epoch header. */
-function rateLimitWaitMs(h: DeliveryFailureInput['headers'], nowMs: number): number | undefined {
-  const after = header(h, 'retry-after');
-  if (after !== undefined) {
-    const s = Number(after);
-    if (Number.isFinite(s)) return Math.max(0, s * 1000);
-    const d = Date.parse(after);
-    if (Number.isFinite(d)) return Math.max(0, d - nowMs);
-  }
-  const reset = header(h, 'x-ratelimit-reset') ?? header(h, 'ratelimit-reset');
-  if (reset !== undefined && /^\d+$/.test(reset.trim())) return Math.max(0, Number(reset) * 1000 - nowMs);
-  return undefined;
-}
-
 /**
- * X10: what a failed delivery means. 401 / 403 / 404 / other 4xx will not fix themselves: the
- * notification is given up at once and reported (the next one tries again: a token fixed meanwhile
- * works). A rate limit (429, or GitHub's 403 with `x-ratelimit-remaining: 0` or `retry-after`) is
- * retried after its reset when that is at most MAX_RATE_LIMIT_WAIT_MS away; 5xx and no response are
- * retried with backoff.
+ * X10: what a failed delivery means. Retried or not as the retry table (./failures.ts) says: a
+ * rate limit (429, or GitHub's 403 with `x-ratelimit-remaining: 0` or `retry-after`) after its
+ * reset, when that is at most MAX_RATE_LIMIT_WAIT_MS away; 5xx and no response with backoff.
+ * 401 / 403 / 404 / other 4xx will not fix themselves: the notification is given up at once and
+ * reported (the next one tries again: a token fixed meanwhile works).
  */
 export function classifyDeliveryFailure(f: DeliveryFailureInput): DeliveryFailure {
   const svc = SERVICE_NAME[f.service];
   const token = TOKEN_NAME[f.service];
   const detail = f.detail ? ` — ${clipLine(f.detail, 200)}` : '';
-  if (f.status === undefined) return { retryable: true, message: `${svc}: no response${detail}` };
-  const rateLimited =
-    f.status === 429 || (f.status === 403 && (header(f.headers, 'x-ratelimit-remaining') === '0' || header(f.headers, 'retry-after') !== undefined));
-  if (rateLimited) {
-    const wait = rateLimitWaitMs(f.headers, f.nowMs);
+  const d = decideRetry({ status: f.status, network: f.network, headers: f.headers, nowMs: f.nowMs });
+  const told = (message: string): DeliveryFailure => ({ kind: d.kind, retryable: d.retryable, message });
+  if (f.status === undefined) return told(`${svc}: no response${detail}`);
+  if (d.kind === 'rate_limit') {
+    const wait = d.retryAfterMs;
     const resetAt = wait !== undefined ? ` until ${new Date(f.nowMs + wait).toISOString()}` : '';
     const message = `${svc}: ${f.status} rate limited${resetAt}`;
     if (wait !== undefined && wait > MAX_RATE_LIMIT_WAIT_MS)
-      return { retryable: false, message: `${message} (too long to wait; later notifications try again)` };
-    return { retryable: true, ...(wait !== undefined ? { retryAfterMs: wait } : {}), message };
+      return { ...told(`${message} (too long to wait; later notifications try again)`), retryable: false };
+    return { ...told(message), ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
   }
-  if (f.status === 401) return { retryable: false, message: `${svc}: 401 Unauthorized (check ${token})` };
-  if (f.status === 403) return { retryable: false, message: `${svc}: 403 Forbidden (check ${token}'s scope)` };
+  if (f.status === 401) return told(`${svc}: 401 Unauthorized (check ${token})`);
+  if (f.status === 403) return told(`${svc}: 403 Forbidden (check ${token}'s scope)`);
   if (f.status === 404) {
-    return {
-      retryable: false,
-      message: `${svc}: 404 Not Found (check the ${f.service === 'github' ? 'repository' : 'project'} and number, and that ${token} can see it)`,
-    };
+    return told(`${svc}: 404 Not Found (check the ${f.service === 'github' ? 'repository' : 'project'} and number, and that ${token} can see it)`);
   }
-  if (f.status >= 500) return { retryable: true, message: `${svc}: ${f.status} server error${detail}` };
-  return { retryable: false, message: `${svc}: ${f.status} refused${detail}` };
+  if (d.kind !== 'outage') return told(`${svc}: ${f.status} refused${detail}`);
+  // An outage's retry-after is followed when it is a sane wait; a longer one: Temporal's backoff.
+  const wait = d.retryAfterMs !== undefined && d.retryAfterMs <= MAX_RATE_LIMIT_WAIT_MS ? { retryAfterMs: d.retryAfterMs } : {};
+  return { ...told(`${svc}: ${f.status} ${f.status >= 500 ? 'server error' : 'failed'}${detail}`), ...wait };
 }
 
 // ---------------------------------------------------------------- the run's record of deliveries

@@ -17,7 +17,8 @@ import {
   type LlmCallSettings,
   type LlmRung,
 } from '../domain/llm-form';
-import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED } from './errors';
+import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED, upstreamParts } from './errors';
+import { withoutSecrets } from '../domain/failures';
 import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
 import { toStrictJsonSchema } from './strict-schema';
@@ -102,7 +103,7 @@ export class LlmGateway {
         const form = tools.length ? formRejection(err) : undefined;
         if (form === undefined) throw this.classify(opts, err);
         const next = workerRejection(rung, form);
-        if (next === 'unsupported') throw unsupported(opts.purpose, this.settings, `the server rejected a request offering tools: ${form}`);
+        if (next === 'unsupported') throw unsupported(opts.purpose, this.settings, `the server rejected a request offering tools: ${form}`, err);
         rung = next.next;
         continue;
       }
@@ -171,9 +172,12 @@ export class LlmGateway {
     // Aborted by its activity's cancellation: rethrow the cancellation itself, so Temporal records
     // the activity (and the task awaiting it) as cancelled, not as a failed "Request was aborted".
     if (opts.signal?.aborted) return (opts.signal.reason as unknown) ?? err;
-    return classifyLlmError(err, { purpose: opts.purpose, baseURL: this.settings.baseURL });
+    return classifyLlmError(err, { purpose: opts.purpose, baseURL: this.settings.baseURL, secrets: secretsOf(this.settings) });
   }
 }
+
+/** The API key, when it is long enough to be told from ordinary text (a short one is a test's). */
+const secretsOf = (s: LlmSettings): string[] => (s.apiKey.length >= 8 ? [s.apiKey] : []);
 
 /** Where a call starts: the workflow's rung (anything else, the top). */
 const startRung = (opts: CallOptions): LlmRung => rungOf(opts.llm?.rung) ?? TOP_RUNG;
@@ -226,11 +230,18 @@ function strictTool(t: ChatCompletionTool): ChatCompletionTool {
   return t.type === 'function' ? { ...t, function: { ...t.function, strict: true } } : t;
 }
 
-function unsupported(purpose: string, settings: LlmSettings, why: string): ApplicationFailure {
+/** `err`: the server's rejection, kept as the cause with its status and body in the details. */
+function unsupported(purpose: string, settings: LlmSettings, why: string, err?: unknown): ApplicationFailure {
+  const secrets = secretsOf(settings);
+  const upstream = err === undefined ? undefined : upstreamParts(err, secrets);
   return ApplicationFailure.create({
     type: LLM_UNSUPPORTED,
-    message: `the model ${settings.model} at ${settings.baseURL} cannot make tool calls (${purpose}: ${why}); ${TOOL_CALLS_FIX}`,
+    message: withoutSecrets(
+      `the model ${settings.model} at ${settings.baseURL} cannot make tool calls (${purpose}: ${why}); ${TOOL_CALLS_FIX}`,
+      secrets,
+    ),
     nonRetryable: true,
+    ...(upstream ? { details: [upstream.details], cause: upstream.cause } : {}),
   });
 }
 

@@ -7,8 +7,9 @@
 // abort signal) gives a standard Response with the whole body read. Anything else (a Request object,
 // a streamed body, another scheme) and redirects go to the global fetch, which handles them.
 // Failures keep the fetch contract the client's error mapping relies on (errors.ts, SPEC O2):
-// an abort rejects with an error named AbortError; a connection failure rejects with the socket's
-// error (its message, e.g. "connect ECONNREFUSED", becomes the cause the user sees).
+// an abort rejects with an error named AbortError; a connection failure rejects with an error that
+// carries the socket error's message (e.g. "connect ECONNREFUSED", the cause the user sees) and its
+// code (ECONNREFUSED, ECONNRESET, a certificate's: what the retry table reads, domain/failures.ts).
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Readable } from 'node:stream';
@@ -41,7 +42,7 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
     });
     if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
     headers['accept-encoding'] ??= 'gzip, deflate, br';
-    const failed = (err: Error) => reject(signal?.aborted ? abortError(signal) : err);
+    const failed = (err: Error) => reject(signal?.aborted ? abortError(signal) : socketError(err));
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: init.method ?? 'GET',
       headers,
@@ -64,7 +65,10 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
       res.on('error', failed);
       // The server closed mid-body: the client must see a failure, not a truncated reply.
       res.on('close', () => {
-        if (!res.complete) failed(new Error(`the connection to ${url.host} closed before the whole reply arrived`));
+        if (!res.complete) {
+          const cut = new Error(`the connection to ${url.host} closed before the whole reply arrived`);
+          failed(Object.assign(cut, { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+        }
       });
       decoded.on('end', () => {
         try {
@@ -119,4 +123,16 @@ function abortError(signal: AbortSignal): Error {
   const err = new Error('The operation was aborted', { cause: reason });
   err.name = 'AbortError';
   return err;
+}
+
+/**
+ * The socket's error as one of this realm's errors, its name and code kept: the client keeps an
+ * error of another realm (a vm context, as under jest) only as a copy without its code.
+ */
+function socketError(err: Error): Error {
+  const code = (err as { code?: unknown }).code;
+  const own = new Error(err.message, { cause: err });
+  own.name = err.name;
+  if (err.stack) own.stack = err.stack;
+  return typeof code === 'string' ? Object.assign(own, { code }) : own;
 }

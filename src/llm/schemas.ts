@@ -1,25 +1,15 @@
 // Every LLM reply schema, one import point (M1, X2, J1, R1): activities import reply schemas from
 // here only. The LLM speaks snake_case (as in the seeds); the `to*` helpers convert to the domain's
-// camelCase types. Schemas whose output types the domain's pure policy is written against (the
-// replan decision X2, the judge J1, the plan-quality judge R1) are defined in src/domain, because
-// the domain imports nothing outside it (DESIGN: activities → domain, llm); they are re-exported here.
+// camelCase types. The domain imports nothing outside it (docs/architecture.md, "Layers"): the goal
+// and the reflection are domain types (src/domain/types.ts) that GoalSchema and ReflectionSchema
+// must produce exactly, and the schemas the domain's policy is written against (the replan decision
+// X2, the judge J1, the plan-quality judge R1) are defined in src/domain and re-exported here.
 import { z } from 'zod';
 import { BOUNDS } from '../domain/config';
 import { toTaskProfile } from '../domain/pacemaker/calculator';
 import { TASK_PROFILES, type ActionPlan, type Goal, type Reflection, type TaskSpec } from '../domain/types';
 
-export {
-  ActionDecisionSchema,
-  BaseDecisionSchema,
-  DecompositionDecisionSchema,
-  decisionSchemaFor,
-  ExecutionDecisionSchema,
-  GoalDecisionSchema,
-  NO_REPLAN,
-  parseDecision,
-  ReflectionDecisionSchema,
-  type ReplanDecision,
-} from '../domain/replan/decision';
+export { decisionSchemaFor, NO_REPLAN, parseDecision, type ReplanDecision } from '../domain/replan/decision';
 export { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
 
 /**
@@ -81,7 +71,6 @@ export const DecompositionSchema = z.object({
   tasks: z.array(PlannedTaskSchema).min(1).max(MAX_REPLY_TASKS),
   rationale: text,
 });
-export type Decomposition = z.output<typeof DecompositionSchema>;
 
 export function toTaskSpecs(tasks: z.output<typeof PlannedTaskSchema>[]): TaskSpec[] {
   return tasks.map((t) => ({

@@ -5,7 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { EXIT, QuestionAsker, answeredLine, main } from '../../src/client/cli';
+import { EXIT, main } from '../../src/client/cli';
+import { QuestionAsker, answeredLine } from '../../src/client/question-asker';
 import { runOptionsFromConfig } from '../../src/client/runs';
 import { ConfigError, parseConfig } from '../../src/domain/config';
 import type { Question, RunStatus } from '../../src/workflows/messages';
@@ -132,6 +133,135 @@ describe('argument errors', () => {
   it('answeredLine says which questions still wait', () => {
     expect(answeredLine({ questionId: 'q1', stillPending: ['q2', 'q3'] })).toBe('answered q1 (still waiting: q2, q3)');
     expect(answeredLine({ questionId: 'q1', stillPending: [] })).toBe('answered q1');
+  });
+});
+
+describe('the command line parser (B4)', () => {
+  const saved = { ...process.env };
+  // Unreachable: a command that got past the parser and tried the server would exit 3, not 2.
+  beforeEach(() => {
+    process.env.TEMPORAL_ADDRESS = '203.0.113.1:1';
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  const lines = (s: string) => s.split('\n').filter((l) => l !== '');
+  /** The long options a help text lists in its Options section. */
+  const optionsOf = (help: string) => [...help.slice(help.indexOf('Options:')).matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]);
+
+  it('B4 run --no-such-flag x prints one line naming the option and the help to read, and exits 2', async () => {
+    const r = await cli('run', '--no-such-flag', 'x');
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(r.out).toBe('');
+    expect(lines(r.err)).toEqual(["replanner: unknown option '--no-such-flag' for 'run' (see: replanner run --help)"]);
+  });
+
+  it('B4 a misspelt option is named with the one it may mean, still on one line', async () => {
+    const r = await cli('run', 'x', '--workspce', tmp);
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(lines(r.err)).toEqual(["replanner: unknown option '--workspce' for 'run'; did you mean --workspace? (see: replanner run --help)"]);
+  });
+
+  it("B4 run --help lists run's arguments and options only", async () => {
+    const r = await cli('run', '--help');
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.err).toBe('');
+    expect(r.out).toMatch(/^Usage: replanner run /);
+    expect(r.out).toMatch(/Arguments:\n {2}instruction /);
+    expect(optionsOf(r.out).sort()).toEqual(
+      [
+        '--workspace',
+        '--instruction-file',
+        '--config',
+        '--budget-tokens',
+        '--github',
+        '--gitlab',
+        '--id',
+        '--wait',
+        '--ask',
+        '--verbose',
+        '--json',
+        '--help',
+      ].sort(),
+    );
+    // Nothing of the other commands: not the whole help.
+    for (const other of ['--limit', '--all', '--no-sandbox', 'replanner status', 'Environment:']) expect(r.out).not.toContain(other);
+  });
+
+  it('B4 a missing argument is one line naming it, the usage and the help, exit 2', async () => {
+    const status = await cli('status');
+    expect(status.code).toBe(EXIT.USAGE);
+    expect(lines(status.err)).toEqual([
+      "replanner: missing argument 'runId' for 'status': replanner status [options] <runId> (see: replanner status --help)",
+    ]);
+    const answer = await cli('answer', 'r1');
+    expect(answer.code).toBe(EXIT.USAGE);
+    expect(lines(answer.err)).toHaveLength(1);
+    expect(answer.err).toContain("missing argument 'questionId' for 'answer'");
+    const consult = await cli('consult', 'r1', 't1');
+    expect(consult.code).toBe(EXIT.USAGE);
+    expect(consult.err).toContain("missing argument 'choice' for 'consult'");
+  });
+
+  it('B4 extra arguments, an option without its value and an unknown command are one line each, exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['status', 'r1', 'r2'], 'replanner: status takes only <runId> (got "r1 r2") (see: replanner status --help)'],
+      [['resume', 'r1', 'now'], 'replanner: resume takes only <runId> (got "r1 now") (see: replanner resume --help)'],
+      [['worker', 'status', 'x'], 'replanner: worker status takes no arguments (got "x") (see: replanner worker status --help)'],
+      [['run', 'x', '--workspace'], "replanner: option '-w, --workspace <dir>' argument missing for 'run' (see: replanner run --help)"],
+      [['frobnicate'], "replanner: unknown command 'frobnicate' (see: replanner --help)"],
+      [['worker', 'frobnicate'], 'replanner: unknown worker command "frobnicate" (see: replanner worker --help)'],
+      [['worker', 'stop', '--no-sandbox'], "replanner: unknown option '--no-sandbox' for 'worker stop' (see: replanner worker stop --help)"],
+    ];
+    for (const [argv, line] of cases) {
+      const r = await cli(...argv);
+      expect({ argv, code: r.code, err: lines(r.err) }).toEqual({ argv, code: EXIT.USAGE, err: [line] });
+    }
+  });
+
+  it('B4 every command has its own --help listing its options (and `help <command>` shows the same), exit 0', async () => {
+    const commands = [
+      ['run'],
+      ['status'],
+      ['watch'],
+      ['answer'],
+      ['decisions'],
+      ['diff'],
+      ['list'],
+      ['cancel'],
+      ['pause'],
+      ['resume'],
+      ['consult'],
+      ['worker'],
+      ['worker', 'status'],
+      ['worker', 'stop'],
+      ['doctor'],
+    ];
+    for (const c of commands) {
+      const r = await cli(...c, '--help');
+      expect({ c, code: r.code, err: r.err }).toEqual({ c, code: EXIT.OK, err: '' });
+      expect(r.out).toMatch(new RegExp(`^Usage: replanner ${c.join(' ')} `));
+      expect(optionsOf(r.out)).toContain('--help');
+      // Every command takes --json, except the foreground worker.
+      if (c.join(' ') !== 'worker') expect(optionsOf(r.out)).toContain('--json');
+      if (c.length === 1) expect((await cli('help', ...c)).out).toBe(r.out);
+    }
+  });
+
+  it('B4 --help and `help` print the whole CLI, exit 0; no command at all prints it as an error, exit 2', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(EXIT.OK);
+    expect(help.out).toContain('replanner <command> --help');
+    expect((await cli('help')).out).toBe(help.out);
+    const none = await cli();
+    expect(none.code).toBe(EXIT.USAGE);
+    expect(none.err).toContain('Usage:');
+  });
+
+  it("B4 a usage error found by the command names that command's help, on one line", async () => {
+    const r = await cli('run', 'x');
+    expect(r.code).toBe(EXIT.USAGE);
+    expect(lines(r.err)).toEqual(['replanner: run needs --workspace DIR (the directory the worker may change) (see: replanner run --help)']);
   });
 });
 

@@ -1,13 +1,6 @@
 // The CLI's human views of status, decisions and questions (pure functions, no Temporal).
-import {
-  answerCommand,
-  decisionLine,
-  describeChanges,
-  pendingQuestions,
-  questionLines,
-  renderDecisions,
-  renderStatus,
-} from '../../src/client/render';
+import { answerCommand, decisionLine, pendingQuestions, questionLines, renderDecisions, renderStatus } from '../../src/client/render';
+import { describeChanges } from '../../src/client/render-events';
 import type { DecisionRecord } from '../../src/domain/replan';
 import { choicesFor } from '../../src/domain/pacemaker';
 import { emptyCounters } from '../../src/domain/replan/limits';

@@ -1,6 +1,6 @@
 // V2: what `watch` prints from the run's events (src/client/watch.ts eventPrinter).
 import { eventPrinter } from '../../src/client/watch';
-import { formatElapsed, runEventLines } from '../../src/client/render';
+import { formatElapsed, runEventLines } from '../../src/client/render-events';
 import type { RunEvent, RunStatus } from '../../src/workflows/messages';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();

@@ -96,6 +96,8 @@ describe('httpTransport', () => {
     const failure = classifyLlmError(err, { purpose: 'judge', baseURL: 'http://x' });
     expect(failure.type).toBe(LLM_UNAVAILABLE);
     expect(failure.message).toContain('ECONNREFUSED');
+    // The socket's code survives the client (even from another realm): the retry table's fact.
+    expect(failure.details?.[0]).toMatchObject({ kind: 'outage', network: 'refused' });
   });
 
   it('O2: a reply cut off mid-body is a connection error, never a truncated answer', async () => {
@@ -104,7 +106,9 @@ describe('httpTransport', () => {
       res.write(completion('cut').slice(0, 40));
       setTimeout(() => res.socket?.destroy(), 20);
     };
-    expect(await rejection(ask())).toBeInstanceOf(APIConnectionError);
+    const err = await rejection(ask());
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(classifyLlmError(err, { purpose: 'judge', baseURL: 'http://x' }).details?.[0]).toMatchObject({ kind: 'outage', network: 'reset' });
   });
 
   it("an abort by the caller is the client's user abort; a slow server past the timeout is a connection error", async () => {
@@ -135,6 +139,7 @@ describe('httpTransport', () => {
     expect(failure.type).toBe(LLM_ACCESS_REJECTED);
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toMatch(/failed TLS .*use http:\/\/ in OPENAI_BASE_URL.*replanner resume/);
+    expect(failure.details?.[0]).toMatchObject({ kind: 'access_rejected', retryable: false, network: 'tls' });
   });
 
   it('O2: a certificate the worker does not trust is a configuration error naming NODE_EXTRA_CA_CERTS, not an outage', async () => {
@@ -150,8 +155,9 @@ describe('httpTransport', () => {
       expect(err).toBeInstanceOf(APIConnectionError);
       const failure = classifyLlmError(err, { purpose: 'judge', baseURL: url });
       expect(failure.type).toBe(LLM_ACCESS_REJECTED);
-      // Node's code when the client keeps it (outside jest's realm); its message always.
-      expect(failure.message).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT|self-signed certificate/);
+      // Node's code, kept by the transport across realms, and its message.
+      expect(failure.message).toContain('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
+      expect(failure.details?.[0]).toMatchObject({ kind: 'access_rejected', network: 'tls' });
       expect(failure.message).toContain('NODE_EXTRA_CA_CERTS');
       // A refused connection stays an outage (probed, the run resumes by itself).
       const refused = await rejection(ask(new OpenAI({ apiKey: 'k', baseURL: 'http://127.0.0.1:1/v1', maxRetries: 0, fetch: httpTransport })));

@@ -1,13 +1,34 @@
 // X10 / X11: the comment adapters over the real client libraries (@octokit/rest, @gitbeaker/rest)
 // against local servers speaking the GitHub and GitLab REST endpoints: find by marker, create,
 // edit in place, and what a refused request tells the failure table (status, headers, no token).
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApplicationFailure, defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
+import { deliveryFailure, NOTIFICATION_REJECTED, NOTIFICATION_UNAVAILABLE } from '../../src/activities/notifications';
 import { githubThread } from '../../src/activities/notifications/github';
 import { gitlabThread } from '../../src/activities/notifications/gitlab';
+import type { UpstreamFailureDetails } from '../../src/domain/failures';
 import { checklistMarker, classifyDeliveryFailure } from '../../src/domain/notifications';
 import { FakeGitHub } from '../support/fake-github';
 import { FakeGitLab } from '../support/fake-gitlab';
 
 const TOKEN = 'ghp_unitTOKEN0123456789abcdefghijklmnop';
+
+/** The failure as Temporal records it (history, worker log): every payload decoded to text. */
+function recorded(f: ApplicationFailure): string {
+  const proto = defaultFailureConverter.errorToFailure(f, defaultPayloadConverter);
+  return JSON.stringify(proto, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
+}
+const details = (f: ApplicationFailure) => f.details?.[0] as UpstreamFailureDetails;
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
 
 describe('X10 X11 GitHub comments through @octokit/rest', () => {
   let gh: FakeGitHub;
@@ -69,5 +90,74 @@ describe('X10 X11 GitLab notes through @gitbeaker/rest', () => {
     expect(await issue.find(checklistMarker('run-3'))).toBe(late);
     expect(gl.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/issues/3/notes')).length).toBe(2);
     expect(gl.notesOf('grp/proj#3')).toHaveLength(111);
+  });
+});
+
+describe('X10 S4 the failure a notification activity throws', () => {
+  let gh: FakeGitHub;
+  let gl: FakeGitLab;
+  beforeAll(async () => {
+    gh = await FakeGitHub.start(TOKEN);
+    gl = await FakeGitLab.start(TOKEN);
+  });
+  afterAll(async () => {
+    await gh.stop();
+    await gl.stop();
+  });
+  const ghTarget = { service: 'github', repo: 'octo/app', kind: 'issue', number: 7 } as const;
+  const glTarget = { service: 'gitlab', project: 'grp/proj', kind: 'issue', number: 9 } as const;
+  const env = { GITHUB_TOKEN: TOKEN, GITLAB_TOKEN: TOKEN };
+
+  it('X10 a GitHub 403 echoing the token: rejected, status and body in the details, the client error as cause; S4 the token nowhere', async () => {
+    const t = githubThread(ghTarget, TOKEN, gh.baseURL);
+    gh.failNext((r) => r.method === 'POST', { status: 403, message: `Resource not accessible with token ${TOKEN}` });
+    const err = await t.create('x').catch((e: unknown) => e);
+    const f = deliveryFailure('github', t.problemOf(err), err, env);
+    expect(f.type).toBe(NOTIFICATION_REJECTED);
+    expect(f.nonRetryable).toBe(true);
+    expect(f.message).toBe("GitHub: 403 Forbidden (check GITHUB_TOKEN's scope)");
+    expect(details(f)).toMatchObject({ upstream: 'github', kind: 'access_rejected', retryable: false, status: 403 });
+    expect(details(f).body).toContain('Resource not accessible with token [redacted]');
+    expect(f.cause?.name).toBe('HttpError');
+    expect(recorded(f)).not.toContain(TOKEN);
+  });
+
+  it('X10 a GitHub 403 with a spent rate limit: retried at its reset (nextRetryDelay), kind rate_limit', async () => {
+    const t = githubThread(ghTarget, TOKEN, gh.baseURL);
+    const reset = String(Math.ceil(Date.now() / 1000) + 20);
+    gh.failNext((r) => r.method === 'POST', { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset } });
+    const err = await t.create('x').catch((e: unknown) => e);
+    const f = deliveryFailure('github', t.problemOf(err), err, env);
+    expect(f.type).toBe(NOTIFICATION_UNAVAILABLE);
+    expect(f.nonRetryable).toBe(false);
+    expect(f.nextRetryDelay).toBeGreaterThan(15_000);
+    expect(f.nextRetryDelay).toBeLessThanOrEqual(21_000);
+    expect(details(f)).toMatchObject({ kind: 'rate_limit', status: 403 });
+  });
+
+  it('X10 no response from GitHub or GitLab: an outage, retried; GitLab names the refused connection', async () => {
+    const port = await closedPort();
+    const t = githubThread(ghTarget, TOKEN, `http://127.0.0.1:${port}`);
+    const err = await t.create('x').catch((e: unknown) => e);
+    const f = deliveryFailure('github', t.problemOf(err), err, env);
+    expect(f.type).toBe(NOTIFICATION_UNAVAILABLE);
+    expect(f.message).toMatch(/^GitHub: no response/);
+    expect(details(f)).toMatchObject({ upstream: 'github', kind: 'outage', retryable: true });
+    expect(details(f).status).toBeUndefined();
+    const g = gitlabThread(glTarget, TOKEN, `http://127.0.0.1:${port}`);
+    const gerr = await g.create('x').catch((e: unknown) => e);
+    expect(g.problemOf(gerr)).toMatchObject({ network: 'refused' });
+    expect(details(deliveryFailure('gitlab', g.problemOf(gerr), gerr, env))).toMatchObject({ kind: 'outage', network: 'refused' });
+  });
+
+  it('X10 a GitLab 422 echoing the token: refused, its body (redacted) in the details; S4 the token nowhere', async () => {
+    const t = gitlabThread(glTarget, TOKEN, gl.baseURL);
+    gl.failNext((r) => r.method === 'POST', { status: 422, message: `note is invalid for ${TOKEN}` });
+    const err = await t.create('x').catch((e: unknown) => e);
+    const f = deliveryFailure('gitlab', t.problemOf(err), err, env);
+    expect(f.type).toBe(NOTIFICATION_REJECTED);
+    expect(f.message).toBe('GitLab: 422 refused — note is invalid for [redacted]');
+    expect(details(f)).toMatchObject({ upstream: 'gitlab', kind: 'bad_request', status: 422, body: 'note is invalid for [redacted]' });
+    expect(recorded(f)).not.toContain(TOKEN);
   });
 });

@@ -1,6 +1,7 @@
 // X10/X11 on GitHub through @octokit/rest: issue comments (a pull request's conversation comments
 // are issue comments too). Base URL: GITHUB_API_URL (GitHub Enterprise, tests), else api.github.com.
 import { Octokit } from '@octokit/rest';
+import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';
 import { REQUEST_TIMEOUT_MS, type CommentThread, type RequestProblem } from './thread';
 
@@ -35,12 +36,14 @@ export function githubThread(target: GithubTarget, token: string, baseUrl: strin
       await octokit.rest.issues.updateComment({ ...where, comment_id: id, body, request: request() });
     },
     problemOf(err: unknown): RequestProblem {
-      const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown> } };
+      const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown } };
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(e.response?.headers ?? {})) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
-      // @octokit/request reports a request that got no response as status 500 with the cause's message.
-      const status = typeof e.status === 'number' && e.response ? e.status : undefined;
-      return { ...(status !== undefined ? { status } : {}), headers, detail: typeof e.message === 'string' ? e.message : String(err) };
+      const detail = typeof e.message === 'string' ? e.message : String(err);
+      // @octokit/request reports a request that got no response as status 500 without a response
+      // (and without the socket error's code); a timeout comes through as the signal's TimeoutError.
+      if (!(typeof e.status === 'number' && e.response)) return { network: networkKindOf(err) ?? 'other', headers, detail };
+      return { status: e.status, headers, body: e.response.data, detail };
     },
   };
 }

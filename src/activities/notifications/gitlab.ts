@@ -2,6 +2,7 @@
 // config's `url`, else GITLAB_URL, else https://gitlab.com. gitbeaker's own requester retries a
 // 429 or 502 a few times within a second; after that Temporal's retry policy takes over.
 import { IssueNotes, MergeRequestNotes } from '@gitbeaker/rest';
+import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';
 import { REQUEST_TIMEOUT_MS, type CommentThread, type RequestProblem } from './thread';
 
@@ -24,17 +25,19 @@ export function gitlabThread(target: GitlabTarget, token: string, host: string):
       await notes.edit(project, target.number, id, { body });
     },
     problemOf(err: unknown): RequestProblem {
-      const e = err as { message?: unknown; cause?: { response?: Response; description?: unknown } };
+      const e = err as { name?: unknown; message?: unknown; cause?: { response?: Response; description?: unknown } };
       const message = typeof e.message === 'string' ? e.message : String(err);
       const response = e.cause?.response;
       if (response && typeof response.status === 'number') {
         const headers: Record<string, string | undefined> = {};
         response.headers?.forEach((v, k) => (headers[k] = v));
-        return { status: response.status, headers, detail: message };
+        return { status: response.status, headers, body: e.cause?.description, detail: message };
       }
-      // GitbeakerRetryError: its own retries of a 429 / 502 ran out ("… last status code: 429").
-      const last = /last status code: (\d{3})/.exec(message);
-      return last ? { status: Number(last[1]), detail: message } : { detail: message };
+      if (e.name === 'GitbeakerTimeoutError') return { network: 'timeout', detail: message };
+      // GitbeakerRetryError: its own retries of a 429 / 502 ran out. The status is only in its
+      // message ("… last status code: 429"): read as the fact it is, then decided by the table.
+      const last = e.name === 'GitbeakerRetryError' ? /last status code: (\d{3})/.exec(message) : null;
+      return last ? { status: Number(last[1]), detail: message } : { network: networkKindOf(err) ?? 'other', detail: message };
     },
   };
 }

@@ -1,8 +1,9 @@
 // X10 / X11: the notification activities. The token is the worker's (GITHUB_TOKEN / GITLAB_TOKEN),
 // read here at each call: it never travels in a workflow's input, history, memo or log. Every
-// failure leaves as an ApplicationFailure whose message is built from the status and a short
-// detail with every secret value replaced (a client's error can echo request headers).
+// failure leaves as an ApplicationFailure whose message, details and cause have every secret value
+// replaced (a client's error can echo request headers).
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { failureDetails, scrubbedError } from '../../domain/failures';
 import {
   checklistMarker,
   classifyDeliveryFailure,
@@ -16,7 +17,8 @@ import {
 import { redactSecrets, secretValues } from '../tools/redact';
 import { githubThread } from './github';
 import { gitlabThread } from './gitlab';
-import type { CommentThread } from './thread';
+import { heartbeating } from '../heartbeat';
+import type { CommentThread, RequestProblem } from './thread';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 export const DEFAULT_GITLAB_URL = 'https://gitlab.com';
@@ -56,35 +58,29 @@ function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread 
   return gitlabThread(target, token, target.url ?? (env.GITLAB_URL?.trim() || DEFAULT_GITLAB_URL));
 }
 
-/** The failure the workflow sees: classified (retry or not, when), with no secret in it. */
-function deliveryFailure(service: NotifyService, thread: CommentThread, err: unknown, env: NodeJS.ProcessEnv): ApplicationFailure {
+/**
+ * The failure the workflow sees: decided by the retry table (through classifyDeliveryFailure), the
+ * upstream's status and body in its details, the client's error as its cause; no secret in any.
+ */
+export function deliveryFailure(service: NotifyService, p: RequestProblem, err: unknown, env: NodeJS.ProcessEnv): ApplicationFailure {
   const secrets = secretValues(env);
-  const p = thread.problemOf(err);
   const c = classifyDeliveryFailure({
     service,
     ...(p.status !== undefined ? { status: p.status } : {}),
+    ...(p.network !== undefined ? { network: p.network } : {}),
     ...(p.headers ? { headers: p.headers } : {}),
     ...(p.detail ? { detail: redactSecrets(p.detail, secrets) } : {}),
     nowMs: Date.now(),
   });
-  // No cause: the client's error object carries the request, whose headers hold the token.
   return ApplicationFailure.create({
     message: redactSecrets(c.message, secrets),
     type: c.retryable ? NOTIFICATION_UNAVAILABLE : NOTIFICATION_REJECTED,
     nonRetryable: !c.retryable,
     ...(c.retryAfterMs !== undefined ? { nextRetryDelay: Math.max(1000, c.retryAfterMs) } : {}),
+    details: [failureDetails(service, p, c, p.body, secrets)],
+    // A copy: the client's error carries its request, whose headers hold the token.
+    cause: scrubbedError(err, secrets),
   });
-}
-
-/** Heartbeats while a request runs, so an attempt lost with its worker is retried within seconds. */
-async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const beat = setInterval(() => ctx.heartbeat(), 2000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(beat);
-  }
 }
 
 const isNotFound = (thread: CommentThread, err: unknown) => thread.problemOf(err).status === 404;
@@ -93,10 +89,11 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
   const deliver = async <T>(target: NotifyTarget, work: (thread: CommentThread) => Promise<T>): Promise<T> => {
     const thread = threadFor(target, env);
     try {
+      // Heartbeats while a request runs, so an attempt lost with its worker is retried within seconds.
       return await heartbeating(() => work(thread));
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
-      throw deliveryFailure(target.service, thread, err, env);
+      throw deliveryFailure(target.service, thread.problemOf(err), err, env);
     }
   };
   return {

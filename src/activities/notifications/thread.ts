@@ -2,11 +2,17 @@
 // find the run's own comment by its hidden marker, create one, edit one. One adapter per service
 // (github.ts, gitlab.ts) over its well-kept client library.
 
+import type { NetworkErrorKind } from '../../domain/failures';
+
 /** What a failed request said, for classifyDeliveryFailure (src/domain/notifications). */
 export interface RequestProblem {
   /** HTTP status; undefined: no response. */
   status?: number;
+  /** Why no response came, when the error's codes say. */
+  network?: NetworkErrorKind;
   headers?: Record<string, string | undefined>;
+  /** The response's body as the client parsed it (clipped and redacted before it goes anywhere). */
+  body?: unknown;
   detail?: string;
 }
 

@@ -190,6 +190,7 @@ describe('X10 delivery failures', () => {
   const now = Date.parse(AT);
   it('X10 401/403/404 are not retried and say what to check; 5xx and no response are retried', () => {
     expect(classifyDeliveryFailure({ service: 'github', status: 403, nowMs: now })).toEqual({
+      kind: 'access_rejected',
       retryable: false,
       message: "GitHub: 403 Forbidden (check GITHUB_TOKEN's scope)",
     });
@@ -200,10 +201,12 @@ describe('X10 delivery failures', () => {
     expect(classifyDeliveryFailure({ service: 'github', status: 404, nowMs: now }).retryable).toBe(false);
     expect(classifyDeliveryFailure({ service: 'github', status: 422, nowMs: now }).retryable).toBe(false);
     expect(classifyDeliveryFailure({ service: 'github', status: 502, detail: 'Bad Gateway', nowMs: now })).toEqual({
+      kind: 'outage',
       retryable: true,
       message: 'GitHub: 502 server error — Bad Gateway',
     });
-    expect(classifyDeliveryFailure({ service: 'gitlab', nowMs: now, detail: 'fetch failed' })).toEqual({
+    expect(classifyDeliveryFailure({ service: 'gitlab', nowMs: now, detail: 'fetch failed', network: 'other' })).toEqual({
+      kind: 'outage',
       retryable: true,
       message: 'GitLab: no response — fetch failed',
     });
@@ -214,6 +217,7 @@ describe('X10 delivery failures', () => {
     expect(
       classifyDeliveryFailure({ service: 'github', status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, nowMs: now }),
     ).toEqual({
+      kind: 'rate_limit',
       retryable: true,
       retryAfterMs: 30_000,
       message: 'GitHub: 403 rate limited until 2026-11-25T03:00:30.000Z',

@@ -1,0 +1,11 @@
+// `replanner resume <runId>` (O1): continue a paused run where it stopped (after an LLM pause it
+// retries the LLM at once, O2; a budget pause ends only by answering its question, O3).
+import type { Command } from 'commander';
+import { act, runCommandNamed, type CliContext } from './context';
+import { PAUSE_EXIT_CODES, pauseOrResume } from './pause';
+
+export function resumeCommand(ctx: CliContext): Command {
+  return runCommandNamed('resume', 'resume a paused run where it stopped (after an LLM pause: retry the LLM at once)', PAUSE_EXIT_CODES).action(
+    act(ctx, (runId: string, o: { json?: boolean }) => pauseOrResume(ctx, runId, 'resume', o)),
+  );
+}

@@ -1,0 +1,175 @@
+// `replanner run`: check the instruction, the workspace and the config before anything starts, then
+// start the run holding its workspace (S3), and with --wait follow it to its end.
+import * as fs from 'node:fs';
+import { Command } from 'commander';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { MAX_BUDGET_TOKENS } from '../../domain/budget';
+import { ConfigError, parseConfig, parseGithubFlag, parseGitlabFlag, type NotificationsConfig, type ReplannerConfig } from '../../domain/config';
+import { countProblem, instructionProblem, runIdProblem } from '../../domain/run-input';
+import { webUiUrl } from '../backend';
+import { loadConfig } from '../config-load';
+import { follow, whileWatching } from '../follow';
+import { renderStatus } from '../render';
+import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
+import { runOptionsFromConfig, startRun } from '../runs';
+import { RunIdTaken, WorkspaceBusy } from '../workspace-lock';
+import { act, EXIT, UsageError, type CliContext } from './context';
+
+interface RunOptions {
+  workspace?: string;
+  config?: string;
+  budgetTokens?: string;
+  github?: string;
+  gitlab?: string;
+  wait?: boolean;
+  ask?: boolean;
+  verbose?: boolean;
+  id?: string;
+  instructionFile?: string;
+  json?: boolean;
+}
+
+export function runCommand(ctx: CliContext): Command {
+  return new Command('run')
+    .description('start a run (prints its id); --wait: follow it to its end')
+    .usage('"<instruction>" --workspace DIR [options]')
+    .argument('[instruction]', 'what to do (`-`: read it from stdin, like --instruction-file -)')
+    .option('-w, --workspace <dir>', 'the directory the worker may change')
+    .option('--instruction-file <file>', 'read the instruction from FILE (`-`: stdin), for instructions over the inline limit')
+    .option('--config <file>', 'the YAML config, read and checked before anything starts (default: env REPLANNER_CONFIG)')
+    .option('--budget-tokens <n>', "pause with a question (raise or stop) when the run's LLM calls used N tokens")
+    .option('--github <owner/repo#N>', 'post the plan checklist and the replan notifications to that issue or pull request')
+    .option('--gitlab <group/project!N>', 'the same on a GitLab merge request (!N) or issue (#N)')
+    .option('--id <id>', 'the run id to use instead of a random one')
+    .option('--wait', 'wait for the run to end and print its final status')
+    .option('--ask', 'with --wait: ask pending questions on the terminal (the default on a terminal without --json)')
+    .option('-v, --verbose', 'with --wait: also decisions that change nothing and notification deliveries')
+    .option('--json', 'machine-readable output')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 started (--wait: ended DONE) · 1 ended otherwise · 2 usage error, invalid config, busy workspace · 3 no server or worker',
+    )
+    .action(act(ctx, (instruction: string | undefined, o: RunOptions) => run(ctx, instruction, o)));
+}
+
+async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOptions): Promise<number> {
+  // S3: a long instruction comes by file (`--instruction-file FILE`, or `-` / a bare `-` for stdin).
+  const fromFile = o.instructionFile ?? (instructionArg === '-' ? '-' : undefined);
+  if (fromFile !== undefined && o.instructionFile !== undefined && instructionArg !== undefined) {
+    throw new UsageError('give the instruction either as text or with --instruction-file, not both');
+  }
+  const inline = fromFile === undefined ? instructionArg : undefined;
+  if (fromFile === undefined && inline === undefined) {
+    throw new UsageError('run needs an instruction: replanner run "<instruction>" --workspace DIR (or --instruction-file FILE|-)');
+  }
+  const problem = (inline !== undefined ? instructionProblem(inline) : undefined) ?? (o.id !== undefined ? runIdProblem(o.id) : undefined);
+  if (problem) throw new UsageError(problem);
+  const workspace = o.workspace;
+  if (!workspace) throw new UsageError('run needs --workspace DIR (the directory the worker may change)');
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) {
+    throw new UsageError(`--workspace ${workspace} is not a directory`);
+  }
+  let text = inline;
+  if (fromFile !== undefined) {
+    const r = await readInstructionSource(fromFile, ctx.input);
+    if (r.text === undefined) throw new UsageError(r.problem ?? 'no instruction');
+    text = r.text;
+  }
+  // X12: the config is read and checked before anything starts (server, worker, run).
+  const config = runConfig(o);
+  const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
+  const backend = await ctx.ensureBackend();
+  // S3: one running run per workspace (two would edit the same files).
+  const other = await runningRunOn(backend.client, workspace);
+  if (other !== undefined) throw new UsageError(busyMessage(workspace, other));
+  const runId = o.id ?? newRunId();
+  const given = fromFile !== undefined ? await storeInstruction(workspace, runId, text ?? '') : { instruction: text ?? '' };
+  // The run holds its workspace (a lock workflow per workspace): of two starts at once, Temporal refuses one.
+  const { handle } = await startRun(backend.client, {
+    ...given,
+    workspace,
+    taskQueue: backend.taskQueue,
+    runId,
+    config,
+    options,
+    holdWorkspace: true,
+  }).catch((e: unknown) => {
+    if (e instanceof WorkflowExecutionAlreadyStartedError || e instanceof RunIdTaken) {
+      throw new UsageError(`a run with id "${o.id}" is already running; choose another --id or leave it out for a fresh one`, { cause: e });
+    }
+    if (e instanceof WorkspaceBusy) throw new UsageError(busyMessage(workspace, e.runId), { cause: e });
+    throw e;
+  });
+  const url = webUiUrl(backend.namespace, handle.workflowId);
+  if (!o.wait) {
+    if (o.json) ctx.json({ runId, workflowId: handle.workflowId, webUi: url });
+    else ctx.print(`Started run ${runId} (workflow ${handle.workflowId})\nWeb UI: ${url}\nWatch it: replanner watch ${runId}`);
+    return EXIT.OK;
+  }
+  if (!o.json) ctx.print(`Started run ${runId} — Web UI: ${url}`);
+  // stdin gave the instruction: it has no answers to give.
+  const asker = fromFile !== '-' ? ctx.askQuestions(backend.client, runId, o) : undefined;
+  // V2: the run's events as they happen (with --json only the final status is printed).
+  const write = o.json ? () => undefined : ctx.print;
+  const final = await whileWatching(runId, ctx.say, () => follow(backend.client, runId, write, { verbose: o.verbose, asker }));
+  await asker?.close();
+  if (o.json) ctx.json(final);
+  else ctx.print(renderStatus(final));
+  return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
+}
+
+/** X12 / O3 / X10: the config file (or defaults) with --budget-tokens and --github / --gitlab over it, checked. */
+function runConfig(o: RunOptions): ReplannerConfig {
+  const budgetProblem = o.budgetTokens !== undefined ? countProblem('--budget-tokens', o.budgetTokens, 1, MAX_BUDGET_TOKENS) : undefined;
+  if (budgetProblem) throw new UsageError(budgetProblem);
+  const notifyFlag = notificationsOfFlags(o.github, o.gitlab);
+  const loaded = loadRunConfig(o.config);
+  // O3: --budget-tokens overrides the config's budget.maxTokens; X10: --github / --gitlab the notifications.
+  return parseConfig({
+    ...loaded,
+    ...(o.budgetTokens !== undefined ? { budget: { ...loaded.budget, maxTokens: Number(o.budgetTokens) } } : {}),
+    ...(notifyFlag ? { notifications: withGitlabUrl(notifyFlag, loaded.notifications.gitlab?.url) } : {}),
+  });
+}
+
+/** S3: the refusal of a second run on a workspace, naming the running one. */
+function busyMessage(workspace: string, runId: string): string {
+  return `the workspace ${workspace} already has a running run: ${runId} (watch it: replanner watch ${runId}; or cancel it: replanner cancel ${runId})`;
+}
+
+/** X12: `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */
+function loadRunConfig(file: string | undefined): ReplannerConfig {
+  if (file !== undefined && !file.trim()) throw new ConfigError('--config needs a file name');
+  return loadConfig({ path: file, env: process.env });
+}
+
+/** X10: `--github owner/repo#12` / `--gitlab group/project!45` as the config's notifications section (they replace the file's). */
+function notificationsOfFlags(github: string | undefined, gitlab: string | undefined): NotificationsConfig | undefined {
+  if (github !== undefined && gitlab !== undefined) throw new UsageError('give --github or --gitlab, not both');
+  if (github !== undefined) {
+    const r = parseGithubFlag(github);
+    if (!r.ok) throw new UsageError(r.reason);
+    return { github: r.value };
+  }
+  if (gitlab !== undefined) {
+    const r = parseGitlabFlag(gitlab);
+    if (!r.ok) throw new UsageError(r.reason);
+    return { gitlab: r.value };
+  }
+  return undefined;
+}
+
+/** The config file's GitLab url stays with a --gitlab flag (the flag names only the project and number). */
+function withGitlabUrl(n: NotificationsConfig, url: string | undefined): NotificationsConfig {
+  return n.gitlab && url ? { gitlab: { ...n.gitlab, url } } : n;
+}
+
+/** runOptionsFromConfig, with the file named in its errors like loadConfig does. */
+function optionsOf(config: ReplannerConfig, file: string | undefined) {
+  try {
+    return runOptionsFromConfig(config);
+  } catch (e) {
+    if (e instanceof ConfigError && file?.trim()) e.message += ` [from file ${file.trim()}]`;
+    throw e;
+  }
+}

@@ -1,0 +1,136 @@
+// `replanner --help`: the whole CLI on one page (each command's own help is built from its options).
+
+export const HELP = `replanner — a durable, self-replanning LLM agent orchestrator on Temporal
+
+Usage:
+  replanner run "<instruction>" --workspace DIR [--config FILE] [--budget-tokens N] [--wait [--ask]] [--json]
+                                                       start a run (prints its id); --budget-tokens:
+                                                       pause with a question (raise or stop) when the
+                                                       run's LLM calls used N tokens (config budget.maxTokens)
+  replanner run ... --github owner/repo#N | --gitlab group/project!N (or group/project#N for an issue)
+                                                       post the plan checklist (edited in place) and
+                                                       the replan notifications to that issue / PR / MR
+  replanner run --instruction-file FILE|- --workspace DIR ...
+                                                       the same with a long instruction from a file
+                                                       or stdin (stored beside the run)
+  replanner status <runId> [--json]                    phase, tasks, replans, questions, usage
+  replanner watch <runId> [--ask] [--verbose] [--json]
+                                                       every event of the run until it ends, once and
+                                                       in order: phases, task transitions (with how
+                                                       long each took), replan decisions naming their
+                                                       task, questions, consultations, notifications,
+                                                       pauses; the worker's tool calls while a task
+                                                       runs; a line with the elapsed time when a step
+                                                       runs long; then the final status. --json: one
+                                                       JSON object per line ({seq, time, kind, ...};
+                                                       worker steps: kind worker_step; last: kind final)
+  replanner answer <runId> <questionId> "<text>" [--json]
+                                                       answer a question of the run (clarification,
+                                                       confirmation: yes|no, escalation, budget:
+                                                       "raise <tokens>" | "raise $<usd>" | stop)
+  replanner decisions <runId> [--json]                 the replan decision log, counters, questions
+  replanner diff <runId> [taskId] [--json]             the files each task changed (+added −removed lines;
+                                                       a git diff where the workspace is a repository)
+  replanner list [--json] [--limit N]                  recent runs
+  replanner cancel <runId> [--json]                    cancel a run and its tasks
+  replanner pause <runId> ["reason"] [--json]          pause a run at its next safe point: no new
+                                                       phase, task, worker step or LLM call starts;
+                                                       calls in flight finish and are kept
+  replanner resume <runId> [--json]                    resume a paused run where it stopped (also
+                                                       after an LLM pause: retries the LLM at once)
+  replanner consult <runId> <taskId> <choice> ["text"] [--json]
+                                                       answer a task's Duck Pacemaker consultation
+  replanner worker [--no-sandbox] [--sandbox-network]  run a worker in the foreground
+  replanner worker status [--json]                     the workers \`run\` started: queue, endpoint, model,
+                                                       pid, alive, started, log
+  replanner worker stop <queue>|--all [--json]         stop them gracefully (SIGTERM: tasks in flight end)
+  replanner doctor [--json]                            check that a run from this shell can succeed: the
+                                                       Temporal server, the worker, the LLM endpoint,
+                                                       the model, structured output and tool calls,
+                                                       each ✓ or ✗ with what to fix (exit 0: all good,
+                                                       1: something to fix)
+
+Each command's arguments and options: replanner <command> --help (or replanner help <command>).
+
+Options:
+  --workspace, -w DIR  the directory the worker may change (run)
+  --config FILE        the YAML config (replanning, task_replanning, execution, refinement,
+                       pacemaker); read and checked before anything starts (run)
+  --github owner/repo#N
+                       the GitHub issue or pull request to notify (run; config notifications.github;
+                       the worker needs GITHUB_TOKEN)
+  --gitlab group/project!N | group/project#N
+                       the GitLab merge request (!) or issue (#) to notify (run; config
+                       notifications.gitlab; the worker needs GITLAB_TOKEN)
+  --wait               wait for the run to end and print its final status (run)
+  --ask                ask pending questions on the terminal and send the answers (watch, run --wait);
+                       the default when stdin is a terminal and --json is not given
+  --json               machine-readable output (every command)
+  --verbose, -v        also decisions that change nothing ("no replan") and notification deliveries (watch, run --wait)
+  --id ID              the run id to use instead of a random one (run)
+  --instruction-file FILE
+                       read the instruction from FILE (\`-\`: stdin), for instructions over the inline
+                       limit; stored in <workspace>/.replanner/runs/<runId>/instruction.md (run)
+  --limit N            how many runs to list (list, default 20)
+  --no-sandbox         run the worker's commands unconfined, with no bubblewrap sandbox (worker;
+                       logged loudly; REPLANNER_SANDBOX=off). A run cannot ask for this.
+  --sandbox-network    let the worker's commands use the network (worker; REPLANNER_SANDBOX_NETWORK=1;
+                       default: none). A run's config may only narrow it.
+  --all                every worker \`run\` started (worker stop)
+
+Questions (shown by \`status\` and \`watch\`): the run asks when the LLM needs a clarification, when a
+low-confidence replan needs your confirmation (answer yes or no), or when a wanted replan cannot run
+(answer with an instruction). Without an answer the run may go on with the stated assumptions after
+the question's timeout. A rejected answer (unknown question, empty, no longer pending, a confirmation
+not answered yes/no) exits 2.
+
+Consultations (shown by \`status\` with their choices): each of the four situations offers its own four
+choices (seed 002); answer with the number 1-4 or the key \`status\` shows. Choices that give guidance
+or name what to consult need the text, which goes into the task's next worker request. A rejected
+answer (nothing pending, a choice not offered, no text where needed) exits 2.
+
+Environment:
+  TEMPORAL_ADDRESS (localhost:7233)  TEMPORAL_NAMESPACE (default)
+  OPENAI_API_KEY  OPENAI_BASE_URL  REPLANNER_MODEL   the LLM (any OpenAI-compatible server)
+  REPLANNER_TASK_QUEUE        the task queue of runs and workers; default: replanner-<hash of
+                              OPENAI_BASE_URL + REPLANNER_MODEL>, so each endpoint and model has its own
+  REPLANNER_HOST  REPLANNER_WORKSPACE_ROOTS   a worker's host name (the machine's) and the workspaces
+                              it owns (':'-separated directories; default /, every one); a run's
+                              workspace work goes to its owner's worker (see \`worker --help\`)
+  REPLANNER_WORKER_IDLE_EXIT  how long a worker \`run\` started waits without work before it exits
+                              (15m; 90s, 1h, off), and only while no run on its queue is open (a run's
+                              timer, e.g. a question's auto-assume, needs a worker when it fires).
+                              A worker started by hand exits only when this is set.
+  REPLANNER_MAX_CONCURRENT_COMMANDS  sandboxed commands one worker runs at once (default: the CPU
+                              count); the rest wait for a slot. REPLANNER_MAX_CONCURRENT_ACTIVITIES
+                              (128) bounds all activities, LLM calls included.
+  REPLANNER_CONFIG            the config file when --config is not given
+  REPLANNING_ENABLED          true|false|1|0 → replanning.enabled
+  REPLANNING_MIN_CONFIDENCE   0..1 → replanning.llm_decision.min_confidence_threshold
+  MAX_TOTAL_REPLANS           whole number → replanning.global.max_total_replans
+  (the three overrides win over the config file)
+  GITHUB_TOKEN  GITHUB_API_URL (https://api.github.com)   the worker's, for --github (never sent in a run)
+  GITLAB_TOKEN  GITLAB_URL (https://gitlab.com)           the worker's, for --gitlab (never sent in a run)
+  REPLANNER_NOTIFY_ALLOW      the worker's: the only targets runs may post to (owner/repo, group/*, …)
+
+When nothing answers at TEMPORAL_ADDRESS, \`run\` starts the persisted local dev server
+(.replanner/temporal.db, Web UI on :8233), and says so. When no live worker polls the run's task
+queue, \`run\` starts one with your shell's LLM settings (log .replanner/workers/<queue>.log); when
+your OPENAI_API_KEY differs from the one it started with, \`run\` and \`resume\` restart it. resume,
+answer, consult, pause, watch and cancel start one for a running run whose worker is gone.
+
+A run Temporal itself ended (\`temporal workflow terminate\`, an execution timeout) shows as TERMINATED or
+TIMED_OUT with the reason. status, decisions and watch of a running run whose task queue no worker
+polls name that queue and how to start its worker (\`replanner worker\` with the environment that
+routes to it) and exit 3 when the run has recorded nothing to show yet.
+
+watch exits 0 when the run ended DONE, 1 when it ended otherwise, 3 when it cannot be read (no such
+run, no worker and nothing recorded), 130 on Ctrl-C (the run goes on). When watch fell behind the
+run's event log (it keeps the newest 300 events) it says how many events it missed.
+
+Exit codes: 0 ok · 1 the run ended BLOCKED, FAILED, CANCELLED, STOPPED (by its budget), TERMINATED or
+TIMED_OUT (pause, resume, answer, cancel: the run already ended; doctor: something to fix) · 2 usage error, invalid config or
+rejected answer · 3 Temporal unreachable / run not found / no worker for the run and none can be started
+from this shell (status, decisions, watch: no worker polls the run's task queue and it recorded no state) /
+run: no worker owns the workspace (a worker's REPLANNER_WORKSPACE_ROOTS must hold it)
+`;
