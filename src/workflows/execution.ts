@@ -8,7 +8,6 @@
 // live without being awaited: one per scheduler turn, only when a task changed. The history is
 // about a dozen events per task; past the run's continue-as-new threshold no task starts and the
 // run's next execution round takes the READY rest, so no plan size makes it grow without bound.
-import { hostPresenceOf } from './host-presence';
 import {
   CancellationScope,
   executeChild,
@@ -41,9 +40,10 @@ import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { rootMessage } from './failures';
 import { executionProgressQuery } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
-import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
+import { installLease, type LeaseInput } from './budget-lease';
+import { installChildGate } from './child-gate';
 import { inbox } from './inbox';
-import { installPauseGate, startPauseRelay, type PauseRelay } from './pause-gate';
+import { startPauseRelay, type PauseRelay } from './pause-gate';
 import { llmFormOn, rungReport } from './llm-form';
 import type { LlmRungReport } from '../domain/llm-form';
 import { TaskWorkflow, type TaskOutcome } from './task';
@@ -194,15 +194,10 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // A pause may hold the decisions beside for long: status must not wait for the phase's result.
   // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
   const form = llmFormOn(input.options);
-  const gate = budgetedGate(
-    installPauseGate(
-      (paused) => (paused ? report(true) : relay.current?.retell()),
-      form,
-      hostPresenceOf(input.options.hostQueue),
-      input.options.runWorkflowId,
-    ),
-    lease,
-  );
+  const gate = installChildGate(input.options, lease, {
+    form,
+    onPauseChange: (paused: boolean) => (paused ? report(true) : relay.current?.retell()),
+  });
   relay.current = startPauseRelay(
     () => gate.kinds(),
     () => [...running.keys()].map((id) => taskWorkflowId(input.runWorkflowId, id, input.round)),

@@ -1,7 +1,6 @@
 // The planning phases as child workflows (X1): each runs its LLM activity and returns a compact,
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
-import { hostPresenceOf } from './host-presence';
 import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import { planSizeFeedback, planSizeProblem } from '../domain/plan-size';
 import { DEFAULT_CONFIG } from '../domain/config';
@@ -19,9 +18,10 @@ import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../doma
 import type { Activities, RunRef } from '../activities';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { llmActivityOptions, type RunOptions } from './options';
-import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
-import { installPauseGate, type PauseGate } from './pause-gate';
-import { llmFormOn, rungReport } from './llm-form';
+import { installLease, type LeaseInput } from './budget-lease';
+import { installChildGate } from './child-gate';
+import type { PauseGate } from './pause-gate';
+import { rungReport } from './llm-form';
 import { explainActivityFailure, rootMessage } from './failures';
 import type { PlanQuality, PlanQualityAttempt } from './messages';
 import { touchesWorkspace, type RunActivityName } from '../domain/workspace-host';
@@ -49,10 +49,7 @@ function llm(options: RunOptions, summary: string, gate: PauseGate, onHost: bool
 const onHost = (activity: RunActivityName, run: RunRef) => touchesWorkspace(activity, { instructionFile: run.instructionFile !== undefined });
 
 export async function GoalUnderstandingWorkflow(input: PhaseInput): Promise<PhaseResult<Goal>> {
-  const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
-    installLease(input.budget),
-  ); // O1 + O3 + M1
+  const gate = installChildGate(input.options, installLease(input.budget)); // O1 + O3 + M1
   try {
     return await llm(input.options, 'understand the goal', gate, onHost('understandGoal', input.run)).understandGoal({
       ...input.run,
@@ -126,10 +123,7 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
  * the plan unless `refinement.failOpen` (C3).
  */
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
-    installLease(input.budget),
-  ); // O1 + O3 + M1
+  const gate = installChildGate(input.options, installLease(input.budget)); // O1 + O3 + M1
   let usage = ZERO_USAGE;
   const addTo = (u: TokenUsage) => (usage = addUsage(usage, u));
   let tasks = await decomposeValidGraph(input, addTo, gate);
@@ -239,10 +233,7 @@ function refinementFeedback(phaseFeedback: string | undefined, decision: Refinem
 }
 
 export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskSpec[] }): Promise<PhaseResult<ActionPlan>> {
-  const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
-    installLease(input.budget),
-  ); // O1 + O3 + M1
+  const gate = installChildGate(input.options, installLease(input.budget)); // O1 + O3 + M1
   try {
     return await llm(input.options, 'plan the action sequence', gate, onHost('planActions', input.run)).planActions({
       ...input.run,
@@ -256,10 +247,7 @@ export async function ActionSequenceWorkflow(input: PhaseInput & { goal: Goal; t
 }
 
 export async function ReflectionWorkflow(input: PhaseInput & { goal: Goal; tasks: TaskRecord[] }): Promise<PhaseResult<Reflection>> {
-  const gate = budgetedGate(
-    installPauseGate(undefined, llmFormOn(input.options), hostPresenceOf(input.options.hostQueue), input.options.runWorkflowId),
-    installLease(input.budget),
-  ); // O1 + O3 + M1
+  const gate = installChildGate(input.options, installLease(input.budget)); // O1 + O3 + M1
   try {
     return await llm(input.options, 'reflect on the run', gate, onHost('reflect', input.run)).reflect({
       ...input.run,

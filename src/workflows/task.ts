@@ -1,7 +1,6 @@
 // TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
 // re-decompose. The loop limit comes from the Duck Pacemaker (P1–P6), recomputed after every
 // iteration from measured vitals; when it sees trouble it consults the user and waits durably (P7).
-import { hostPresenceOf } from './host-presence';
 import {
   CancellationScope,
   condition,
@@ -51,9 +50,9 @@ import {
 } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { runWorkerIteration } from './worker-loop';
-import { budgetedGate, installLease, type LeaseInput } from './budget-lease';
-import { installPauseGate } from './pause-gate';
-import { llmFormOn, rungReport } from './llm-form';
+import { installLease, type LeaseInput } from './budget-lease';
+import { installChildGate } from './child-gate';
+import { rungReport } from './llm-form';
 import type { LlmRungReport } from '../domain/llm-form';
 import { explainActivityFailure } from './failures';
 import { touchesWorkspace } from '../domain/workspace-host';
@@ -172,7 +171,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
   // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
-  const gate = budgetedGate(installPauseGate(undefined, llmFormOn(options), hostPresenceOf(options.hostQueue), options.runWorkflowId), lease);
+  const gate = installChildGate(options, lease);
   // V2: with the worker steps the details show, for `watch` (a query: no history event).
   setHandler(taskStatusQuery, () => ({ ...status, steps: stepLines }));
   setHandler(
