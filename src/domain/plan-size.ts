@@ -16,3 +16,16 @@ export function planSizeProblem(count: number, maxTasks: number): string | undef
 export function planSizeFeedback(problem: string, maxTasks: number): string {
   return `YOUR PREVIOUS PLAN WAS REFUSED: ${problem}. Return at most ${maxTasks} tasks in total: merge small steps into larger tasks.`;
 }
+
+/** S3: how many times a planner whose plan was too large is asked again before the plan is refused. */
+const PLAN_SIZE_REPAIRS = 1;
+
+/** S3: a plan's size, judged: it fits; ask the planner once more (with what to tell it); or refuse it. */
+export type PlanSizeVerdict = { kind: 'fits' } | { kind: 'ask_again'; feedback: string } | { kind: 'refuse'; problem: string };
+
+/** S3: the one "ask once more, then refuse" rule for a plan of `count` tasks after `repairs` re-asks. */
+export function planSizeVerdict(count: number, maxTasks: number, repairs: number): PlanSizeVerdict {
+  const problem = planSizeProblem(count, maxTasks);
+  if (!problem) return { kind: 'fits' };
+  return repairs < PLAN_SIZE_REPAIRS ? { kind: 'ask_again', feedback: planSizeFeedback(problem, maxTasks) } : { kind: 'refuse', problem };
+}

@@ -18,7 +18,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { activeTasks, planSizeFeedback, planSizeProblem } from '../domain/plan-size';
+import { activeTasks, planSizeVerdict } from '../domain/plan-size';
 import type { TaskReplanningConfig } from '../domain/config';
 import { blockedByDependency, changedTasks, executionHistoryFull, tasksToStart } from '../domain/graph';
 import {
@@ -254,13 +254,13 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
           return;
         }
         // S3: the whole plan after the replacement counts; once back to the planner, then BLOCKED.
-        const tooLarge = planSizeProblem(activeTasks(applied.tasks).length, maxTasks);
-        if (tooLarge && sizeRepairs < 1) {
-          feedback = planSizeFeedback(tooLarge, maxTasks);
+        const size = planSizeVerdict(activeTasks(applied.tasks).length, maxTasks, sizeRepairs);
+        if (size.kind === 'ask_again') {
+          feedback = size.feedback;
           continue;
         }
-        if (tooLarge) {
-          setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition refused: ${tooLarge}` });
+        if (size.kind === 'refuse') {
+          setTask(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition refused: ${size.problem}` });
           return;
         }
         commit(applied.tasks);

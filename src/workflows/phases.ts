@@ -2,7 +2,7 @@
 // validated result. Replan decisions at each phase's end are added by the replanning layer.
 // task_decomposition also judges the plan's quality and refines it (R1–R7).
 import { ApplicationFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
-import { planSizeFeedback, planSizeProblem } from '../domain/plan-size';
+import { planSizeFeedback, planSizeProblem, planSizeVerdict } from '../domain/plan-size';
 import { DEFAULT_CONFIG } from '../domain/config';
 import { describeGraphProblem, validateTaskGraph } from '../domain/graph';
 import {
@@ -67,9 +67,6 @@ export type DecompositionInput = PhaseInput & {
   maxTasks?: number;
 };
 
-/** S3: a plan over planning.maxTasks goes back to the planner this many times, then fails. */
-const PLAN_SIZE_REPAIRS = 1;
-
 /**
  * Decomposes the goal; an invalid task graph or a plan over planning.maxTasks (S3) is sent back to
  * the planner, never executed.
@@ -97,11 +94,11 @@ async function decomposeValidGraph(input: DecompositionInput, addTo: (u: TokenUs
     } catch (err) {
       throw explainActivityFailure('task_decomposition', err);
     }
-    const tooLarge = planSizeProblem(tasks.length, maxTasks);
-    if (tooLarge) {
-      if (sizeRepairs >= PLAN_SIZE_REPAIRS) throw ApplicationFailure.nonRetryable(`task_decomposition: ${tooLarge}`, 'PlanTooLarge');
+    const size = planSizeVerdict(tasks.length, maxTasks, sizeRepairs);
+    if (size.kind === 'refuse') throw ApplicationFailure.nonRetryable(`task_decomposition: ${size.problem}`, 'PlanTooLarge');
+    if (size.kind === 'ask_again') {
       sizeRepairs += 1;
-      feedback = [input.feedback, planSizeFeedback(tooLarge, maxTasks)].filter(Boolean).join('\n\n');
+      feedback = [input.feedback, size.feedback].filter(Boolean).join('\n\n');
       continue;
     }
     const problems = validateTaskGraph(tasks).map(describeGraphProblem);

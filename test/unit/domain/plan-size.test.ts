@@ -1,4 +1,4 @@
-import { activeTasks, planSizeFeedback, planSizeProblem } from '../../../src/domain/plan-size';
+import { activeTasks, planSizeFeedback, planSizeProblem, planSizeVerdict } from '../../../src/domain/plan-size';
 import { TaskState } from '../../../src/domain/types';
 
 describe('S3 plan size (planning.maxTasks)', () => {
@@ -21,5 +21,14 @@ describe('S3 plan size (planning.maxTasks)', () => {
   it('S3 a task replaced by its re-decomposition does not count', () => {
     const states = [TaskState.DONE, TaskState.REPLACED_BY_REPLAN, TaskState.READY, TaskState.BLOCKED];
     expect(activeTasks(states.map((state) => ({ state }))).map((t) => t.state)).toEqual([TaskState.DONE, TaskState.READY, TaskState.BLOCKED]);
+  });
+
+  it('S3 a plan over the limit is sent back to the planner once, then refused; one that fits is kept', () => {
+    expect(planSizeVerdict(30, 30, 0)).toEqual({ kind: 'fits' });
+    const again = planSizeVerdict(31, 30, 0);
+    expect(again.kind).toBe('ask_again');
+    expect(again.kind === 'ask_again' && again.feedback).toContain('at most 30 tasks');
+    expect(planSizeVerdict(31, 30, 1)).toEqual({ kind: 'refuse', problem: 'the plan has 31 tasks; planning.maxTasks is 30' });
+    expect(planSizeVerdict(12, 30, 1)).toEqual({ kind: 'fits' });
   });
 });
