@@ -11,7 +11,8 @@ import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sand
 import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectClient, describeTarget, explainConnectFailure, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
 
 /** The worker could not reach Temporal at start (exit 3, like the CLI's "Temporal unreachable"). */
 export class TemporalUnreachable extends Error {}
@@ -23,11 +24,15 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   const commands = commandSlotsFromEnv(env);
   setCommandSlots(commands);
   Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
-  const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
-  const connection = await NativeConnection.connect({ address }).catch((e: unknown) => {
+  // The `temporal` CLI's settings: env vars and TOML profiles, TLS and API keys (src/connection.ts).
+  const target = temporalTarget(env);
+  const { address, namespace } = target;
+  const connection = await NativeConnection.connect(target.connectOptions).catch((e: unknown) => {
     throw new TemporalUnreachable(
-      `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
-        'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.',
+      isLocalDevTarget(target)
+        ? `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
+            'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.'
+        : explainConnectFailure(e, target),
     );
   });
   const llm = llmSettingsFromEnv(env);
@@ -41,12 +46,12 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     taskQueue,
     llm,
     host,
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    namespace,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
     overrides: workerOverridesFromEnv(env),
   });
   console.log(
-    `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
+    `replanner worker: task queue "${taskQueue}" on ${address} (${describeTarget(target)}), model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
   );
   console.log(
     `replanner worker: host ${host.host} owns the workspaces under ${host.roots.join(', ')} (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS); their activities on task queue "${worker.settings.hostQueue}"`,
@@ -58,7 +63,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
       ? `replanner worker: exits after ${formatDuration(idleMs)} without work (REPLANNER_WORKER_IDLE_EXIT)`
       : 'replanner worker: runs until stopped (Ctrl-C or SIGTERM)',
   );
-  const open = openWorkflowCounter(address, env.TEMPORAL_NAMESPACE || 'default', taskQueue);
+  const open = openWorkflowCounter(target, taskQueue);
   const stopIdle = idleMs > 0 ? exitWhenIdle(worker, idleMs, open.count) : () => undefined;
   try {
     await worker.run();
@@ -135,18 +140,14 @@ function exitWhenIdle(worker: ReplannerWorker, idleMs: number, openWorkflows: ()
 }
 
 /** Visibility's count of running workflow executions on `taskQueue` (undefined when it cannot say), and closing its connection. */
-function openWorkflowCounter(
-  address: string,
-  namespace: string,
-  taskQueue: string,
-): { count: () => Promise<number | undefined>; close: () => Promise<void> } {
+function openWorkflowCounter(target: TemporalTarget, taskQueue: string): { count: () => Promise<number | undefined>; close: () => Promise<void> } {
   let connection: Promise<Connection> | undefined;
   const query = `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}' AND ExecutionStatus = 'Running'`;
   return {
     count: async () => {
       try {
-        connection ??= Connection.connect({ address });
-        const client = new Client({ connection: await connection, namespace });
+        connection ??= connectClient(target);
+        const client = new Client({ connection: await connection, namespace: target.namespace });
         return (await client.workflow.count(query)).count;
       } catch (e) {
         connection = undefined;
