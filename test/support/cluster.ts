@@ -32,8 +32,8 @@ export class TestCluster {
     let last = '';
     for (let attempt = 0; attempt < 3; attempt++) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-cluster-'));
-      // A block of 10 ports in 20000..59990 (the script checks each is free).
-      const port = 20000 + 10 * Math.floor(Math.random() * 4000);
+      // A block of 10 ports in 20000..32750 (membership ports must stay below 32768; the script checks each is free).
+      const port = 20000 + 10 * Math.floor(Math.random() * 1275);
       try {
         const { stdout } = await run('bash', [SCRIPT, '--start', dir], {
           env: { ...process.env, REPLANNER_CLUSTER_PORT: String(port), ...env },
