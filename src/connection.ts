@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as nodeTls from 'node:tls';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConfigProfile, toClientOptions, type ClientConfigProfile } from '@temporalio/envconfig';
 
@@ -125,30 +126,94 @@ export async function connectClient(t: TemporalTarget, extra: Partial<Connection
   try {
     return await Connection.connect({ ...t.connectOptions, ...extra });
   } catch (e) {
-    throw new ConnectionSettingsError(explainConnectFailure(e, t));
+    throw new ConnectionSettingsError(await connectFailure(e, t));
   }
 }
 
-/** A failed connect in words: what happened at which address, and which setting to look at. */
-export function explainConnectFailure(e: unknown, t: TemporalTarget): string {
-  const raw = e instanceof Error ? e.message : String(e);
-  const said = raw.replace(/\s+/g, ' ').slice(0, 240);
+/**
+ * explainConnectFailure, after a look at the server where the error alone cannot tell: grpc-js
+ * reports a plain connection to a TLS-only server, and a certificate it does not trust, as a
+ * timeout. So a TLS handshake is tried on the address (2 s at most) with the target's CA and name.
+ */
+export async function connectFailure(e: unknown, t: TemporalTarget): Promise<string> {
+  if (/UNAUTHENTICATED|PERMISSION_DENIED/i.test(messagesOf(e))) return explainConnectFailure(e, t);
+  return explainConnectFailure(e, t, await lookAtTls(t));
+}
+
+/** Whether the server completes a TLS handshake, and why its certificate is not trusted if it is not. */
+export interface TlsLook {
+  handshake: boolean;
+  untrusted?: string;
+}
+
+function lookAtTls(t: TemporalTarget): Promise<TlsLook> {
+  const m = /^(.*):(\d+)$/.exec(t.address);
+  if (!m) return Promise.resolve({ handshake: false });
+  const host = m[1]!.replace(/^\[|\]$/g, '');
+  const conf = typeof t.connectOptions.tls === 'object' && t.connectOptions.tls !== null ? t.connectOptions.tls : {};
+  return new Promise((resolve) => {
+    const socket = nodeTls.connect({
+      host,
+      port: Number(m[2]),
+      ALPNProtocols: ['h2'],
+      timeout: 2000,
+      // Verified below, to say why rather than fail.
+      rejectUnauthorized: false,
+      ...(conf.serverRootCACertificate ? { ca: Buffer.from(conf.serverRootCACertificate) } : {}),
+      // SNI takes names, not IP addresses.
+      ...(conf.serverNameOverride ? { servername: conf.serverNameOverride } : /^[\d.:]+$/.test(host) ? {} : { servername: host }),
+    });
+    const done = (look: TlsLook) => {
+      socket.destroy();
+      resolve(look);
+    };
+    socket.once('secureConnect', () =>
+      done(socket.authorized ? { handshake: true } : { handshake: true, untrusted: String(socket.authorizationError ?? 'not trusted') }),
+    );
+    socket.once('error', () => done({ handshake: false }));
+    socket.once('timeout', () => done({ handshake: false }));
+  });
+}
+
+/** The message of an error and of its causes (the SDK wraps the gRPC status in "Failed to connect"). */
+function messagesOf(e: unknown): string {
+  const parts: string[] = [];
+  for (let x = e, i = 0; x !== undefined && x !== null && i < 5; x = (x as { cause?: unknown }).cause, i++)
+    parts.push(x instanceof Error ? x.message : typeof x === 'string' ? x : JSON.stringify(x));
+  return parts.join(': ');
+}
+
+/**
+ * A failed connect in words: what happened at which address, and which setting to look at.
+ * `look`: what a TLS handshake with the server showed (connectFailure looks).
+ */
+export function explainConnectFailure(e: unknown, t: TemporalTarget, look?: TlsLook): string {
+  const raw = messagesOf(e);
+  const said = raw.replace(/\s+/g, ' ').slice(0, 300);
   // Never echo the key back, even if a server or proxy quotes it.
   const message = t.connectOptions.apiKey ? said.split(t.connectOptions.apiKey).join('<api key>') : said;
   const head = `cannot reach Temporal at ${t.address} (namespace ${t.namespace}): ${message}`;
-  if (/UNAUTHENTICATED|unauthenticated|401|PERMISSION_DENIED|permission denied|403/.test(raw)) {
+  if (/UNAUTHENTICATED|\b401\b|PERMISSION_DENIED|permission denied|\b403\b/i.test(raw)) {
     return t.apiKey
       ? `${head}. The server refused the API key: check TEMPORAL_API_KEY (or api_key in profile "${t.profile}").`
       : `${head}. The server wants credentials: set TEMPORAL_API_KEY (or api_key in profile "${t.profile}").`;
   }
-  if (/certificate|self[- ]signed|unable to verify|CERT_|UnknownIssuer|InvalidCertificate|handshake|alert/i.test(raw) && t.tls) {
-    return `${head}. The server's certificate is not trusted: set TEMPORAL_TLS_SERVER_CA_CERT_PATH to its CA (and TEMPORAL_TLS_SERVER_NAME if the name differs from the address).`;
+  const untrusted =
+    look?.untrusted ?? (/certificate|self[- ]signed|unable to verify|CERT_|UnknownIssuer|InvalidCertificate/i.test(raw) ? '' : undefined);
+  if (t.tls && untrusted !== undefined) {
+    const why = untrusted ? ` (${untrusted})` : '';
+    return /ALTNAME|Hostname|is not in the cert/i.test(untrusted)
+      ? `${head}. The server's certificate is for another name${why}: set TEMPORAL_TLS_SERVER_NAME to the name it was issued for.`
+      : `${head}. The server's certificate is not trusted${why}: set TEMPORAL_TLS_SERVER_CA_CERT_PATH to its CA (and TEMPORAL_TLS_SERVER_NAME if the name differs from the address).`;
   }
-  if (
-    !t.tls &&
-    /Connection reset|connection closed|Protocol error|ECONNRESET|transport|frame|h2|HTTP2|No connection established|Stream removed/i.test(raw)
-  ) {
-    return `${head}. If the server requires TLS, set TEMPORAL_TLS=true (with TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA), or tls in profile "${t.profile}".`;
+  if (!t.tls && (look?.handshake || /Connection reset|Protocol error|ECONNRESET|frame|HTTP2|h2 protocol/i.test(raw))) {
+    return `${head}. The server speaks TLS: set TEMPORAL_TLS=true (with TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA), or tls in profile "${t.profile}".`;
   }
-  return `${head}. Check TEMPORAL_ADDRESS (or address in profile "${t.profile}").`;
+  return `${head}. ${NOTHING_ANSWERS} (or address in profile "${t.profile}").`;
 }
+
+/** The hint of a failure that points at no setting but the address (nothing answers there). */
+const NOTHING_ANSWERS = 'Check TEMPORAL_ADDRESS';
+
+/** Whether a connectFailure message says only that nothing answers (no TLS, certificate or key trouble). */
+export const nothingAnswers = (why: string | undefined): boolean => why === undefined || why.includes(`. ${NOTHING_ANSWERS}`);

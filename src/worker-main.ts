@@ -12,7 +12,7 @@ import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command
 import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
 import { Client, type Connection } from '@temporalio/client';
-import { connectClient, describeTarget, explainConnectFailure, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
+import { connectClient, connectFailure, describeTarget, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
 
 /** The worker could not reach Temporal at start (exit 3, like the CLI's "Temporal unreachable"). */
 export class TemporalUnreachable extends Error {}
@@ -27,12 +27,12 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   // The `temporal` CLI's settings: env vars and TOML profiles, TLS and API keys (src/connection.ts).
   const target = temporalTarget(env);
   const { address, namespace } = target;
-  const connection = await NativeConnection.connect(target.connectOptions).catch((e: unknown) => {
+  const connection = await NativeConnection.connect(target.connectOptions).catch(async (e: unknown) => {
     throw new TemporalUnreachable(
       isLocalDevTarget(target)
         ? `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
             'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.'
-        : explainConnectFailure(e, target),
+        : await connectFailure(e, target),
     );
   });
   const llm = llmSettingsFromEnv(env);

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Client, type Connection } from '@temporalio/client';
-import { connectClient, isLocalDevTarget, temporalTarget, type TemporalTarget } from '../connection';
+import { connectClient, isLocalDevTarget, nothingAnswers, temporalTarget, type TemporalTarget } from '../connection';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { pollersOf } from './workers';
@@ -59,7 +59,9 @@ export async function connect(env = process.env): Promise<Backend> {
   const { connection, why } = await connectOrWhy(s, 3000);
   if (!connection) {
     throw new BackendError(
-      isLocalDevTarget(s) ? `no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).` : `${why}`,
+      isLocalDevTarget(s) && nothingAnswers(why)
+        ? `no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`
+        : `${why}`,
     );
   }
   return backendOf(connection, s);
@@ -107,7 +109,8 @@ export async function ensureServer(say: (line: string) => void, env = process.en
     if (local) await addMissingSearchAttributes(connection, namespace, say).catch(() => undefined);
     return connection;
   }
-  if (!local) throw new BackendError(`${why}`);
+  // A local server that answers, but not to these settings (it speaks TLS, say), is no reason to start another.
+  if (!local || !nothingAnswers(why)) throw new BackendError(`${why}`);
   const cli = await ensureTemporalCli(say);
   const { log, pidFile } = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server', {
     ...env,

@@ -11,7 +11,7 @@ import { llmSettingsFromEnv } from '../llm/gateway';
 import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
 import { connectOrWhy, settingsFromEnv } from './backend';
-import { describeTarget, isLocalDevTarget, type TemporalTarget } from '../connection';
+import { describeTarget, isLocalDevTarget, nothingAnswers, type TemporalTarget } from '../connection';
 import { livenessOf } from './workers';
 import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
@@ -110,7 +110,7 @@ const TITLES: Record<CheckName, string> = {
 async function temporalCheck(connection: Connection | undefined, target: TemporalTarget, report: DoctorReport, why?: string): Promise<Check> {
   const address = `${target.address} (${describeTarget(target)})`;
   if (!connection) {
-    if (isLocalDevTarget(target)) {
+    if (isLocalDevTarget(target) && nothingAnswers(why)) {
       return {
         name: 'temporal',
         mark: 'info',
@@ -123,10 +123,9 @@ async function temporalCheck(connection: Connection | undefined, target: Tempora
       mark: 'fail',
       summary: `Temporal server at ${address}: does not answer`,
       // src/connection.ts names the setting (TLS, CA, API key) when the failure points at one.
-      fix:
-        why && !/Check TEMPORAL_ADDRESS/.test(why)
-          ? why
-          : 'start it, or set TEMPORAL_ADDRESS to a server that runs (unset, the local dev server on localhost:7233 is used)',
+      fix: !nothingAnswers(why)
+        ? why
+        : 'start it, or set TEMPORAL_ADDRESS to a server that runs (unset, the local dev server on localhost:7233 is used)',
     };
   }
   const info = await connection.workflowService.getClusterInfo({}).catch(() => undefined);
