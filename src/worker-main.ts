@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { workerLogger } from './worker-logger';
+import { metricsAddress, runtimeTelemetryFromEnv, startTracing, tracingEndpoint } from './telemetry';
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
@@ -23,7 +24,11 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   // Sandboxed commands have their own bound, apart from the activity slots (LLM calls mostly wait).
   const commands = commandSlotsFromEnv(env);
   setCommandSlots(commands);
-  Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
+  // REPLANNER_METRICS_PORT: the runtime's metrics for Prometheus (src/telemetry.ts).
+  const metrics = runtimeTelemetryFromEnv(env);
+  Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO'), ...(metrics ? { telemetryOptions: metrics } : {}) });
+  // OTEL_EXPORTER_OTLP_ENDPOINT: traces of the runs this worker serves; unset, nothing is loaded.
+  const tracing = await startTracing(env);
   // The `temporal` CLI's settings: env vars and TOML profiles, TLS and API keys (src/connection.ts).
   const target = temporalTarget(env);
   const { address, namespace } = target;
@@ -49,6 +54,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     namespace,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
     overrides: workerOverridesFromEnv(env),
+    ...(tracing ? { tracing } : {}),
   });
   console.log(
     `replanner worker: task queue "${taskQueue}" on ${address} (${describeTarget(target)}), model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
@@ -58,6 +64,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   );
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
   console.log(`replanner worker: at most ${commands} command(s) at once (REPLANNER_MAX_CONCURRENT_COMMANDS)`);
+  if (tracing) console.log(`replanner worker: traces go to ${tracingEndpoint(env)} over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)`);
+  if (metrics) console.log(`replanner worker: runtime metrics for Prometheus at http://${metricsAddress(metrics)}/metrics (REPLANNER_METRICS_PORT)`);
   console.log(
     idleMs > 0
       ? `replanner worker: exits after ${formatDuration(idleMs)} without work (REPLANNER_WORKER_IDLE_EXIT)`
@@ -71,6 +79,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     stopIdle();
     await open.close();
     await connection.close();
+    await tracing?.shutdown();
     // The CLI's record of this worker (auto-started workers) goes with it.
     const record = env.REPLANNER_WORKER_RECORD;
     if (record) removeOwnRecord(record);
