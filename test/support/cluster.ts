@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../src/project-root';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-const SCRIPT = path.join(ROOT, 'scripts/ensure-cluster');
+// From the sources and from the build (dist/test/support) alike.
+const SCRIPT = path.join(PROJECT_ROOT, 'scripts/ensure-cluster');
 
 export type Service = 'frontend' | 'history' | 'matching' | 'worker';
 
