@@ -4,10 +4,10 @@
 // and exactly one wins each time.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { WorkspaceBusy } from '../../src/client/workspace-lock';
 import { startRun } from '../../src/client/runs';
-import { FAST, temporalAddress, uniqueId, type Harness } from '../support/harness';
+import { FAST, temporalAddress, uniqueId, workflowExists, type Harness } from '../support/harness';
 import { clusterForSuite, harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-hooks';
 import { startWorkerProcess } from '../support/worker-proc';
 import { scriptScenario } from '../support/scenario';
@@ -104,7 +104,7 @@ describe('issue 29 on a Temporal cluster (PostgreSQL, four services)', () => {
         const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
         expect({ round, won: won.length, refused: refused.map((e) => e instanceof WorkspaceBusy) }).toEqual({ round, won: 1, refused: [true] });
         expect(refused[0]!.message).toContain(`already has a running run: ${won[0]}`);
-        expect(await exists(`run-${ids.find((id) => id !== won[0])}`)).toBe(false);
+        expect(await workflowExists(h.client, `run-${ids.find((id) => id !== won[0])}`)).toBe(false);
         started.push(won[0]!);
         await h.client.workflow.getHandle(`run-${won[0]}`).cancel();
       }
@@ -120,13 +120,3 @@ describe('issue 29 on a Temporal cluster (PostgreSQL, four services)', () => {
     }
   }, 300_000);
 });
-
-async function exists(workflowId: string): Promise<boolean> {
-  try {
-    await h.client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return false;
-    throw e;
-  }
-}
