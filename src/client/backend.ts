@@ -68,8 +68,11 @@ export async function connect(env = process.env): Promise<Backend> {
 }
 
 function backendOf(connection: Connection, s: ReturnType<typeof settingsFromEnv>): Backend {
+  // Not the connection options: they hold the API key, and a Backend is passed around freely.
   return {
-    ...s,
+    address: s.address,
+    namespace: s.namespace,
+    taskQueue: s.taskQueue,
     connection,
     client: new Client({ connection, namespace: s.namespace }),
     close: () => connection.close(),
