@@ -56,7 +56,8 @@ function repeats(requests: RecordedRequest[]): { repeatedFinished: number; extra
 
 /**
  * One run of four parallel tasks (five worker calls each, 400 ms apiece); once worker calls are in
- * flight, after a random 0-800 ms, `fault` strikes and `recover` undoes it. Returns the row.
+ * flight, after a random 0-800 ms, at the next moment a worker call is in flight, `fault` strikes
+ * and `recover` undoes it. Returns the row.
  */
 async function runThrough(name: string, fault: () => Promise<void>, recover: () => Promise<void>): Promise<FaultRow> {
   h.fake.reset();
@@ -65,8 +66,9 @@ async function runThrough(name: string, fault: () => Promise<void>, recover: () 
   const { handle } = await startRun(h.client, { instruction: 'write the files', workspace: ws, taskQueue: h.taskQueue, options: FAST });
   const inFlight = () => h.fake.requestsFor('worker_step').filter((r) => r.finishedAt === undefined);
   await until('worker calls in flight', async () => (inFlight().length > 0 ? true : undefined), 120_000);
-  const delay = randomInt(0, 800);
-  await new Promise((r) => setTimeout(r, delay));
+  // A random moment, then the next one with a worker call in flight (the calls come one after another per task).
+  await new Promise((r) => setTimeout(r, randomInt(0, 800)));
+  await until('a worker call in flight', async () => (inFlight().length > 0 ? true : undefined), 60_000);
   const answered = h.fake.requestsFor('worker_step').filter((r) => r.status === 200).length;
   const when = `execution, ${inFlight().length} worker call(s) in flight, ${answered}/20 worker calls answered`;
   const struck = Date.now();
