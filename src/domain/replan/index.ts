@@ -10,3 +10,4 @@ export * from './redecomposition';
 export * from './prompt-context';
 export * from './questions';
 export * from './jump';
+export * from './answers';

@@ -9,7 +9,7 @@ export interface ReplanPromptInput {
   instruction: string;
   context: ReplanContext;
   toolNames: readonly string[];
-  /** X6: triggers that already reached the loop limit (loopWarningForPrompt). */
+  /** X6: triggers that already reached the loop limit (replan-feedback.ts loopWarning). */
   loopWarning?: string;
   /** X9: short lines about earlier replans of this run. */
   history?: string[];
