@@ -4,3 +4,4 @@ export * from './quality';
 export * from './stagnation';
 export * from './decision';
 export * from './structure';
+export * from './record';
