@@ -14,6 +14,7 @@ import type { Phase } from '../types';
 import type { ReplanDecision, ReplanType } from './decision';
 import { clipCounted } from '../text';
 import { answerWaitMinutes } from './answers';
+import type { PolicyOutcome } from './policy';
 
 export type EscalationTrigger = 'phase_limit' | 'global_limit' | 'loop_detected' | 'replan_failed';
 export type EscalationStage = 'refused' | 'failed' | 'no_alternative' | 'no_user_response';
@@ -56,6 +57,12 @@ const WHY: Readonly<Record<EscalationTrigger, string>> = {
 /** X8 / X13: why a replan was not carried out, in words for the user and the LLM. */
 export function whyNotCarriedOut(trigger: EscalationTrigger): string {
   return WHY[trigger];
+}
+
+/** X8: the trigger of a refusal that escalates (a limit or a loop, when the policy says so), or undefined. */
+export function escalationTrigger(o: PolicyOutcome): Exclude<EscalationTrigger, 'replan_failed'> | undefined {
+  if (o.action !== 'override' || !o.escalate) return undefined;
+  return o.reason === 'phase_limit' || o.reason === 'global_limit' || o.reason === 'loop_detected' ? o.reason : undefined;
 }
 
 /**

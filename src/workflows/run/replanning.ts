@@ -6,7 +6,7 @@
 // Counters, the decision log and the questions are part of the run's one RunState; no handlers
 // here: RunWorkflow registers them all.
 import { log } from '@temporalio/workflow';
-import { decisionOutcome, type DecisionRecord, type PolicyOutcome, type ReplanDecision } from '../../domain/replan';
+import { decisionOutcome, escalationTrigger, type DecisionRecord, type PolicyOutcome, type ReplanDecision } from '../../domain/replan';
 import type { ReplanContext } from '../../domain/replan/prompt-context';
 import { countReplan, failReplan, finishReplan, recordReplanDecision, replanJump, startReplan } from '../../domain/run/decisions';
 import type { Jump } from '../../domain/run/plan';
@@ -82,20 +82,12 @@ export function createReplanning(deps: ReplanningDeps) {
         count(phase, confirmed);
         return jump(phase, confirmed, rec, d, context);
       }
-      case 'override':
-        if (!o.escalate) return undefined;
-        return escalation({
-          phase,
-          context,
-          decision: d,
-          // Only the limits and the loop escalate (policy.ts), never 'disabled' or 'low_confidence'.
-          trigger: o.reason as EscalationCase['trigger'],
-          detail: o.message,
-          replanType: o.type,
-          triggerKey: o.triggerKey,
-          replanId: rec.replan_id,
-          depth,
-        });
+      case 'override': {
+        const trigger = escalationTrigger(o);
+        if (!trigger) return undefined;
+        const { message: detail, type: replanType, triggerKey } = o;
+        return escalation({ phase, context, decision: d, trigger, detail, replanType, triggerKey, replanId: rec.replan_id, depth });
+      }
     }
   }
 

@@ -1,6 +1,9 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
-import { escalate, escalationOpening, type EscalationInput } from '../../../src/domain/replan/escalation';
+import { escalate, escalationOpening, escalationTrigger, type EscalationInput } from '../../../src/domain/replan/escalation';
+import { emptyCounters, recordReplan } from '../../../src/domain/replan/limits';
+import { evaluateReplanDecision } from '../../../src/domain/replan/policy';
+import { resolveReplan } from '../../../src/domain/replan/resolve';
 import { alternativesPrompt } from '../../../src/llm/prompts/escalation';
 
 const decision: ReplanDecision = {
@@ -96,4 +99,27 @@ describe('X8 escalation when a wanted replan cannot run', () => {
       expect(escalationOpening({ trigger, isAlternative, askedBefore })).toEqual({ stage, alternativesAsked: asked });
     },
   );
+
+  const counters = (n: number) =>
+    Array.from({ length: n }, (_, i) => i).reduce((c, i) => recordReplan(c, 'partial_replan', `k${i}`), emptyCounters());
+  const key = resolveReplan('execution', decision).triggerKey;
+  const looping = recordReplan(recordReplan(emptyCounters(), 'retry', key), 'retry', key);
+  it.each([
+    ['a runnable replan', undefined, 0.9, emptyCounters(), {}],
+    ['a limit reached', 'phase_limit', 0.9, counters(2), {}],
+    ['a loop', 'loop_detected', 0.9, looping, {}],
+    ['a limit reached by a very unsure decision (it would be ignored anyway)', undefined, 0.2, counters(2), {}],
+    [
+      'a low-confidence refusal with confirmation off',
+      undefined,
+      0.4,
+      emptyCounters(),
+      { llm_decision: { require_user_confirmation_on_low_confidence: false } },
+    ],
+    ['replanning disabled', undefined, 0.9, emptyCounters(), { enabled: false }],
+  ] as const)('X8 %s: escalation trigger %s', (_, trigger, confidence, used, replanning) => {
+    const config = parseConfig({ replanning });
+    const o = evaluateReplanDecision({ phase: 'execution', decision: { ...decision, confidence }, counters: used, config });
+    expect(escalationTrigger(o)).toBe(trigger);
+  });
 });
