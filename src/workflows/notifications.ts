@@ -11,7 +11,7 @@ import type { RunState } from '../domain/run/state';
 import type { Activities } from '../activities';
 import { rootMessage } from './failures';
 import type { RunOptions } from './options';
-import type { RunEntity } from './replanning';
+import type { RunEntity } from './run/replanning';
 
 /** How long the end of a run (or a continue-as-new) waits for deliveries still in flight. */
 export const DRAIN_TIMEOUT_MS = 5 * 60_000;

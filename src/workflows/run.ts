@@ -104,7 +104,7 @@ import { gateOn, startPauseRelay } from './pause-gate';
 import { llmFormOn } from './llm-form';
 import { rungOf } from '../domain/llm-form';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from './phases';
-import { createReplanning, type RunEntity } from './replanning';
+import { createReplanning, type RunEntity } from './run/replanning';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from './search-attributes';
 
 export interface RunInput {
