@@ -91,7 +91,7 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
 
   const before = async (): Promise<number> => {
     if (!s().budget) return 0;
-    // The run's own calls (replan decisions) run between phases: nothing runs beside them.
+    // The run's own calls (replan decisions) run between phases: nothing else runs meanwhile.
     while (!mayCall(book())) {
       entity.apply((st) => pauseForBudget(st, deps.now()));
       await condition(() => !budgetPaused(s()) || s().status !== 'RUNNING');

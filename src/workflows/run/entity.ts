@@ -67,7 +67,7 @@ class Publisher {
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
     // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo).
     const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}`;
-    // V1 / X11: the plan checklist beside it, written only when its text changed (each write is a
+    // V1 / X11: the plan checklist in the memo too, written only when its text changed (each write is a
     // history event; the text is bounded by runChecklist).
     const text = runChecklist(state);
     if (memoKey !== this.memoized) {

@@ -1,4 +1,4 @@
-// X10 / X11: the run's notifications beside its phases. The run calls `observe(state)` each time it
+// X10 / X11: the run's notifications, sent while its phases go on. The run calls `observe(state)` each time it
 // publishes its state (once per activation); what to post is decided by pure functions of
 // src/domain/notifications from the last observed state and this one. Deliveries run in the
 // background, never in front of a phase: at most one checklist edit in flight (the latest text

@@ -19,7 +19,7 @@ export interface RunInput {
   runId: string;
   /** The whole instruction, or with `instructionFile` only its head (for display). */
   instruction: string;
-  /** S3: a long instruction stored beside the run (`instructionFilePath`); activities read prompts' text from it. */
+  /** S3: a long instruction stored with the run (`instructionFilePath`); activities read prompts' text from it. */
   instructionFile?: string;
   workspace: string;
   /**

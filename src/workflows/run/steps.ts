@@ -200,7 +200,7 @@ export class PhaseSteps {
    * X13: when it was a replan's target, the plan before the replan is restored and the failure
    * escalated; anything else (a cancellation included) is rethrown: the run ends with it.
    */
-  async failed(err: unknown): Promise<NextPhase> {
+  async afterFailure(err: unknown): Promise<NextPhase> {
     const { children, ledger, replanning, entity } = this.deps;
     if (children.phase) ledger.childEnded(children.phase, undefined);
     if (isCancellation(err) || !replanning.inProgress()) throw err;

@@ -86,7 +86,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // ------------------------------------------------------------ the phases
   const config = configure(input, start, entity);
   const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
-  // X10/X11: the issue or merge request of the config, told of every published state (beside the phases).
+  // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
   const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
   entity.onPublish((s) => notifier.observe(s));
   const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });
@@ -103,7 +103,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       try {
         next = await steps.step(phase);
       } catch (err) {
-        next = await steps.failed(err);
+        next = await steps.afterFailure(err);
       }
       children.phase = undefined;
       if (next === 'done') return;
