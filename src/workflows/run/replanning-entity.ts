@@ -7,8 +7,8 @@ import type { Budgeted } from '../budget-lease';
 import type { RunOptions } from '../options';
 import type { PauseGate } from '../pause-gate';
 
-/** The run entity as the replanning layer sees it: the one state, changed only by transitions. */
-export interface RunEntity {
+/** What the replanning layer needs of the run's entity (RunEntity, ./entity.ts): the one state, changed only by transitions. */
+export interface ReplanningEntity {
   readonly state: RunState;
   apply(t: (s: RunState) => RunState): void;
 }
@@ -17,7 +17,7 @@ export interface ReplanningDeps {
   run: RunRef;
   options: RunOptions;
   config: ReplannerConfig;
-  entity: RunEntity;
+  entity: ReplanningEntity;
   /** O1/O2: the run's gate: no call starts while paused, and LLM trouble pauses the run instead of failing. */
   gate?: PauseGate;
   /** O3: the run's budget ledger; every replan-decision call waits until it fits. */

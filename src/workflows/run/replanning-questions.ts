@@ -25,10 +25,10 @@ import {
   unansweredNote,
   userAnsweredFeedback,
 } from '../../llm/prompts/questions';
-import type { RunEntity } from './replanning-entity';
+import type { ReplanningEntity } from './replanning-entity';
 
 /** Asks the user and waits durably for all answers or the timeout; unanswered ones time out. */
-export async function askUser(entity: RunEntity, questions: Omit<NewQuestions, 'askedAt'>): Promise<Question[]> {
+export async function askUser(entity: ReplanningEntity, questions: Omit<NewQuestions, 'askedAt'>): Promise<Question[]> {
   let ids: string[] = [];
   entity.apply((st) => {
     const r = askQuestions(st, { ...questions, askedAt: new Date().toISOString() });
@@ -49,7 +49,7 @@ export async function askUser(entity: RunEntity, questions: Omit<NewQuestions, '
  * answers, or undefined when nobody answered and the run goes on with the assumptions (recorded).
  */
 export async function clarify(
-  entity: RunEntity,
+  entity: ReplanningEntity,
   c: { phase: Phase; replanId: string; outcome: Extract<PolicyOutcome, { action: 'clarify' }> },
 ): Promise<string | undefined> {
   const o = c.outcome;
@@ -82,7 +82,7 @@ export async function clarify(
  * executed, pending until its phase finishes), or undefined when it is skipped (recorded).
  */
 export async function confirm(
-  entity: RunEntity,
+  entity: ReplanningEntity,
   c: { phase: Phase; replanId: string; decision: ReplanDecision; outcome: Extract<PolicyOutcome, { action: 'confirm' }> },
   config: ReplannerConfig,
 ): Promise<Extract<PolicyOutcome, { action: 'replan' }> | undefined> {

@@ -18,8 +18,6 @@ import { escalateReplan, type EscalationCase } from './replanning-escalation';
 import { askReplanDecision, promptExtrasOf, type DecisionReply } from './replanning-llm';
 import { clarify, confirm } from './replanning-questions';
 
-export type { RunEntity } from './replanning-entity';
-
 /** An outcome that runs a replan (a clarification's rerun included). */
 type Runnable = Extract<PolicyOutcome, { action: 'replan' | 'clarify' }>;
 
