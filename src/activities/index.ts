@@ -37,6 +37,7 @@ import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
 import { inspectOwnWorkflow, pokeRunProgress } from './inspect';
+import { clearStaleWorkspaceLock, workspaceLockId } from './workspace-lock';
 
 export interface RunRef {
   runId: string;
@@ -93,6 +94,9 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     inspectOwnWorkflow,
     /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */
     pokeRunProgress,
+    /** S3: the run's workspace lock: its id, and whether the run holding it still runs (local activities; see workspace-lock.ts). */
+    workspaceLockId,
+    clearStaleWorkspaceLock,
     /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */
     async hostPresent(): Promise<void> {},
 

@@ -12,6 +12,7 @@ import { startRunHoldingWorkspace } from './workspace-lock';
 import { workspaceHostOf } from './workspace-host';
 import { BackendError } from './backend';
 import { searchAttributeFix } from './search-attribute-setup';
+import { MEMO_STATUS } from '../domain/run/views';
 
 export interface StartParams {
   /** The instruction, or with `instructionFile` its head. */
@@ -99,19 +100,28 @@ export interface RunListing {
   phase?: string;
   startTime: string;
   instruction?: string;
+  /** What a WAITING run waits for and how to answer; why a PAUSED run is paused and how to resume (from its memo). */
+  waiting?: string;
 }
 
-export async function listRuns(client: Client, limit = 20): Promise<RunListing[]> {
+/** The visibility query of runs waiting for a person's answer (`temporal workflow list -q …` takes it too). */
+export const WAITING_RUNS_QUERY = `WorkflowType = 'RunWorkflow' AND ReplannerStatus = 'WAITING'`;
+
+/** Recent runs, newest first; `waiting`: only those waiting for an answer. */
+export async function listRuns(client: Client, limit = 20, opts: { waiting?: boolean } = {}): Promise<RunListing[]> {
   const out: RunListing[] = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowType = 'RunWorkflow'` })) {
+  for await (const wf of client.workflow.list({ query: opts.waiting ? WAITING_RUNS_QUERY : `WorkflowType = 'RunWorkflow'` })) {
+    const recorded = wf.memo?.[MEMO_STATUS] as { waiting?: unknown } | undefined;
+    const status = wf.typedSearchAttributes.get(STATUS_KEY);
     out.push({
       runId: wf.workflowId.replace(/^run-/, ''),
       workflowId: wf.workflowId,
       temporalStatus: wf.status.name,
-      status: wf.typedSearchAttributes.get(STATUS_KEY),
+      status,
       phase: wf.typedSearchAttributes.get(PHASE_KEY),
       startTime: wf.startTime.toISOString(),
       instruction: (wf.memo?.instruction as string | undefined)?.slice(0, 100),
+      ...(wf.status.name === 'RUNNING' && typeof recorded?.waiting === 'string' && recorded.waiting ? { waiting: recorded.waiting } : {}),
     });
     if (out.length >= limit) break;
   }

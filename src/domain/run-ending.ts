@@ -20,6 +20,9 @@ export interface RunEnding {
   at?: string;
 }
 
+/** What a run that has not ended shows (its memo says so when Temporal closed it behind its back). */
+const STILL_RUNNING: readonly string[] = ['RUNNING', 'WAITING', 'PAUSED'];
+
 /** Statuses only Temporal can give a run: the workflow code never ran to record them. */
 export const ENDED_BY_TEMPORAL = ['TERMINATED', 'TIMED_OUT'] as const;
 
@@ -45,7 +48,7 @@ export function closedRunStatus(p: {
   memo?: { instruction?: unknown; workspace?: unknown };
 }): RunStatusView {
   const byTemporal = (ENDED_BY_TEMPORAL as readonly string[]).includes(p.ending.temporalStatus);
-  if (p.recorded && !byTemporal && p.recorded.status !== 'RUNNING' && p.recorded.status !== 'PAUSED') return p.recorded;
+  if (p.recorded && !byTemporal && !STILL_RUNNING.includes(p.recorded.status)) return p.recorded;
   const base: RunStatusView = p.recorded ?? {
     runId: p.runId,
     instruction: typeof p.memo?.instruction === 'string' ? p.memo.instruction : '',

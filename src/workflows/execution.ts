@@ -42,6 +42,7 @@ import { executionProgressQuery } from './messages';
 import { llmActivityOptions, type RunOptions } from './options';
 import { installLease, type LeaseInput } from './budget-lease';
 import { installChildGate } from './child-gate';
+import { taskWorkflowIdOf } from '../domain/run/waiting';
 import { inbox } from './inbox';
 import { startPauseRelay, type PauseRelay } from './pause-gate';
 import { llmFormOn, rungReport } from './llm-form';
@@ -91,9 +92,8 @@ export interface ExecutionResult extends LlmRungReport {
   decisions: ExecutionDecision[];
 }
 
-export function taskWorkflowId(runWorkflowId: string, taskId: string, round = 1): string {
-  return `${runWorkflowId}.task-${taskId}${round > 1 ? `.${round}` : ''}`;
-}
+/** A task's workflow id: `<run workflow id>.task-<taskId>`, `.<round>` after the first execution round. */
+export const taskWorkflowId = taskWorkflowIdOf;
 
 const OPEN: TaskState[] = [TaskState.READY, TaskState.RUNNING, TaskState.NEEDS_CONTINUATION];
 

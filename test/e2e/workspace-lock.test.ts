@@ -1,14 +1,16 @@
-// S3 / issue 23: one running run per workspace, enforced by Temporal (a lock workflow per workspace
-// started with the id conflict policy FAIL; src/workflows/workspace-lock.ts). Real `replanner run`
-// processes against the dev server and a real worker; the LLM's goal reply hangs so every run is
-// still running when the other start comes, and is cancelled right after.
+// S3 / issue 23: one running run per workspace, enforced by Temporal (a lock workflow per workspace,
+// src/workflows/workspace-lock.ts). Issue 28: the run is the root workflow and starts the lock as
+// its own child (src/workflows/run/workspace.ts). Real `replanner run` processes against the dev
+// server and a real worker; the LLM's goal reply hangs so every run is still running when the other
+// start comes, and is cancelled right after.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { startRun } from '../../src/client/runs';
 import { workspaceLockId, WorkspaceBusy } from '../../src/client/workspace-lock';
 import { createWorker } from '../../src/worker';
-import { temporalAddress, uniqueId, until, workflowExists, type Harness } from '../support/harness';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { failureOf, temporalAddress, uniqueId, until, workflowExists, type Harness } from '../support/harness';
 import { harnessForCli } from '../support/suite-hooks';
 
 let h: Harness;
@@ -54,12 +56,22 @@ describe('S3 one running run per workspace, enforced by Temporal', () => {
     h.fake.always('goal_understanding', { hangMs: 120_000 });
     const pair = () => {
       const ws = h.workspace();
-      return [runProcess(ws), runProcess(ws)] as const;
+      return [runProcess(ws), runProcess(ws), ws] as const;
     };
     let next = pair();
     const started: string[] = [];
+    const losers: string[] = [];
+    /** A refused run: closed, failed WorkspaceBusy, or already deleted. */
+    const refusedOrGone = async (workflowId: string): Promise<boolean> => {
+      try {
+        const d = await h.client.workflow.getHandle(workflowId).describe();
+        return d.status.name === 'FAILED' && (await failureOf(h.client.workflow.getHandle(workflowId))).includes('already has a running run');
+      } catch (e) {
+        return e instanceof WorkflowNotFoundError;
+      }
+    };
     for (let round = 0; round < 20; round++) {
-      const [a, b] = next;
+      const [a, b, ws] = next;
       await Promise.all([a.ready, b.ready]);
       // The next pair loads while this one races.
       if (round < 19) next = pair();
@@ -73,8 +85,15 @@ describe('S3 one running run per workspace, enforced by Temporal', () => {
       const won = winner === a ? results[0] : results[1];
       expect(won.out).toContain(`Started run ${winner.id}`);
       expect([round, loser.err]).toEqual([round, expect.stringContaining(`already has a running run: ${winner.id}`)]);
-      // The refused one started nothing.
-      expect(await workflowExists(h.client, `run-${(winner === a ? b : a).id}`)).toBe(false);
+      // The refused one started nothing: it ended at once, refused, without a phase or a lock (and is deleted).
+      const refused = `run-${(winner === a ? b : a).id}`;
+      expect([round, await refusedOrGone(refused)]).toEqual([round, true]);
+      expect(await workflowExists(h.client, `${refused}.goal_understanding-1`)).toBe(false);
+      losers.push(refused);
+      // The run is the root; the workspace's lock is its child.
+      expect([round, (await h.client.workflow.getHandle(`run-${winner.id}`).describe()).parentExecution]).toEqual([round, undefined]);
+      const lock = await h.client.workflow.getHandle(await workspaceLockId(ws)).describe();
+      expect([round, lock.status.name, lock.parentExecution?.workflowId]).toEqual([round, 'RUNNING', `run-${winner.id}`]);
       started.push(winner.id);
       await h.client.workflow.getHandle(`run-${winner.id}`).cancel();
     }
@@ -84,7 +103,10 @@ describe('S3 one running run per workspace, enforced by Temporal', () => {
         .result()
         .catch(() => undefined);
     }
-  }, 600_000);
+    // The refused runs do not litter the run list: each is deleted (the server takes about a minute).
+    for (const id of losers)
+      await until(`the refused ${id} to be deleted`, async () => ((await workflowExists(h.client, id)) ? undefined : true), 180_000);
+  }, 900_000);
 
   it('S3 a lock whose run was terminated while no worker served the lock is cleared by the next start; the workspace is never stranded', async () => {
     h.fake.always('goal_understanding', { hangMs: 120_000 });
@@ -115,7 +137,9 @@ describe('S3 one running run per workspace, enforced by Temporal', () => {
     const second = await startRun(h.client, { instruction: 'after it', workspace: ws, taskQueue: h.taskQueue, holdWorkspace: true });
     const d = await second.handle.describe();
     expect(d.status.name).toBe('RUNNING');
-    expect(d.parentExecution?.workflowId).toBe(lockId);
+    // The run is the root; the lock it cleared and took again is its child.
+    expect(d.parentExecution).toBeUndefined();
+    expect((await h.client.workflow.getHandle(lockId).describe()).parentExecution?.workflowId).toBe(second.handle.workflowId);
     await second.handle.cancel();
     await until('the lock to be released with its run', async () =>
       (await h.client.workflow.getHandle(lockId).describe()).status.name !== 'RUNNING' ? true : undefined,

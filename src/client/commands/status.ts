@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { filesByTask } from '../diff';
 import { renderStatus } from '../render';
-import { getStatus, workerProblem } from '../run-inspect';
+import { FINAL, getStatus, workerProblem } from '../run-inspect';
 import { EXIT, onRun, runCommandNamed, type CliContext } from './context';
 
 export function statusCommand(ctx: CliContext): Command {
@@ -18,7 +18,7 @@ export function statusCommand(ctx: CliContext): Command {
       if (o.json) ctx.json(Object.keys(files).length ? { ...s, files } : s);
       else ctx.print(renderStatus(s, files));
       // The memo answered for a run nobody serves: say so, and how to start its worker.
-      if (s.status === 'RUNNING' || s.status === 'PAUSED') {
+      if (!FINAL.has(s.status)) {
         const problem = await workerProblem(backend.client, runId);
         if (problem) ctx.say(`replanner: ${problem}`);
       }

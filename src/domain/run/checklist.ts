@@ -86,9 +86,13 @@ export function runChecklist(s: ChecklistSource): string {
   }
 }
 
-/** V1: what the run's current details show in the Web UI: the goal, where the run is, and the checklist. */
-export function runDetails(s: ChecklistSource & { phase: string; goal?: Goal }, status: string): string {
-  const head = [`**Status**: ${status} · phase ${s.phase}`];
+/**
+ * V1: what the run's current details show in the Web UI: what it waits for from a person (`lead`,
+ * first: the question and how to answer it, or the pause and how to resume), the goal, where the
+ * run is, and the checklist.
+ */
+export function runDetails(s: ChecklistSource & { phase: string; goal?: Goal }, status: string, lead = ''): string {
+  const head = [...(lead ? [lead] : []), `**Status**: ${status} · phase ${s.phase}`];
   if (s.goal) head.push(`**Goal**: ${clipCounted(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
   const text = `${head.join('\n\n')}\n\n${runChecklist(s)}`;
   return clipUtf8(text, DETAILS_MAX_BYTES);

@@ -18,8 +18,19 @@ export const activePauses = (s: RunState): PauseState[] =>
 /** Why the run is paused, for the gate and its children (pauseGate). */
 export const pauseKinds = (s: RunState): PauseKind[] => activePauses(s).map((p) => p.kind);
 
-/** What `status` and the ReplannerStatus search attribute show. */
-export const displayStatus = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
+/**
+ * What `status` and the ReplannerStatus search attribute show: WAITING while a question or a
+ * consultation waits for a person's answer (even paused: the answer comes first; a budget pause is
+ * its question), else PAUSED while a pause holds, else the stored status.
+ */
+export const displayStatus = (s: RunState): RunStatusValue => {
+  if (s.status !== 'RUNNING') return s.status;
+  if (s.consultations.length > 0 || s.questions.some((q) => q.status === 'pending')) return 'WAITING';
+  return isPaused(s) ? 'PAUSED' : 'RUNNING';
+};
+
+/** What the ReplannerStatus search attribute showed before WAITING existed (runs recorded then replay with it). */
+export const statusBeforeWaiting = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
 
 /** The outcome of a pause or resume: `changed` false when it was already so (acknowledged, not an error). */
 export type PauseApplied = { ok: true; state: RunState; changed: boolean } | { ok: false; reason: string };

@@ -20,8 +20,11 @@ import type { ChecklistHistory } from './checklist';
 import type { ExecutionDecisionNote, RunEventLog } from './event-log';
 import type { PauseKind } from './llm-outage';
 
-/** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
-export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
+/**
+ * WAITING and PAUSED are never stored: a RUNNING run with a question or consultation waiting shows
+ * WAITING, one with a pause PAUSED (displayStatus).
+ */
+export type RunStatusValue = 'RUNNING' | 'WAITING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
 /** Issue 23: what a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
 export type ShownRunStatus = RunStatusValue | 'TERMINATED' | 'TIMED_OUT';

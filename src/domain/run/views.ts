@@ -12,6 +12,7 @@ import { budgetUsage } from './budget-ledger';
 import { runChecklist } from './checklist';
 import { activePauses, displayStatus, isPaused } from './pause';
 import { pendingQuestions } from './questions';
+import { waitingLine } from './waiting';
 import type { PauseState, PendingConsultation, PlanQuality, RunState, ShownRunStatus } from './state';
 
 /** Decisions `status` carries besides the whole log in the `decisions` query. */
@@ -55,10 +56,13 @@ export interface RunStatusView {
   llmRung?: LlmRung;
   /** X10/X11: notifications delivered to the run's issue or merge request, and the last failure. */
   notifications?: NotificationLedger;
+  /** V1: what the run waits for from a person and how to give it, or why it is paused and how to resume (one line; absent: neither). */
+  waiting?: string;
 }
 
 export function statusView(s: RunState): RunStatusView {
   const last = latestDecision(s.log);
+  const waiting = waitingLine(s);
   return {
     runId: s.runId,
     instruction: s.instruction,
@@ -87,6 +91,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
     ...(s.llmRung ? { llmRung: s.llmRung } : {}),
     ...(s.notifications ? { notifications: s.notifications } : {}),
+    ...(waiting ? { waiting } : {}),
   };
 }
 

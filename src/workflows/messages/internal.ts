@@ -178,3 +178,13 @@ export const BudgetGrantSchema: z.ZodType<BudgetGrantMessage> = lazySchema(() =>
 );
 /** O3: a parent lends a child more tokens, answering its open request (once). */
 export const budgetGrantSignal = defineSignal<[BudgetGrantMessage]>('budgetGrant');
+
+// ---------------------------------------------------------------- S3 the workspace lock
+
+export interface WorkspaceReleaseMessage {
+  /** The token the run gave its lock at start: only the run holding the workspace lets it go. */
+  token: string;
+}
+export const WorkspaceReleaseSchema: z.ZodType<WorkspaceReleaseMessage> = lazySchema(() => z.strictObject({ token: textField(100) }));
+/** S3: the run ends: its workspace lock (`workspace-<sha256>`, its child) ends too. A wrong token is ignored and logged. */
+export const releaseWorkspaceSignal = defineSignal<[WorkspaceReleaseMessage]>('releaseWorkspace');

@@ -5,6 +5,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { lazySchema } from '../../domain/lazy-schema';
 import { MAX_PAUSE_REASON_CHARS } from '../../domain/run/pause';
+import { ANSWER_SIGNAL } from '../../domain/run/waiting';
 import type { PauseState } from '../../domain/run/state';
 import type { DecisionsView, RunStatusView } from '../../domain/run/views';
 import type { RunEventsPage } from '../../domain/run/event-log';
@@ -50,6 +51,40 @@ export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [C
 /** X14: the fire-and-forget twin of answerClarification; an invalid answer is logged and ignored. */
 export const answerClarificationSignal = defineSignal<[ClarificationAnswerInput]>('answerClarificationSignal');
 
+// ---------------------------------------------------------------- the Web UI's answer
+
+/** A consultation's answer sent to the run (it passes it to the task, which takes the first answer). */
+export interface ConsultationAnswerToRun {
+  taskId: string;
+  /** The choice's number (1–4) or key, as the run's details list them. */
+  choice: number | string;
+  guidance?: string;
+  /** When given, it must be the task's pending consultation. */
+  consultationId?: string;
+}
+/** What a person types in the Web UI's "Send a Signal" input: a question's answer or a consultation's. */
+export type RunAnswerInput = QuestionAnswer | ConsultationAnswerToRun;
+export const RunAnswerSchema: z.ZodType<RunAnswerInput> = lazySchema(() =>
+  z.union([
+    ClarificationAnswerSchema,
+    z.strictObject({
+      taskId: idField,
+      choice: z.union([z.number(), textField(100)]),
+      guidance: textField(8000).optional(),
+      consultationId: idField.optional(),
+    }),
+  ]),
+);
+/**
+ * V1 / X14 / P7: answer a question (`{"questionId":"q1","answer":"…"}`) or a task's consultation
+ * (`{"taskId":"t2","choice":2}`) from the Web UI's own "Send a Signal" action, typed as JSON. Checked
+ * like the updates; what cannot be taken (malformed, unknown, already answered) is logged and ignored.
+ */
+export const answerSignal = defineSignal<[RunAnswerInput]>(ANSWER_SIGNAL);
+/** What the Web UI's "Send a Signal" shows beside the signal's name. */
+export const ANSWER_SIGNAL_HELP =
+  'Answer a question: {"questionId":"q1","answer":"your answer"}; or a task\'s consultation: {"taskId":"t2","choice":2} (with "guidance":"text" where the choice needs it). The run\'s current details show what waits.';
+
 // ---------------------------------------------------------------- O1 pause and resume
 
 export interface PauseInput {
@@ -87,3 +122,14 @@ export const resumeUpdate = defineUpdate<PauseAck, []>('resume');
 /** O1: the fire-and-forget twins; an invalid payload or a finished run is logged and ignored. */
 export const pauseSignal = defineSignal<[PauseInput?]>('pauseSignal');
 export const resumeSignal = defineSignal<[]>('resumeSignal');
+
+// ---------------------------------------------------------------- S3 the run's workspace
+
+/** Whether the run holds its workspace: it does, or another running run (`holder`) does and this run ended refused. */
+export type WorkspaceHold = { held: true } | { held: false; holder?: string; reason: string };
+/**
+ * S3: waits until the run has taken its workspace's lock (its first step) or was refused it. The
+ * client starts a run with this update (update-with-start), so it learns at once whether the run
+ * starts or the workspace is busy. Carries nothing; asking again later answers the same.
+ */
+export const workspaceHoldUpdate = defineUpdate<WorkspaceHold, []>('workspaceHold');

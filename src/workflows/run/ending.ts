@@ -19,7 +19,7 @@ import { rootMessage } from '../failures';
 import type { RunOptions } from '../options';
 import type { RunEntity } from './entity';
 import type { Notifier } from './notifications';
-import { resultOf, type RunInput, type RunResult } from './start';
+import { resultOf, type HeldLock, type RunInput, type RunResult } from './start';
 
 export interface RunEnd {
   entity: RunEntity;
@@ -31,7 +31,9 @@ export interface RunEnd {
  * workflow ran), carrying the whole state; the checklist comment's id with it, once the deliveries
  * in flight finished.
  */
-export async function continueAsNewIfDue(p: RunEnd & { input: RunInput; options: RunOptions; next: Phase; phasesRun: number }): Promise<void> {
+export async function continueAsNewIfDue(
+  p: RunEnd & { input: RunInput; options: RunOptions; next: Phase; phasesRun: number; lock: HeldLock | undefined },
+): Promise<void> {
   const info = workflowInfo();
   if (p.phasesRun === 0) return;
   if (!info.continueAsNewSuggested && info.historyLength < p.options.continueAsNewAfterEvents) return;
@@ -39,7 +41,15 @@ export async function continueAsNewIfDue(p: RunEnd & { input: RunInput; options:
   log.info(`continue-as-new before ${p.next} (history ${info.historyLength} events)`);
   p.entity.publish();
   await p.notifier.drain();
-  await continueAsNew<(input: RunInput) => Promise<RunResult>>({ ...p.input, carry: { state: p.entity.state, next: p.next } });
+  const carry = { state: p.entity.state, next: p.next, ...(p.lock ? { lock: p.lock } : {}) };
+  await continueAsNew<(input: RunInput) => Promise<RunResult>>({ ...p.input, carry });
+}
+
+/** S3: another running run holds the workspace: this one fails at once, typed, naming it (and starts nothing). */
+export function refused(entity: RunEntity, hold: { reason: string; holder?: string }): never {
+  entity.apply((s) => failRun(s, hold.reason));
+  entity.publish();
+  throw ApplicationFailure.create({ message: hold.reason, type: 'WorkspaceBusy', nonRetryable: true, details: [{ holder: hold.holder }] });
 }
 
 /** The phases ran out: the run is DONE, or BLOCKED naming the tasks that could not finish. */

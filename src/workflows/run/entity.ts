@@ -3,29 +3,54 @@
 // handlers are one line each, delegating here (the entity pattern of temporalio/samples-typescript
 // message-passing/safe-message-handlers). Every change is published: the search attributes, the
 // memo and the Web UI's current details.
-import { CancellationScope, condition, log, setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  patched,
+  setCurrentDetails,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { z } from 'zod';
 import { answerProblem, type QuestionAnswer } from '../../domain/replan';
 import { budgetAnswerProblem } from '../../domain/run/budget-ledger';
 import { checklistMemoDue, runChecklist, runDetails } from '../../domain/run/checklist';
 import { eventsView, withEvents } from '../../domain/run/events';
 import type { RunEventsPage } from '../../domain/run/event-log';
-import { activePauses, applyLlmTrouble, displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied } from '../../domain/run/pause';
+import {
+  activePauses,
+  applyLlmTrouble,
+  displayStatus,
+  isPaused,
+  pauseRun,
+  resumeRun,
+  statusBeforeWaiting,
+  type PauseApplied,
+} from '../../domain/run/pause';
 import { answerQuestion, pendingQuestions } from '../../domain/run/questions';
 import type { Applied, RunState } from '../../domain/run/state';
 import { decisionsView, inspectionMemo, MEMO_CHECKLIST, statusView, type DecisionsView } from '../../domain/run/views';
+import { taskWorkflowIdOf, waitingMarkdown } from '../../domain/run/waiting';
+import { validateConsultationAnswer } from '../../domain/pacemaker/consultation';
 import {
+  answerConsultationSignal,
   ClarificationAnswerSchema,
   LlmTroubleSchema,
   parsePayload,
   PauseInputSchema,
   ResumeInputSchema,
+  RunAnswerSchema,
   type ClarificationAnswerAck,
   type Parsed,
   type PauseAck,
   type RunStatus,
 } from '../messages';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from '../search-attributes';
+
+/** The patch that shows WAITING in the ReplannerStatus search attribute (a changed upsert: runs recorded before it replay without). */
+export const WAITING_STATUS_PATCH = 'replanner-status-waiting';
 
 /** Workflow time (deterministic in the sandbox), as the state records it. */
 export const isoNow = (): string => new Date().toISOString();
@@ -51,9 +76,13 @@ class Publisher {
   /** Told of every published state (the run's notifications). */
   observer: ((s: RunState) => void) | undefined;
 
+  /** Whether this run shows WAITING (runs recorded before it keep their search attribute writes on replay). */
+  private showsWaiting: boolean | undefined;
+
   /** `final`: the run ends or continues as new (everything is written). */
   write(state: RunState, final: boolean): void {
-    const status = displayStatus(state);
+    this.showsWaiting ??= patched(WAITING_STATUS_PATCH);
+    const status = this.showsWaiting ? displayStatus(state) : statusBeforeWaiting(state);
     const key = `${state.phase}|${status}|${state.counters.total}`;
     if (key !== this.searched) {
       this.searched = key;
@@ -81,7 +110,7 @@ class Publisher {
       upsertMemo({ [MEMO_CHECKLIST]: text });
     }
     // V1: the Web UI's "Current Details" (answered by a worker; no history event).
-    const details = runDetails(state, status);
+    const details = runDetails(state, status, waitingMarkdown(state));
     if (details !== this.details) {
       this.details = details;
       setCurrentDetails(details);
@@ -176,6 +205,24 @@ export class RunEntity {
     const c = this.checkAnswer(payload);
     if (c.ok) this.apply((s) => answerQuestion(s, c.value, isoNow()));
     else log.warn(`ignored answerClarificationSignal: ${c.reason}`);
+  }
+
+  /**
+   * V1: the Web UI's `answer` signal: a question's answer is taken like answerClarificationSignal; a
+   * consultation's is checked against the consultation the run knows is open on that task and passed
+   * to the task, which takes the first answer from wherever it comes (a later one is ignored there).
+   */
+  async answerFromWebUi(payload: unknown): Promise<void> {
+    const p = parsePayload(RunAnswerSchema, payload);
+    if (!p.ok) return log.warn(`ignored answer: ${p.reason}`);
+    if ('questionId' in p.value) return this.answerSignalled(p.value);
+    const { taskId, choice, guidance, consultationId } = p.value;
+    const open = this.current.consultations.find((c) => c.taskId === taskId);
+    const answer = { consultationId: open?.id, choice, ...(guidance !== undefined ? { guidance } : {}) };
+    const v = consultationId !== undefined && consultationId !== open?.id ? undefined : validateConsultationAnswer(open, answer);
+    if (!v?.ok) return log.warn(`ignored answer to task ${taskId}: ${v?.error ?? `consultation "${consultationId}" is not open`}`);
+    const task = getExternalWorkflowHandle(taskWorkflowIdOf(`run-${this.current.runId}`, taskId, this.current.phaseRuns.execution ?? 1));
+    await task.signal(answerConsultationSignal, answer).catch((e: unknown) => log.warn(`could not pass the answer to task ${taskId}: ${String(e)}`));
   }
 
   private checkAnswer(payload: unknown): Parsed<QuestionAnswer> {

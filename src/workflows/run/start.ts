@@ -36,10 +36,17 @@ export interface RunInput {
   carry?: RunCarry;
 }
 
-/** Everything a continued run needs: the whole state, and the phase to run next. */
+/** Everything a continued run needs: the whole state, the phase to run next, and the workspace lock it holds. */
 export interface RunCarry {
   state: RunState;
   next: Phase;
+  lock?: HeldLock;
+}
+
+/** S3: the run's workspace lock (its child `workspace-<sha256>`) and the token that lets it go (./workspace.ts). */
+export interface HeldLock {
+  lockId: string;
+  token: string;
 }
 
 export type RunResult = Pick<RunStatusView, 'runId' | 'status' | 'tasks' | 'reflection' | 'usage' | 'blocked'>;

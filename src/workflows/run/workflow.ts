@@ -9,8 +9,10 @@ import type { Phase } from '../../domain/types';
 import { hostPresenceOf } from '../host-presence';
 import { llmFormOn } from '../llm-form';
 import {
+  ANSWER_SIGNAL_HELP,
   answerClarificationSignal,
   answerClarificationUpdate,
+  answerSignal,
   budgetRequestSignal,
   decisionsQuery,
   eventsQuery,
@@ -22,16 +24,18 @@ import {
   statusQuery,
   taskConsultationSignal,
   taskProgressSignal,
+  workspaceHoldUpdate,
 } from '../messages';
 import { gateOn, startPauseRelay } from '../pause-gate';
 import { createReplanning } from './replanning';
 import { startRunLedger } from './budget-ledger';
 import { ChildReads, RunningChildren } from './child-reads';
-import { completed, continueAsNewIfDue, endedEarly, outcome } from './ending';
+import { completed, continueAsNewIfDue, endedEarly, outcome, refused } from './ending';
 import { isoNow, RunEntity } from './entity';
 import { startNotifier } from './notifications';
 import { configure, runStartOf, type RunInput, type RunResult } from './start';
 import { PhaseSteps, type NextPhase } from './steps';
+import { RunWorkspace } from './workspace';
 
 export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const start = runStartOf(input);
@@ -60,6 +64,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // (`main`, below) and ends the run STOPPED.
   const main = new CancellationScope();
   const ledger = startRunLedger({ entity, now: isoNow, currentChild: () => children.phase, onStop: () => main.cancel() });
+  // S3: the workspace's lock, taken as the run's first step.
+  const workspace = new RunWorkspace(input);
 
   // ------------------------------------------------------------ every message of the run (S2)
   setHandler(statusQuery, () => entity.status());
@@ -67,6 +73,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setHandler(eventsQuery, (afterSeq?: unknown) => entity.events(afterSeq));
   setHandler(answerClarificationUpdate, (a) => entity.answer(a), { validator: (a: unknown) => entity.refuseAnswer(a) });
   setHandler(answerClarificationSignal, (payload: unknown) => entity.answerSignalled(payload));
+  setHandler(answerSignal, (payload: unknown) => entity.answerFromWebUi(payload), { description: ANSWER_SIGNAL_HELP });
+  setHandler(workspaceHoldUpdate, () => workspace.hold());
   setHandler(pauseUpdate, (...a: unknown[]) => entity.pauseOrResume('pause', a[0]), {
     validator: (...a: unknown[]) => entity.refusePauseOrResume('pause', a[0]),
   });
@@ -84,38 +92,52 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setDefaultSignalHandler((name) => log.warn(`ignored unknown signal "${name}"`));
 
   // ------------------------------------------------------------ the phases
-  const config = configure(input, start, entity);
-  const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
-  // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
-  const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
-  entity.onPublish((s) => notifier.observe(s));
-  const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });
-  entity.publish();
+  const body = async (): Promise<RunResult> => {
+    const config = configure(input, start, entity);
+    // S3: the run's first step: it holds its workspace, or it is refused at once, naming the holder.
+    const hold = await workspace.take();
+    if (!hold.held) refused(entity, hold);
+    const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
+    // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
+    const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
+    entity.onPublish((s) => notifier.observe(s));
+    const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });
+    entity.publish();
 
-  const phases = async (): Promise<void> => {
-    let phase: Phase = input.carry?.next ?? 'goal_understanding';
-    for (let phasesRun = 0; ; phasesRun++) {
-      await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun });
-      // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
-      entity.apply(endUnprobedOutage);
-      await gate.ready();
-      let next: NextPhase;
-      try {
-        next = await steps.step(phase);
-      } catch (err) {
-        next = await steps.afterFailure(err);
+    const phases = async (): Promise<void> => {
+      let phase: Phase = input.carry?.next ?? 'goal_understanding';
+      for (let phasesRun = 0; ; phasesRun++) {
+        await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held });
+        // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
+        entity.apply(endUnprobedOutage);
+        await gate.ready();
+        let next: NextPhase;
+        try {
+          next = await steps.step(phase);
+        } catch (err) {
+          next = await steps.afterFailure(err);
+        }
+        children.phase = undefined;
+        if (next === 'done') return;
+        phase = next;
       }
-      children.phase = undefined;
-      if (next === 'done') return;
-      phase = next;
+    };
+    try {
+      // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
+      await main.run(phases);
+      await completed({ entity, notifier });
+    } catch (err) {
+      return endedEarly(err, { entity, notifier });
     }
+    return outcome(entity);
   };
+  // However the run ends (not continue-as-new), its workspace lock ends with it.
   try {
-    // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
-    await main.run(phases);
-    await completed({ entity, notifier });
+    const result = await body();
+    await workspace.ended();
+    return result;
   } catch (err) {
-    return endedEarly(err, { entity, notifier });
+    await workspace.ended(err);
+    throw err;
   }
-  return outcome(entity);
 }

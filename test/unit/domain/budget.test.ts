@@ -183,10 +183,11 @@ describe('O3 the run state: budget pause, question, raise and stop', () => {
     expect(statusView(initialRunState({ runId: 'r', instruction: 'x', workspace: '/ws' })).budget).toBeUndefined();
   });
 
-  it('O3 used up: PAUSED by the budget with one budget question; status shows usage against the budget', () => {
+  it('O3 used up: paused by the budget with one budget question (WAITING for its answer); status shows usage against the budget', () => {
     const s = pauseForBudget(budgeted(), AT);
     expect(isPaused(s)).toBe(true);
-    expect(displayStatus(s)).toBe('PAUSED');
+    // The run waits for the answer to its budget question: WAITING, its pause shown beside.
+    expect(displayStatus(s)).toBe('WAITING');
     expect(s.questions).toHaveLength(1);
     expect(s.questions[0]).toMatchObject({ id: 'q1', kind: 'budget', status: 'pending', timeoutMinutes: null });
     // Asked once: a second request while waiting asks nothing new.

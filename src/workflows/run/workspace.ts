@@ -1,0 +1,124 @@
+// S3: the run holds its workspace (issue 28: the run is the root of its workflows). Its first step
+// starts the workspace's lock, `workspace-<sha256 of the real path>`, as its own child
+// (src/workflows/workspace-lock.ts). The server never runs two workflows with one id, so of two runs
+// starting on one workspace at the same moment exactly one gets it; the other is refused at once
+// (WorkspaceBusy, naming the holder). A lock whose run closed without letting go (terminated by
+// hand) is stale: it is cleared and taken (src/activities/workspace-lock.ts). The lock is abandoned
+// when the run closes (so continue-as-new keeps it) and told to end, with the token the run gave
+// it, on every other ending.
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  ContinueAsNew,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  patched,
+  proxyLocalActivities,
+  startChild,
+  uuid4,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Activities } from '../../activities';
+import { rootMessage } from '../failures';
+import { releaseWorkspaceSignal, type WorkspaceHold } from '../messages';
+import type { HeldLock, RunInput } from './start';
+
+/** The patch that makes a run take its workspace lock itself; runs recorded before it had the lock as their parent, or none. */
+export const HOLDS_WORKSPACE_PATCH = 'run-holds-its-workspace-lock';
+
+/** How often a stale lock is cleared and the start tried again before the run gives up. */
+const TAKE_ATTEMPTS = 5;
+
+const lockActivities = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumAttempts: 5 },
+});
+
+export class RunWorkspace {
+  private outcome: WorkspaceHold | undefined;
+  private lock: HeldLock | undefined;
+
+  constructor(private readonly input: RunInput) {}
+
+  /** The lock the run holds, carried across continue-as-new. */
+  get held(): HeldLock | undefined {
+    return this.lock;
+  }
+
+  /** The workspaceHold update: answers once the run holds its workspace, was refused it, or ended first. */
+  async hold(): Promise<WorkspaceHold> {
+    await condition(() => this.outcome !== undefined);
+    return this.outcome!;
+  }
+
+  /** The run's first step: take the workspace's lock, or learn who holds it. */
+  async take(): Promise<WorkspaceHold> {
+    this.outcome = await this.taken();
+    return this.outcome;
+  }
+
+  private async taken(): Promise<WorkspaceHold> {
+    const { input } = this;
+    // Recorded before the patch: the lock (if any) was the run's parent and ends with it.
+    if (!patched(HOLDS_WORKSPACE_PATCH)) return { held: true };
+    if (input.carry) {
+      this.lock = input.carry.lock;
+      return { held: true };
+    }
+    // Started by an older client's lock (the lock is the parent): held already.
+    if (workflowInfo().parent?.workflowId.startsWith('workspace-')) return { held: true };
+    const lockId = await lockActivities.workspaceLockId(input.workspace);
+    const token = uuid4();
+    for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
+      try {
+        // Not cancellable: cancelling the run must not cancel the lock behind its release.
+        await CancellationScope.nonCancellable(() =>
+          startChild('WorkspaceLockWorkflow', {
+            workflowId: lockId,
+            // src/workflows/workspace-lock.ts HeldLockInput (by name: that module reaches back to the run's start options).
+            args: [{ runId: input.runId, token }],
+            parentClosePolicy: ParentClosePolicy.ABANDON,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            memo: { runId: input.runId, workspace: input.workspace },
+            staticSummary: `workspace lock of run ${input.runId}`,
+          }),
+        );
+        this.lock = { lockId, token };
+        return { held: true };
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+      const holder = await lockActivities.clearStaleWorkspaceLock({ lockId, runId: input.runId });
+      if ('busy' in holder) {
+        return { held: false, holder: holder.busy, reason: `the workspace ${input.workspace} already has a running run: ${holder.busy}` };
+      }
+    }
+    throw ApplicationFailure.nonRetryable(`could not take the lock ${lockId} of the workspace ${input.workspace}`, 'WorkspaceLock');
+  }
+
+  /**
+   * The run ends (`err`: how; none: completed): the lock is told to end (not on continue-as-new: the
+   * next run of this workflow holds it), a workspaceHold still waiting is answered, and every
+   * handler finishes first.
+   */
+  async ended(err?: unknown): Promise<void> {
+    if (this.outcome === undefined) this.outcome = { held: false, reason: `the run ended before it took its workspace: ${rootMessage(err)}` };
+    const lock = this.lock;
+    if (lock && !(err instanceof ContinueAsNew)) {
+      this.lock = undefined;
+      await CancellationScope.nonCancellable(async () => {
+        try {
+          await getExternalWorkflowHandle(lock.lockId).signal(releaseWorkspaceSignal, { token: lock.token });
+        } catch (e) {
+          log.warn(`could not release the workspace lock ${lock.lockId}: ${rootMessage(e)}`);
+        }
+      });
+    }
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  }
+}
