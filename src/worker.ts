@@ -18,9 +18,19 @@ export function workflowsPath(): string {
   return require.resolve('./workflows');
 }
 
+/** S2: the payload converter of the workflows and activities (a payload that is not JSON is refused, not fatal). */
+export function payloadConverterPath(): string {
+  return require.resolve('./payload-converter');
+}
+
 /** Bundling takes seconds: do it once and share the bundle between workers (tests, demo). */
 export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger, preloadModules: sharedWorkflowModules() });
+  return bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger: quietBundlerLogger,
+    preloadModules: sharedWorkflowModules(),
+    payloadConverterPath: payloadConverterPath(),
+  });
 }
 
 /** Stateless modules evaluated once per worker, not once per cached workflow (src/workflows/preload.ts). */
@@ -101,6 +111,7 @@ export async function createWorker(p: WorkerParams): Promise<ReplannerWorker> {
     namespace: p.namespace ?? 'default',
     identity,
     activities,
+    dataConverter: { payloadConverterPath: payloadConverterPath() },
     // A run at the largest maxParallelTasks has each task's LLM call and each finished task's replan
     // decision in flight at once; fewer slots queue them, and a call with no free slot also loses
     // eager dispatch (≈ 50 ms more through matching). bench/README.md "Parallel 16 (session 6)".

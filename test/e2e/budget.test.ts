@@ -36,7 +36,7 @@ async function budgetQuestion(id: string): Promise<Question> {
     `the budget question of run ${id}`,
     async () => {
       const s = await statusOf(id);
-      return s.status === 'PAUSED' ? s.questions?.find((q) => q.kind === 'budget' && q.status === 'pending') : undefined;
+      return s.status === 'WAITING' ? s.questions?.find((q) => q.kind === 'budget' && q.status === 'pending') : undefined;
     },
     90_000,
   );
@@ -59,7 +59,7 @@ describe('replanner run --budget-tokens / answer (O3)', () => {
 
     const human = await cli('status', id);
     expect(human.code).toBe(0);
-    expect(human.out).toMatch(new RegExp(`^Run ${id}: PAUSED`, 'm'));
+    expect(human.out).toMatch(new RegExp(`^Run ${id}: WAITING`, 'm'));
     expect(human.out).toMatch(/^Budget: [\d,]+ \/ 2,000 tokens \(\d+\.\d%\)$/m);
     expect(human.out).toMatch(/^PAUSED \(budget\) since .*answer the budget question below$/m);
     expect(human.out).toContain(`Question ${q.id} (budget, execution): The run's budget is used up: used`);
@@ -74,7 +74,7 @@ describe('replanner run --budget-tokens / answer (O3)', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.out).toContain(`Run ${id} is still paused by its budget (`);
     expect(resumed.out).toContain(`answer ${q.id}: raise or stop); resume does not raise it`);
-    expect((await statusOf(id)).status).toBe('PAUSED');
+    expect((await statusOf(id)).status).toBe('WAITING');
 
     const ok = await cli('answer', id, q.id, 'raise', '50000');
     expect(ok.err).toBe('');

@@ -45,7 +45,7 @@ it('O5 a finished run and a waiting run whose worker is gone print their state (
   const w = await cli('status', waiting, '--json');
   expect(w.code).toBe(0);
   const ws = JSON.parse(w.out);
-  expect(ws).toMatchObject({ runId: waiting, status: 'RUNNING' });
+  expect(ws).toMatchObject({ runId: waiting, status: 'WAITING' });
   expect(ws.questions.map((q: { id: string }) => q.id)).toEqual(['q1']);
   expect((await cli('decisions', waiting)).code).toBe(0);
 

@@ -51,7 +51,7 @@ describe('O3 B2 the budget survives crashes', () => {
         'the budget pause',
         async () => {
           const s = await handle.query(statusQuery);
-          return s.status === 'PAUSED' && s.pause?.kind === 'budget' ? s : undefined;
+          return s.status === 'WAITING' && s.pause?.kind === 'budget' ? s : undefined;
         },
         90_000,
       );
@@ -73,7 +73,7 @@ describe('O3 B2 the budget survives crashes', () => {
       await server.start();
       worker = await startWorkerProcess(workerParams);
       const after = await until('status after the restart', async () => handle.query(statusQuery), 60_000);
-      expect(after.status).toBe('PAUSED');
+      expect(after.status).toBe('WAITING');
       expect(after.pause).toEqual(paused.pause);
       expect(after.budget).toEqual(before.budget);
       expect(after.questions).toEqual(before.questions);

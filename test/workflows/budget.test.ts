@@ -52,7 +52,7 @@ async function pausedByBudget(handle: Awaited<ReturnType<typeof startBudgetedRun
     'the budget pause',
     async () => {
       const st = await handle.query(statusQuery);
-      return st.status === 'PAUSED' && st.pause?.kind === 'budget' ? st : undefined;
+      return st.status === 'WAITING' && st.pause?.kind === 'budget' ? st : undefined;
     },
     90_000,
   );
@@ -95,8 +95,8 @@ describe('O3 a durable per-run token budget', () => {
     expect(s.budget!.usedTokens).toBeLessThanOrEqual(reported);
     // The memo shows the budget pause too (O5: no worker needed).
     const memo = (await handle.describe()).memo?.[MEMO_STATUS] as RunStatus;
-    expect(memo.status).toBe('PAUSED');
-    expect((await handle.describe()).typedSearchAttributes.get(STATUS_KEY)).toBe('PAUSED');
+    expect(memo.status).toBe('WAITING');
+    expect((await handle.describe()).typedSearchAttributes.get(STATUS_KEY)).toBe('WAITING');
     expect(memo.budget?.maxTokens).toBe(BUDGET);
 
     // S2: forged lease messages neither raise the budget nor start a call: a grant is not a message

@@ -50,7 +50,7 @@ describe('worker process killed during a clarification wait', () => {
       return s.questions?.some((q) => q.id === 'q1' && q.status === 'pending') ? s : undefined;
     });
     const decisionsBefore: DecisionsView = await handle.query(decisionsQuery);
-    expect(before.status).toBe('RUNNING');
+    expect(before.status).toBe('WAITING');
     expect(before.phase).toBe('goal_understanding');
     expect(before.questions).toEqual([
       expect.objectContaining({
