@@ -80,7 +80,7 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
     for (const line of [
       '**Waiting for your answer**: question q1 (clarification)',
       '> Which format should the report use?',
-      '**Send a Signal** (this workflow\'s actions, top right), signal name `answer`, input `{"questionId":"q1","answer":"<your answer>"}`',
+      '**More Actions → Send a Signal** (top right of this page), signal name `answer`, data `{"questionId":"q1","answer":"<your answer>"}`, encoding json/plain',
       `\`replanner answer ${id} q1 "<your answer>"\``,
       `\`temporal workflow update execute --workflow-id run-${id} --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'\``,
       '**Status**: WAITING',
@@ -125,7 +125,7 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       return d.startsWith('**Paused**') ? d : undefined;
     });
     expect(pausedDetails).toContain(': checking the sources');
-    expect(pausedDetails).toContain('signal name `resumeSignal`, no input');
+    expect(pausedDetails).toContain('signal name `resumeSignal`, no data');
     expect(pausedDetails).toContain(`\`replanner resume ${id}\``);
     expect(pausedDetails).toContain(`\`temporal workflow update execute --workflow-id run-${id} --name resume\``);
     console.log(`the paused run's current details:\n${pausedDetails.slice(0, 1500)}`);

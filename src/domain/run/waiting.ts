@@ -141,10 +141,12 @@ export const pausedItems = (s: RunState): PausedItem[] => activePauses(s).map((p
 
 /** The Web UI's ways, in Markdown. */
 function waysMarkdown(w: AnswerWays, verb: string): string[] {
-  const ui = w.signal.input ? `signal name \`${w.signal.name}\`, input \`${w.signal.input}\`` : `signal name \`${w.signal.name}\`, no input`;
+  const ui = w.signal.input
+    ? `signal name \`${w.signal.name}\`, data \`${w.signal.input}\`, encoding json/plain`
+    : `signal name \`${w.signal.name}\`, no data`;
   return [
     `${verb} in one of three ways:`,
-    `- here in the Web UI: **Send a Signal** (this workflow's actions, top right), ${ui}`,
+    `- here in the Web UI: **More Actions → Send a Signal** (top right of this page), ${ui}`,
     `- \`${w.cli}\``,
     `- \`${w.temporal}\``,
   ];
