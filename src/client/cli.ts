@@ -135,6 +135,29 @@ function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
+/** Every command's path (`['worker', 'stop']`), from the program itself: what has a `--help` of its own. */
+export function commandPaths(): string[][] {
+  const nothing = () => undefined;
+  const ctx = {
+    print: nothing,
+    say: nothing,
+    json: nothing,
+    out: process.stdout,
+    err: process.stderr,
+    input: process.stdin,
+    exit: nothing,
+  } as unknown as CliContext;
+  const paths: string[][] = [];
+  const walk = (cmd: Command, at: string[]) => {
+    for (const sub of cmd.commands) {
+      paths.push([...at, sub.name()]);
+      walk(sub, [...at, sub.name()]);
+    }
+  };
+  walk(buildProgram(ctx), []);
+  return paths;
+}
+
 /** Every command: output to the context, no process.exit, each command's options its own. */
 function configure(cmd: Command, ctx: CliContext): void {
   cmd.configureOutput({ writeOut: (s) => ctx.out.write(s), writeErr: (s) => ctx.err.write(s), outputError: () => undefined }).exitOverride((e) => {

@@ -44,7 +44,7 @@ export function runCommand(ctx: CliContext): Command {
     .option('--budget-tokens <n>', "pause with a question (raise or stop) when the run's LLM calls used N tokens")
     .option('--github <owner/repo#N>', 'post the plan checklist and the replan notifications to that issue or pull request')
     .option('--gitlab <group/project!N>', 'the same on a GitLab merge request (!N) or issue (#N)')
-    .option('--id <id>', 'the run id to use instead of a random one')
+    .option('--id <id>', 'the run id to use instead of a random one (an id another run had is refused)')
     .option('--wait', 'wait for the run to end and print its final status')
     .option('--ask', 'with --wait: ask pending questions on the terminal (the default on a terminal without --json)')
     .option('-v, --verbose', 'with --wait: also decisions that change nothing and notification deliveries')
