@@ -118,6 +118,21 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     const missing = await cli('temporal', 'workflow', 'describe', '--workflow-id', 'run-no-such-run');
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('workflow not found');
+    // The same settings as every replanner command, e.g. a profile with TEMPORAL_ADDRESS set but
+    // empty (Replanner reads it as unset, the bare Temporal CLI as an override of the profile).
+    const profile = path.join(tmp('replanner-profile-'), 'temporal.toml');
+    fs.writeFileSync(profile, `[profile.team]\naddress = "${process.env.TEMPORAL_ADDRESS!}"\n`);
+    const address = process.env.TEMPORAL_ADDRESS;
+    Object.assign(process.env, { TEMPORAL_CONFIG_FILE: profile, TEMPORAL_PROFILE: 'team', TEMPORAL_ADDRESS: '' });
+    try {
+      const viaProfile = await cli('temporal', 'workflow', 'describe', '--workflow-id', `run-${id}`);
+      expect(viaProfile).toMatchObject({ code: 0, err: '' });
+      expect(viaProfile.out).toContain(`run-${id}`);
+    } finally {
+      Object.assign(process.env, { TEMPORAL_ADDRESS: address });
+      delete process.env.TEMPORAL_CONFIG_FILE;
+      delete process.env.TEMPORAL_PROFILE;
+    }
     const help = await cli('temporal', '--help');
     expect(help).toMatchObject({ code: 0, err: '' });
     expect(help.out).toContain('replanner temporal workflow list');
