@@ -14,6 +14,7 @@ import {
   proxyLocalActivities,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -129,8 +130,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   // Progress to the run (status stays live), SPEC S2: this phase only pokes the run ("look again");
   // the run reads the task states from this workflow itself (executionProgress query, through a
   // local activity that checks this workflow is its child), so a poke forged from outside shows
-  // nothing this phase did not do. Pokes are fired, never awaited on the critical path; at most
-  // one in flight; none when nothing changed since the last. The query answers a delta (the tasks
+  // nothing this phase did not do. Pokes are fired, never awaited on the critical path; one for the
+  // events taken together; none when nothing changed since the last. The query answers a delta (the tasks
   // changed after the version the run has), so the run's history grows with the changes, not with
   // the plan's size times its changes.
   /** Version of the task list: bumped by every change; each task remembers the version it last changed in. */
@@ -140,6 +141,14 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states. */
   let closing = false;
+  // A poke's reply may reach this workflow in a later workflow task than the one that sent it (the
+  // worker evicted it meanwhile, or the task was heartbeated), and a replay delivers that reply at
+  // the start of the task that recorded it: earlier than it came. So what is sent must not depend
+  // on when replies come: each change is poked once, when this turn's events are all taken, however
+  // many pokes are still in flight. Runs recorded before this rule keep the old one (one poke in
+  // flight at a time, the next sent when it answers), which replays only what it recorded.
+  const pokeOnce = patched('execution-pokes-independent-of-replies');
+  const pokes = new Set<Promise<void>>();
   const commit = (next: TaskRecord[]) => {
     const changed = changedTasks(tasks, next);
     tasks = next;
@@ -155,16 +164,31 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     const notes = decisions.slice(told, told + MAX_NOTES_PER_READ).map((d) => executionDecisionNote(d.taskId, d.decision, d.parseError));
     return { round: input.round, seq: version, tasks: changed, usage, ...(notes.length ? { decisions: notes, decisionsFrom: told } : {}) };
   });
+  const poke = () => CancellationScope.nonCancellable(() => pokeRun({ runWorkflowId: input.runWorkflowId }));
   /**
    * A poke when something changed since the last one, while a task runs (when none runs, the phase is
    * about to end and its result carries the states) or `force` (the run paused while only decisions are pending).
    */
   const report = (force = false) => {
+    if (pokeOnce) {
+      if (closing || version <= poked) return;
+      if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return;
+      poked = version;
+      // A poke must not be interrupted by a cancellation, or the run would show stale states.
+      const sent: Promise<void> = poke().then(
+        () => void pokes.delete(sent),
+        (e: unknown) => {
+          pokes.delete(sent);
+          log.warn(`could not tell the run about progress: ${rootMessage(e)}`);
+        },
+      );
+      pokes.add(sent);
+      return;
+    }
     if (inFlight || closing || version <= poked) return;
     if (!force && !tasks.some((t) => t.state === TaskState.RUNNING)) return;
     const sent = version;
-    // A poke must not be interrupted by a cancellation, or the run would show stale states.
-    inFlight = CancellationScope.nonCancellable(() => pokeRun({ runWorkflowId: input.runWorkflowId })).then(
+    inFlight = poke().then(
       () => {
         poked = sent;
         inFlight = undefined;
@@ -179,6 +203,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   /** Before the phase returns: no poke is left in flight. */
   const reportsDelivered = async () => {
     closing = true;
+    if (pokeOnce) await CancellationScope.nonCancellable(() => Promise.all([...pokes]));
     while (inFlight) await CancellationScope.nonCancellable(() => inFlight!);
   };
   const setTask = (id: string, patch: Partial<TaskRecord>) => {
@@ -350,7 +375,8 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         running.set(t.id, ended);
         events.add(ended);
       }
-      report();
+      // (pokeOnce: one poke for the events taken together, not one per event)
+      if (!pokeOnce || !events.waiting()) report();
       if (running.size === 0 && beside.size === 0) break;
 
       const ev = await events.take();
