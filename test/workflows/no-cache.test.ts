@@ -25,16 +25,19 @@ afterAll(async () => {
   await uncached?.stop();
 });
 
-/** Four chains of two tasks, then a join: up to four tasks at once, each followed by a replan decision. */
+/** Six chains of two tasks, then a join: up to six tasks at once, each followed by a replan decision. */
 function chains(): ScenarioTask[] {
   const tasks: ScenarioTask[] = [];
-  for (let c = 0; c < 4; c++) {
+  for (let c = 0; c < 6; c++) {
     for (let i = 0; i < 2; i++) {
       const id = `c${c}s${i}`;
       tasks.push({ id, title: `chain ${c} step ${i}`, dependencies: i ? [`c${c}s${i - 1}`] : [], files: { [`${id}.txt`]: id } });
     }
   }
-  return [...tasks, { id: 'join', title: 'join', dependencies: ['c0s1', 'c1s1', 'c2s1', 'c3s1'], files: { 'join.txt': 'j' } }];
+  return [
+    ...tasks,
+    { id: 'join', title: 'join', dependencies: tasks.filter((t) => t.id.endsWith('s1')).map((t) => t.id), files: { 'join.txt': 'j' } },
+  ];
 }
 
 const record = (t: ScenarioTask): TaskRecord => ({
@@ -66,7 +69,7 @@ async function executionPhase(h: Harness) {
     args: [
       {
         run: { runId, workspace: h.workspace(), instruction: 'write the files' },
-        options: { ...DEFAULT_RUN_OPTIONS, ...FAST, maxParallelTasks: 4 },
+        options: { ...DEFAULT_RUN_OPTIONS, ...FAST, maxParallelTasks: 6 },
         tasks: tasks.map(record),
         actions: {},
         runWorkflowId: `run-${runId}`,

@@ -28,7 +28,7 @@ export interface TaskView {
 
 /** The task's view, `taskStatus` answered from it (V2: with the worker steps the details show; a query: no history event). */
 export function taskView(task: TaskSpec): TaskView {
-  // (the pacer shows the first limit at once)
+  // maxIterations: the pacer shows its first limit at once (startPacer).
   const status: TaskStatus = { taskId: task.id, state: 'RUNNING', iteration: 0, maxIterations: 0, usage: ZERO_USAGE };
   let stepLines: TaskStepLine[] = [];
   setHandler(taskStatusQuery, () => ({ ...status, steps: stepLines }));
