@@ -17,7 +17,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'workflows',
-      roots: ['<rootDir>/test/workflows', '<rootDir>/test/e2e'],
+      roots: ['<rootDir>/test/workflows', '<rootDir>/test/e2e', '<rootDir>/test/cluster'],
       testMatch: ['**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -2,7 +2,7 @@
 // floor (bench/floor-workflows.ts), measured in the same process on the same worker. Figures are
 // defined in bench/README.md. This file starts the server, the worker and the scripted LLM and runs
 // the scenarios (bench/scenarios/), whose measurements are in bench/measure.ts.
-// Usage: npm run bench [-- --reps 3 --json --smoke --only a,b,c,d,e,scale --settings --scale-runs 20 --scale-latency 100]
+// Usage: npm run bench [-- --reps 3 --json --smoke --only a,b,c,d,e,scale --settings --scale-runs 20 --scale-latency 100 --cluster]
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -19,6 +19,7 @@ import type { BenchEnv, BenchOptions, Ctx } from './context';
 import { floorUnits } from './measure';
 import { startInProcessWorker } from './processes';
 import { table } from './report';
+import { onCluster } from './scale';
 import { graphScenario } from './scenarios/a-graph';
 import { independentScenario } from './scenarios/b-independent';
 import { largePlanScenario } from './scenarios/c-large-plan';
@@ -141,6 +142,7 @@ async function main() {
       dc: { type: 'string', multiple: true },
       'scale-runs': { type: 'string' },
       'scale-latency': { type: 'string' },
+      cluster: { type: 'boolean', default: false },
     },
   });
   const only = values.only.split(',').map((x) => x.trim());
@@ -157,15 +159,20 @@ async function main() {
   const scaleLatency = whole('scale-latency', values['scale-latency'], 0);
   const reps = Number(values.reps ?? (values.smoke ? 1 : 3));
   if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
-  const doc = await runBench({
-    reps,
-    smoke: values.smoke,
-    only,
-    ...(values.setting ? { settings: values.setting } : {}),
-    ...(values.dc ? { dynamicConfig: values.dc } : {}),
-    scale: { ...(scaleRuns !== undefined ? { runs: scaleRuns } : {}), ...(scaleLatency !== undefined ? { latencyMs: scaleLatency } : {}) },
-    log: values.json ? undefined : (l) => console.error(l),
-  });
+  const log = values.json ? undefined : (l: string) => console.error(l);
+  // --cluster: against a Temporal cluster of its own (bench/scale.ts onCluster), not the dev server.
+  const bench = (address?: string) =>
+    runBench({
+      ...(address ? { address } : {}),
+      reps,
+      smoke: values.smoke,
+      only,
+      ...(values.setting ? { settings: values.setting } : {}),
+      ...(values.dc ? { dynamicConfig: values.dc } : {}),
+      scale: { ...(scaleRuns !== undefined ? { runs: scaleRuns } : {}), ...(scaleLatency !== undefined ? { latencyMs: scaleLatency } : {}) },
+      log,
+    });
+  const doc = values.cluster ? await onCluster(log, bench) : await bench();
   console.log(values.json ? JSON.stringify(doc, null, 2) : table(doc));
 }
 

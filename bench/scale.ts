@@ -2,6 +2,7 @@
 // pure parts: which worker owns which workspace root, the throughput figures, and what limits them
 // (bench/README.md, "Scale: 1 worker against 2"). The processes and runs are in bench/run.ts.
 import * as path from 'node:path';
+import { TestCluster } from '../test/support/cluster';
 
 /** One worker process of the scenario: its REPLANNER_HOST and REPLANNER_WORKSPACE_ROOTS. */
 export interface ScaleWorkerSpec {
@@ -174,4 +175,25 @@ export function countByQueue(queues: string[], queue: string): Record<string, nu
     out[key] = (out[key] ?? 0) + 1;
   }
   return out;
+}
+
+/**
+ * `--cluster` (issue 29): the bench against a real Temporal cluster instead of the dev server:
+ * PostgreSQL and frontend, history, matching and worker as four processes (scripts/ensure-cluster,
+ * deploy/temporal/), started for the bench and stopped after it. `bench` gets the frontend's address.
+ */
+export async function onCluster<T extends Record<string, unknown>>(
+  log: ((line: string) => void) | undefined,
+  bench: (address: string) => Promise<T>,
+): Promise<T> {
+  log?.('starting a Temporal cluster (scripts/ensure-cluster: PostgreSQL, four server processes)…');
+  const cluster = await TestCluster.start();
+  try {
+    return {
+      ...(await bench(cluster.address)),
+      server: `temporal cluster ${cluster.address} (scripts/ensure-cluster: PostgreSQL + frontend, history, matching, worker processes)`,
+    };
+  } finally {
+    await cluster.stop();
+  }
 }

@@ -5,13 +5,15 @@
 import * as fs from 'node:fs';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { workerLogger } from './worker-logger';
+import { metricsAddress, runtimeTelemetryFromEnv, startTracing, tracingEndpoint } from './telemetry';
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
 import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sandbox';
 import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectClient, connectFailure, describeTarget, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
 
 /** The worker could not reach Temporal at start (exit 3, like the CLI's "Temporal unreachable"). */
 export class TemporalUnreachable extends Error {}
@@ -22,12 +24,20 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   // Sandboxed commands have their own bound, apart from the activity slots (LLM calls mostly wait).
   const commands = commandSlotsFromEnv(env);
   setCommandSlots(commands);
-  Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO') });
-  const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
-  const connection = await NativeConnection.connect({ address }).catch((e: unknown) => {
+  // REPLANNER_METRICS_PORT: the runtime's metrics for Prometheus (src/telemetry.ts).
+  const metrics = runtimeTelemetryFromEnv(env);
+  Runtime.install({ logger: workerLogger((env.REPLANNER_LOG_LEVEL as 'INFO') || 'INFO'), ...(metrics ? { telemetryOptions: metrics } : {}) });
+  // OTEL_EXPORTER_OTLP_ENDPOINT: traces of the runs this worker serves; unset, nothing is loaded.
+  const tracing = await startTracing(env);
+  // The `temporal` CLI's settings: env vars and TOML profiles, TLS and API keys (src/connection.ts).
+  const target = temporalTarget(env);
+  const { address, namespace } = target;
+  const connection = await NativeConnection.connect(target.connectOptions).catch(async (e: unknown) => {
     throw new TemporalUnreachable(
-      `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
-        'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.',
+      isLocalDevTarget(target)
+        ? `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
+            'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.'
+        : await connectFailure(e, target),
     );
   });
   const llm = llmSettingsFromEnv(env);
@@ -41,24 +51,27 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     taskQueue,
     llm,
     host,
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    namespace,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
     overrides: workerOverridesFromEnv(env),
+    ...(tracing ? { tracing } : {}),
   });
   console.log(
-    `replanner worker: task queue "${taskQueue}" on ${address}, model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
+    `replanner worker: task queue "${taskQueue}" on ${address} (${describeTarget(target)}), model ${llm.model} at ${normaliseEndpoint(llm.baseURL)} (pid ${process.pid}, started ${new Date().toISOString()})`,
   );
   console.log(
     `replanner worker: host ${host.host} owns the workspaces under ${host.roots.join(', ')} (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS); their activities on task queue "${worker.settings.hostQueue}"`,
   );
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
   console.log(`replanner worker: at most ${commands} command(s) at once (REPLANNER_MAX_CONCURRENT_COMMANDS)`);
+  if (tracing) console.log(`replanner worker: traces go to ${tracingEndpoint(env)} over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)`);
+  if (metrics) console.log(`replanner worker: runtime metrics for Prometheus at http://${metricsAddress(metrics)}/metrics (REPLANNER_METRICS_PORT)`);
   console.log(
     idleMs > 0
       ? `replanner worker: exits after ${formatDuration(idleMs)} without work (REPLANNER_WORKER_IDLE_EXIT)`
       : 'replanner worker: runs until stopped (Ctrl-C or SIGTERM)',
   );
-  const open = openWorkflowCounter(address, env.TEMPORAL_NAMESPACE || 'default', taskQueue);
+  const open = openWorkflowCounter(target, taskQueue);
   const stopIdle = idleMs > 0 ? exitWhenIdle(worker, idleMs, open.count) : () => undefined;
   try {
     await worker.run();
@@ -66,6 +79,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     stopIdle();
     await open.close();
     await connection.close();
+    await tracing?.shutdown();
     // The CLI's record of this worker (auto-started workers) goes with it.
     const record = env.REPLANNER_WORKER_RECORD;
     if (record) removeOwnRecord(record);
@@ -135,18 +149,14 @@ function exitWhenIdle(worker: ReplannerWorker, idleMs: number, openWorkflows: ()
 }
 
 /** Visibility's count of running workflow executions on `taskQueue` (undefined when it cannot say), and closing its connection. */
-function openWorkflowCounter(
-  address: string,
-  namespace: string,
-  taskQueue: string,
-): { count: () => Promise<number | undefined>; close: () => Promise<void> } {
+function openWorkflowCounter(target: TemporalTarget, taskQueue: string): { count: () => Promise<number | undefined>; close: () => Promise<void> } {
   let connection: Promise<Connection> | undefined;
   const query = `TaskQueue = '${taskQueue.replace(/'/g, "\\'")}' AND ExecutionStatus = 'Running'`;
   return {
     count: async () => {
       try {
-        connection ??= Connection.connect({ address });
-        const client = new Client({ connection: await connection, namespace });
+        connection ??= connectClient(target);
+        const client = new Client({ connection: await connection, namespace: target.namespace });
         return (await client.workflow.count(query)).count;
       } catch (e) {
         connection = undefined;

@@ -7,6 +7,7 @@ export { hostSettingsFromEnv, type HostSettings } from './host-settings';
 import { createActivities } from './activities';
 import { BOUNDS } from './domain/config';
 import { LlmGateway, type LlmSettings } from './llm/gateway';
+import type { Tracing } from './telemetry';
 
 export const DEFAULT_TASK_QUEUE = 'replanner';
 
@@ -40,6 +41,8 @@ export interface WorkerParams {
   extraActivities?: Record<string, (...args: never[]) => unknown>;
   /** Bench only: worker settings to measure (bench/README.md "What the engine allows"); applied last. */
   overrides?: Partial<WorkerOptions>;
+  /** Traces (src/telemetry.ts startTracing): its plugins on every SDK worker of this one. */
+  tracing?: Tracing;
 }
 
 /** Activities one worker runs at once by default (REPLANNER_MAX_CONCURRENT_ACTIVITIES overrides it). */
@@ -106,13 +109,14 @@ export async function createWorker(p: WorkerParams): Promise<ReplannerWorker> {
     // run stops its workers within seconds.
     maxHeartbeatThrottleInterval: '2 seconds',
     defaultHeartbeatThrottleInterval: '1 second',
+    ...(p.tracing ? { plugins: p.tracing.plugins } : {}),
   } satisfies Partial<WorkerOptions>;
+  // The tracing interceptors are workflow code too: a prebuilt bundle lacks them, so bundle anew.
+  const bundle = p.tracing ? undefined : p.workflowBundle;
   const endpoint = await Worker.create({
     ...common,
     taskQueue,
-    ...(p.workflowBundle
-      ? { workflowBundle: p.workflowBundle }
-      : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
+    ...(bundle ? { workflowBundle: bundle } : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
     ...p.overrides,
   });
   // Activities only: the workflows of every run stay on the endpoint queue.
@@ -125,6 +129,7 @@ export async function createWorker(p: WorkerParams): Promise<ReplannerWorker> {
     taskQueue: presenceQueueOf(hostQueue),
     activities: { hostPresent: () => activities.hostPresent() },
     maxConcurrentActivityTaskExecutions: 4,
+    ...(p.tracing ? { plugins: p.tracing.plugins } : {}),
   });
   return new ReplannerWorker(endpoint, hostWorker, presence, { ...host, taskQueue, hostQueue, identity });
 }

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectClient, isLocalDevTarget, nothingAnswers, temporalTarget, type TemporalTarget } from '../connection';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { pollersOf } from './workers';
@@ -23,10 +24,10 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** Where Temporal is (src/connection.ts: the `temporal` CLI's env vars and TOML profiles) and the run's queue. */
 export function settingsFromEnv(env = process.env) {
   return {
-    address: env.TEMPORAL_ADDRESS || 'localhost:7233',
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    ...temporalTarget(env),
     // REPLANNER_TASK_QUEUE, else the queue of OPENAI_BASE_URL + REPLANNER_MODEL (never the key).
     taskQueue: routeOf(env).taskQueue,
   };
@@ -37,29 +38,41 @@ export function webUiUrl(namespace: string, workflowId: string, env = process.en
   return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-export async function tryConnect(address: string, timeoutMs = 1500): Promise<Connection | undefined> {
+export async function tryConnect(target: TemporalTarget, timeoutMs = 1500): Promise<Connection | undefined> {
+  return (await connectOrWhy(target, timeoutMs)).connection;
+}
+
+/** A connection, or why there is none (src/connection.ts names the setting to fix). */
+export async function connectOrWhy(target: TemporalTarget, timeoutMs: number): Promise<{ connection?: Connection; why?: string }> {
   try {
     // A channel of its own: grpc-js shares subchannels per address by default, and one that failed
     // while the server was still starting stays in exponential reconnect backoff (up to 2 minutes),
     // so later attempts would wait on it long after the server is up.
-    return await Connection.connect({ address, connectTimeout: timeoutMs, channelArgs: { 'grpc.use_local_subchannel_pool': 1 } });
-  } catch {
-    return undefined;
+    return { connection: await connectClient(target, { connectTimeout: timeoutMs, channelArgs: { 'grpc.use_local_subchannel_pool': 1 } }) };
+  } catch (e) {
+    return { why: e instanceof Error ? e.message : String(e) };
   }
 }
 
 export async function connect(env = process.env): Promise<Backend> {
   const s = settingsFromEnv(env);
-  const connection = await tryConnect(s.address, 3000);
+  const { connection, why } = await connectOrWhy(s, 3000);
   if (!connection) {
-    throw new BackendError(`no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`);
+    throw new BackendError(
+      isLocalDevTarget(s) && nothingAnswers(why)
+        ? `no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`
+        : `${why}`,
+    );
   }
   return backendOf(connection, s);
 }
 
 function backendOf(connection: Connection, s: ReturnType<typeof settingsFromEnv>): Backend {
+  // Not the connection options: they hold the API key, and a Backend is passed around freely.
   return {
-    ...s,
+    address: s.address,
+    namespace: s.namespace,
+    taskQueue: s.taskQueue,
     connection,
     client: new Client({ connection, namespace: s.namespace }),
     close: () => connection.close(),
@@ -91,14 +104,16 @@ export async function ensureBackend(say: (line: string) => void, env = process.e
  * that follows is for the server alone, never for a download or a build.
  */
 export async function ensureServer(say: (line: string) => void, env = process.env): Promise<Connection> {
-  const { address, namespace } = settingsFromEnv(env);
-  const local = /^(localhost|127\.0\.0\.1):(\d+)$/.exec(address);
-  const connection = await tryConnect(address);
+  const target = settingsFromEnv(env);
+  const { address, namespace } = target;
+  const local = isLocalDevTarget(target);
+  const { connection, why } = await connectOrWhy(target, 1500);
   if (connection) {
     if (local) await addMissingSearchAttributes(connection, namespace, say).catch(() => undefined);
     return connection;
   }
-  if (!local) throw new BackendError(`no Temporal server answers at ${address}`);
+  // A local server that answers, but not to these settings (it speaks TLS, say), is no reason to start another.
+  if (!local || !nothingAnswers(why)) throw new BackendError(`${why}`);
   const cli = await ensureTemporalCli(say);
   const { log, pidFile } = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server', {
     ...env,
@@ -109,7 +124,7 @@ export async function ensureServer(say: (line: string) => void, env = process.en
     `Started the local Temporal dev server on ${address} (persisted in .replanner/temporal.db, Web UI ` +
       `http://localhost:${env.TEMPORAL_UI_PORT || 8233}, log ${log}; stop it with \`kill $(cat ${pidFile})\`).`,
   );
-  const started = await waitForServer(address, 60_000);
+  const started = await waitForServer(target, 60_000);
   // Best effort: the flags of scripts/server register them on a new database.
   await addMissingSearchAttributes(started, namespace, say).catch(() => undefined);
   return started;
@@ -136,10 +151,11 @@ export function ensureTemporalCli(say: (line: string) => void): Promise<string> 
   });
 }
 
-async function waitForServer(address: string, timeoutMs: number): Promise<Connection> {
+async function waitForServer(target: TemporalTarget, timeoutMs: number): Promise<Connection> {
+  const { address } = target;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const c = await tryConnect(address);
+    const c = await tryConnect(target);
     if (c) return c;
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -86,7 +86,7 @@ async function main(): Promise<number> {
   // The CLI is fetched first (with progress), then the server is awaited: no wait times out on a download.
   const connection = await ensureServer(print);
   const taskQueue = `replanner-demo-${process.pid}`;
-  const nativeConnection = await NativeConnection.connect({ address: s.address });
+  const nativeConnection = await NativeConnection.connect(s.connectOptions);
   print('Bundling workflows and starting a worker…');
   const worker = await createWorker({
     connection: nativeConnection,

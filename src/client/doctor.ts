@@ -10,7 +10,8 @@ import type { Connection } from '@temporalio/client';
 import { llmSettingsFromEnv } from '../llm/gateway';
 import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
-import { settingsFromEnv, tryConnect } from './backend';
+import { connectOrWhy, settingsFromEnv } from './backend';
+import { describeTarget, isLocalDevTarget, nothingAnswers, type TemporalTarget } from '../connection';
 import { livenessOf } from './workers';
 import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
@@ -31,7 +32,8 @@ export interface DoctorReport {
   /** A run started from this shell can succeed: no check failed. */
   ok: boolean;
   checks: Check[];
-  temporal: { address: string; namespace: string; version?: string };
+  /** settings: profile, address, namespace, TLS and API key set or not (src/connection.ts; never a secret). */
+  temporal: { address: string; namespace: string; version?: string; settings?: string };
   route: { taskQueue: string; endpoint: string; model: string };
   /** The structured-output rung that works, which runs use. */
   structuredRung?: LlmRung;
@@ -48,8 +50,6 @@ Marks: ✓ works · ✗ fix this before a run can succeed (the line says how) ·
 \`replanner run\` starts it, or not checked because an earlier check failed.
 Exit codes: 0 a run can succeed · 1 at least one ✗ · 2 usage error`;
 
-const LOCAL_ADDRESS = /^(localhost|127\.0\.0\.1):\d+$/;
-
 export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
   const target = settingsFromEnv(env);
   const route = routeOf(env);
@@ -62,9 +62,10 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     route: { taskQueue: route.taskQueue, endpoint: route.endpoint, model: route.model },
   };
 
-  const connection = await tryConnect(target.address, 3000);
+  const { connection, why } = await connectOrWhy(target, 3000);
+  report.temporal.settings = `${target.address} (${describeTarget(target)})`;
   try {
-    checks.push(await temporalCheck(connection, target.address, report));
+    checks.push(await temporalCheck(connection, target, report, why));
     checks.push(await workerCheck(connection, target.namespace, env));
   } finally {
     await connection?.close();
@@ -106,9 +107,10 @@ const TITLES: Record<CheckName, string> = {
   tool_calls: 'Tool calls',
 };
 
-async function temporalCheck(connection: Connection | undefined, address: string, report: DoctorReport): Promise<Check> {
+async function temporalCheck(connection: Connection | undefined, target: TemporalTarget, report: DoctorReport, why?: string): Promise<Check> {
+  const address = `${target.address} (${describeTarget(target)})`;
   if (!connection) {
-    if (LOCAL_ADDRESS.test(address)) {
+    if (isLocalDevTarget(target) && nothingAnswers(why)) {
       return {
         name: 'temporal',
         mark: 'info',
@@ -120,7 +122,10 @@ async function temporalCheck(connection: Connection | undefined, address: string
       name: 'temporal',
       mark: 'fail',
       summary: `Temporal server at ${address}: does not answer`,
-      fix: 'start it, or set TEMPORAL_ADDRESS to a server that runs (unset, the local dev server on localhost:7233 is used)',
+      // src/connection.ts names the setting (TLS, CA, API key) when the failure points at one.
+      fix: !nothingAnswers(why)
+        ? why
+        : 'start it, or set TEMPORAL_ADDRESS to a server that runs (unset, the local dev server on localhost:7233 is used)',
     };
   }
   const info = await connection.workflowService.getClusterInfo({}).catch(() => undefined);

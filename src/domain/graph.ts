@@ -68,6 +68,20 @@ export function describeGraphProblem(p: GraphProblem): string {
   }
 }
 
+/** A planner's task graph, judged: it can run; send it back with its problems; or refuse it. */
+export type TaskGraphVerdict =
+  { kind: 'valid' } | { kind: 'ask_again'; problems: string[] } | { kind: 'refuse'; problems: string[]; invalidGraphs: number };
+
+/**
+ * An invalid task graph goes back to the planner at most `maxRepairs` times (RunOptions
+ * maxGraphRepairs); `repairs`: how many times it already went back in this phase.
+ */
+export function taskGraphVerdict(tasks: Pick<TaskSpec, 'id' | 'dependencies'>[], repairs: number, maxRepairs: number): TaskGraphVerdict {
+  const problems = validateTaskGraph(tasks).map(describeGraphProblem);
+  if (problems.length === 0) return { kind: 'valid' };
+  return repairs >= maxRepairs ? { kind: 'refuse', problems, invalidGraphs: repairs + 1 } : { kind: 'ask_again', problems };
+}
+
 /** Tasks whose dependencies are all DONE and that have not started yet. */
 export function readyTasks(tasks: TaskRecord[]): TaskRecord[] {
   const byId = new Map(tasks.map((t) => [t.id, t]));

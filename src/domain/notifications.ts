@@ -1,7 +1,7 @@
 // X10 / X11: where the run's notifications go and how they are delivered: the target from the
 // config, the markers that find a comment again, the neutralizing of LLM text, how a delivery
 // failure is judged and the run's record of deliveries. Pure: what to post is decided in
-// src/domain/run/notifications-due.ts, *when* by the workflow (src/workflows/notifications.ts); the
+// src/domain/run/notifications-due.ts, *when* by the workflow (src/workflows/run/notifications.ts); the
 // activities (src/activities/notifications) only carry the text.
 import type { NotificationsConfig } from './config/notifications';
 import { decideRetry, type FailureKind, type NetworkErrorKind } from './failures';

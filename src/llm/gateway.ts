@@ -3,6 +3,7 @@
 // M1: structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
 // reached: a server that rejects a form moves the call down at once, in the same activity.
 import OpenAI, { APIError } from 'openai';
+import { llmSpan } from '../telemetry';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -161,11 +162,18 @@ export class LlmGateway {
     body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
   ): Promise<OpenAI.Chat.Completions.ChatCompletion> {
     const max = maxReplyTokens(opts);
-    return this.client.chat.completions.create(max ? { ...body, max_tokens: max } : body, {
-      headers: { [PURPOSE_HEADER]: opts.purpose },
-      signal: opts.signal,
-      ...(requestTimeoutMs(opts) ? { timeout: requestTimeoutMs(opts) } : {}),
-    });
+    // A span per request when tracing is on (src/telemetry.ts); a plain call otherwise.
+    return llmSpan(
+      opts.purpose,
+      this.settings.model,
+      () =>
+        this.client.chat.completions.create(max ? { ...body, max_tokens: max } : body, {
+          headers: { [PURPOSE_HEADER]: opts.purpose },
+          signal: opts.signal,
+          ...(requestTimeoutMs(opts) ? { timeout: requestTimeoutMs(opts) } : {}),
+        }),
+      (c) => ({ promptTokens: c.usage?.prompt_tokens, completionTokens: c.usage?.completion_tokens }),
+    );
   }
 
   private classify(opts: CallOptions, err: unknown): unknown {

@@ -1,8 +1,9 @@
-// O3 in the workflows: token leases (policy: src/domain/budget.ts). The run is the ledger; each
-// child that makes LLM calls gets an allowance with its input, checks it before every call (no
-// signal per call: history stays ≤ 12 events per call), asks its parent for more only when it is used
-// up, and gives back what it did not use by ending (its result carries its usage). The execution
-// phase lends to its tasks the same way. The run, with nothing left, pauses with the budget question.
+// O3 in the workflows: token leases (policy: src/domain/budget.ts), the children's side. The run
+// is the ledger (run/budget-ledger.ts); each child that makes LLM calls gets an allowance with its
+// input, checks it before every call (no signal per call: history stays ≤ 12 events per call), asks
+// its parent for more only when it is used up, and gives back what it did not use by ending (its
+// result carries its usage). The execution phase lends to its tasks the same way. The run, with
+// nothing left, pauses with the budget question.
 //
 // Forged messages (S2). Temporal does not say who sent a signal, and whatever a parent tells a child
 // is visible in history, so a grant cannot be authenticated. What the protocol guarantees instead:
@@ -17,17 +18,7 @@
 //   answer the budget question or terminate the run: the budget guards against a runaway agent, and
 //   who may write to Temporal is Temporal's authorization (namespaces, mTLS, authorizer plugins).
 import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, tokensLeft, type LeaseBook } from '../domain/budget';
-import {
-  applyBudgetAnswer,
-  budgetPaused,
-  closeLoan,
-  lendTokens,
-  noteLargestCall,
-  noteReportedSpend,
-  pauseForBudget,
-} from '../domain/run/budget-ledger';
-import type { RunState } from '../domain/run/state';
+import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, type LeaseBook } from '../domain/budget';
 import { ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import { rootMessage } from './failures';
 import type { PauseGate } from './pause-gate';
@@ -55,7 +46,8 @@ const usageIn = (r: unknown): TokenUsage | undefined => {
   return u && typeof u.totalTokens === 'number' ? u : undefined;
 };
 
-function gatedBy(b: Pick<Budgeted, 'before' | 'after' | 'limited'>) {
+/** Wraps activity stubs so that each call goes through `before` and `after` (the run's ledger wraps its own the same way). */
+export function gatedBy(b: Pick<Budgeted, 'before' | 'after' | 'limited'>) {
   return <T extends object>(activities: T): T =>
     new Proxy(activities, {
       get(target, name, receiver) {
@@ -211,124 +203,4 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
       });
     },
   };
-}
-
-// ---------------------------------------------------------------- the run: the ledger
-
-export interface RunLedgerDeps {
-  entity: { readonly state: RunState; apply(t: (s: RunState) => RunState): void };
-  now: () => string;
-  /** The phase child running now (the only one that may ask), if any. */
-  currentChild: () => string | undefined;
-  /** The user answered "stop": end the run. */
-  onStop: () => void;
-}
-
-export interface RunLedger extends Budgeted {
-  leaseFor(childId: string): LeaseInput | undefined;
-  /** A phase child ended (its usage already joined planningUsage); undefined: it failed, its loan counts as spent. */
-  childEnded(childId: string, usage: TokenUsage | undefined): void;
-}
-
-/** The run's side of the leases: its book is RunState.budget (limits, loans) and planningUsage (spent). */
-export function startRunLedger(deps: RunLedgerDeps): RunLedger {
-  const { entity } = deps;
-  const s = () => entity.state;
-  const waiting = new Map<string, BudgetRequestMessage>();
-  /** The run's book: what the budget leaves after planningUsage, minus the loans. */
-  const book = (): LeaseBook => {
-    const b = s().budget!;
-    return { allowance: tokensLeft(b.limits, s().planningUsage), spent: b.unreported ?? 0, lent: b.lent, largest: b.largest };
-  };
-  const grant = (childId: string, m: BudgetRequestMessage, tokens: number) => {
-    entity.apply((st) => lendTokens(st, childId, tokens));
-    getExternalWorkflowHandle(childId)
-      .signal(budgetGrantSignal, { seq: m.seq, tokens })
-      .catch((e: unknown) => log.warn(`could not lend ${tokens} tokens to ${childId}: ${rootMessage(e)}`));
-  };
-  const serve = () => {
-    if (!s().budget || budgetPaused(s()) || s().status !== 'RUNNING') return;
-    for (const [id, m] of [...waiting]) {
-      if (id !== deps.currentChild()) {
-        waiting.delete(id);
-        continue;
-      }
-      const size = leaseSize(book(), m.want, childCall(m.largest));
-      if (size <= 0) {
-        entity.apply((st) => pauseForBudget(st, deps.now()));
-        return;
-      }
-      waiting.delete(id);
-      grant(id, m, size);
-    }
-  };
-
-  setHandler(budgetRequestSignal, (payload: unknown) => {
-    const p = parsePayload(BudgetRequestSchema, payload);
-    if (!p.ok || p.value.from !== deps.currentChild()) {
-      log.warn(`ignored budgetRequest: ${p.ok ? `${p.value.from} is not the run's running phase` : p.reason}`);
-      return;
-    }
-    if (!s().budget) return;
-    entity.apply((st) => noteReportedSpend(noteLargestCall(st, p.value.largest), p.value.from, p.value.spent));
-    waiting.set(p.value.from, p.value);
-    serve();
-  });
-
-  // The budget question's answer: raise → the loans waiting are served; stop → the run ends.
-  const answers = async () => {
-    for (;;) {
-      await condition(() => applyBudgetAnswer(s()) !== undefined);
-      let stopped = false;
-      entity.apply((st) => {
-        const r = applyBudgetAnswer(st)!;
-        stopped = r.stopped;
-        return r.state;
-      });
-      if (stopped) {
-        deps.onStop();
-        return;
-      }
-      serve();
-    }
-  };
-  answers().catch(() => undefined);
-
-  const before = async (): Promise<number> => {
-    if (!s().budget) return 0;
-    // The run's own calls (replan decisions) run between phases: nothing runs beside them.
-    while (!mayCall(book())) {
-      entity.apply((st) => pauseForBudget(st, deps.now()));
-      await condition(() => !budgetPaused(s()) || s().status !== 'RUNNING');
-      if (s().status !== 'RUNNING') await condition(() => false);
-    }
-    return 0;
-  };
-  const after = (_key: number, usage: TokenUsage | undefined) => {
-    // The usage itself joins planningUsage where the caller records it; the estimate learns its size.
-    if (usage) entity.apply((st) => noteLargestCall(st, usage.totalTokens));
-  };
-  const ledger: RunLedger = {
-    get limited() {
-      return s().budget !== undefined;
-    },
-    before,
-    after,
-    gated: (activities) => gatedBy(ledger)(activities),
-    leaseFor(childId) {
-      if (!s().budget) return undefined;
-      const b = book();
-      const tokens = leaseSize(b, Infinity);
-      if (!Number.isFinite(tokens)) return undefined;
-      if (tokens > 0) entity.apply((st) => lendTokens(st, childId, tokens));
-      return { tokens: Math.max(0, tokens), estimate: callEstimate(b) };
-    },
-    childEnded(childId, usage) {
-      if (!s().budget) return;
-      const perCall = usage && usage.calls > 0 ? Math.ceil(usage.totalTokens / usage.calls) : 0;
-      entity.apply((st) => closeLoan(st, childId, perCall, usage === undefined));
-      waiting.delete(childId);
-    },
-  };
-  return ledger;
 }

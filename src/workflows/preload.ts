@@ -29,4 +29,8 @@ import '../domain/run/views';
 import '../domain/start-memo';
 import '../domain/task-details';
 import '../domain/worker-steps';
+import '../llm/prompts/escalation';
+import '../llm/prompts/questions';
+import '../llm/prompts/refinement';
+import '../llm/prompts/replan-feedback';
 import './messages';

@@ -1,9 +1,12 @@
 // SPEC M2: `replanner doctor` (the real CLI main(), in-process) against the jest run's dev server, a
 // real worker and the scripted OpenAI-compatible server in each of its modes (json_schema refused,
 // json_object refused too, tools refused), and against an endpoint where nothing listens.
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { cli } from '../support/cli';
-import { startHarness, type Harness } from '../support/harness';
+import { startHarness, temporalAddress, type Harness } from '../support/harness';
 import type { DoctorReport } from '../../src/client/doctor';
 
 let h: Harness;
@@ -17,6 +20,8 @@ function shell(over: Record<string, string | undefined> = {}): void {
     OPENAI_API_KEY: 'test-key',
     REPLANNER_MODEL: 'fake-model',
     REPLANNER_TASK_QUEUE: h.taskQueue,
+    // No TOML profile of the machine's user: the settings come from the environment alone.
+    TEMPORAL_CONFIG_FILE: '/nonexistent/temporal.toml',
   };
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) delete process.env[k];
@@ -57,7 +62,9 @@ describe('replanner doctor', () => {
   it('M2 everything works: six ✓ lines, the server version, the worker, json_schema strict, a tool call; exit 0', async () => {
     const r = await doctor();
     expect(r.code).toBe(0);
-    expect(line(r.lines, /Temporal/)).toMatch(/^✓ Temporal server at 127\.0\.0\.1:\d+: reachable, version \d+\.\d+\.\d+/);
+    expect(line(r.lines, /Temporal/)).toMatch(
+      /^✓ Temporal server at 127\.0\.0\.1:\d+ \(namespace default, no TLS, no API key; profile "default", no config file\): reachable, version \d+\.\d+\.\d+/,
+    );
     expect(line(r.lines, /Worker/)).toMatch(new RegExp(`^✓ Worker on task queue "${h.taskQueue}": polls \\(\\d+@`));
     expect(line(r.lines, /LLM endpoint/)).toBe(`✓ LLM endpoint ${h.fake.baseURL}: answers`);
     expect(line(r.lines, /Model/)).toBe('✓ Model fake-model: listed');
@@ -91,6 +98,35 @@ describe('replanner doctor', () => {
     expect(report.structuredRung).toBe('json_schema');
     expect(report.temporal.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(report.route).toEqual({ taskQueue: h.taskQueue, endpoint: h.fake.baseURL, model: 'fake-model' });
+  });
+
+  it('issue 29 the connection settings of a TOML profile: doctor names the profile, address, namespace, TLS and API key, never the key', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-profile-'));
+    try {
+      const file = path.join(dir, 'temporal.toml');
+      const key = 'sk-doctor-never-print-me-0123456789';
+      const address = temporalAddress();
+      // The dev server ignores the key; TLS off, or envconfig would turn it on for an API key.
+      fs.writeFileSync(
+        file,
+        `[profile.staging]\naddress = "${address}"\nnamespace = "default"\napi_key = "${key}"\n[profile.staging.tls]\ndisabled = true\n`,
+      );
+      shell({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'staging', TEMPORAL_ADDRESS: undefined });
+      const r = await doctor();
+      expect(line(r.lines, /Temporal/)).toMatch(
+        new RegExp(`^✓ Temporal server at ${address} \\(namespace default, no TLS, API key set; profile "staging" of ${file}\\): reachable`),
+      );
+      const json = await cli('doctor', '--json');
+      expect(JSON.parse(json.out).temporal.settings).toContain('API key set; profile "staging"');
+      for (const out of [r.out, r.err, json.out, json.err]) expect(out).not.toContain(key);
+      // A profile the file lacks: a usage-level error naming it.
+      shell({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' });
+      const missing = await doctor();
+      expect(missing.code).not.toBe(0);
+      expect(missing.out + missing.err).toMatch(/Profile 'nope' not found/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('M2 json_schema rejected with a 400: says so and that json_object works; exit 0', async () => {
@@ -210,7 +246,9 @@ describe('replanner doctor', () => {
     const port = await closedPort();
     shell({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     const r = await doctor();
-    expect(line(r.lines, /Temporal/)).toBe(`– Temporal server at 127.0.0.1:${port}: not running`);
+    expect(line(r.lines, /Temporal/)).toBe(
+      `– Temporal server at 127.0.0.1:${port} (namespace default, no TLS, no API key; profile "default", no config file): not running`,
+    );
     expect(r.out).toContain('→ `replanner run` starts the local dev server (or start it now: npm run server)');
     expect(line(r.lines, /Worker/)).toMatch(/^– Worker on task queue ".*": not checked \(no Temporal server\)$/);
     expect(r.code).toBe(0);
@@ -221,7 +259,9 @@ describe('replanner doctor', () => {
     // 127.0.0.2 is not an address `replanner run` starts a dev server on.
     shell({ TEMPORAL_ADDRESS: `127.0.0.2:${port}` });
     const r = await doctor();
-    expect(line(r.lines, /Temporal/)).toBe(`✗ Temporal server at 127.0.0.2:${port}: does not answer`);
+    expect(line(r.lines, /Temporal/)).toBe(
+      `✗ Temporal server at 127.0.0.2:${port} (namespace default, no TLS, no API key; profile "default", no config file): does not answer`,
+    );
     expect(r.out).toMatch(/→ start it, or set TEMPORAL_ADDRESS to a server that runs/);
     expect(r.code).toBe(1);
   });

@@ -4,12 +4,11 @@
 // still running when the other start comes, and is cancelled right after.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startRun } from '../../src/client/runs';
 import { workspaceLockId, WorkspaceBusy } from '../../src/client/workspace-lock';
 import { createWorker } from '../../src/worker';
-import { temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { temporalAddress, uniqueId, until, workflowExists, type Harness } from '../support/harness';
 import { harnessForCli } from '../support/suite-hooks';
 
 let h: Harness;
@@ -50,16 +49,6 @@ function runProcess(ws: string): Proc {
   return { child, id, ready, exited };
 }
 
-async function exists(workflowId: string): Promise<boolean> {
-  try {
-    await h.client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (e) {
-    if (e instanceof WorkflowNotFoundError) return false;
-    throw e;
-  }
-}
-
 describe('S3 one running run per workspace, enforced by Temporal', () => {
   it('S3 two `replanner run` processes started together on one workspace, 20 times: exactly one run starts, the other exits 2 naming it', async () => {
     h.fake.always('goal_understanding', { hangMs: 120_000 });
@@ -85,7 +74,7 @@ describe('S3 one running run per workspace, enforced by Temporal', () => {
       expect(won.out).toContain(`Started run ${winner.id}`);
       expect([round, loser.err]).toEqual([round, expect.stringContaining(`already has a running run: ${winner.id}`)]);
       // The refused one started nothing.
-      expect(await exists(`run-${(winner === a ? b : a).id}`)).toBe(false);
+      expect(await workflowExists(h.client, `run-${(winner === a ? b : a).id}`)).toBe(false);
       started.push(winner.id);
       await h.client.workflow.getHandle(`run-${winner.id}`).cancel();
     }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApplicationFailure, Client, Connection, WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, Client, Connection, WorkflowFailedError, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { RunResult } from '../../src/workflows/run';
 import { NativeConnection, Runtime, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { hasWorker } from '../../src/client/backend';
@@ -107,6 +107,17 @@ export async function runOutcome(handle: WorkflowHandle): Promise<RunResult> {
       return cause.details[0] as RunResult;
     }
     throw err;
+  }
+}
+
+/** Whether a workflow of that id exists (any status). */
+export async function workflowExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return false;
+    throw e;
   }
 }
 

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startHarness, type Harness } from './harness';
 import { killAllWorkers } from './worker-proc';
+import { TestCluster } from './cluster';
 
 /**
  * For a suite whose tests start worker processes: the harness is started before all its tests
@@ -47,4 +48,25 @@ export function tempDirsForSuite(): (prefix: string) => string {
     dirs.push(d);
     return d;
   };
+}
+
+/**
+ * A cluster for the whole suite: while the suite runs, TEMPORAL_ADDRESS points at it, so the
+ * harness, the worker processes and the CLI all use it. `use` receives it once it is up. `inside`
+ * registers the suite's other hooks (the harness): after the cluster starts, and stopped before it
+ * (jest runs afterAll hooks in the order they were registered).
+ */
+export function clusterForSuite(use: (c: TestCluster) => void, inside: () => void = () => undefined, env: Record<string, string> = {}): void {
+  let cluster: TestCluster | undefined;
+  const saved = process.env.TEMPORAL_ADDRESS;
+  beforeAll(async () => {
+    cluster = await TestCluster.start(env);
+    process.env.TEMPORAL_ADDRESS = cluster.address;
+    use(cluster);
+  }, 25 * 60_000);
+  inside();
+  afterAll(async () => {
+    process.env.TEMPORAL_ADDRESS = saved;
+    await cluster?.stop();
+  }, 60_000);
 }

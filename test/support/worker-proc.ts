@@ -2,7 +2,7 @@
 // queue, so a test can SIGKILL it. Every process started is stopped by `killAllWorkers`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { Connection } from '@temporalio/client';
+import { connectClient, temporalTarget, type TemporalTarget } from '../../src/connection';
 import { pollersOf } from '../../src/client/workers';
 import { until } from './harness';
 
@@ -65,7 +65,8 @@ export async function startWorkerProcess(p: {
     throw new Error(`${(err as Error).message}; worker output:\n${output.join('')}`);
   });
   if (child.exitCode !== null) throw new Error(`worker process exited (${child.exitCode}):\n${output.join('')}`);
-  await untilPolling(p.address, p.taskQueue, child);
+  // The worker's own connection settings (TLS, an API key in p.env) reach the server for the check too.
+  await untilPolling(temporalTarget({ ...process.env, TEMPORAL_ADDRESS: p.address, ...p.env }), p.taskQueue, child);
   return w;
 }
 
@@ -73,14 +74,14 @@ export async function startWorkerProcess(p: {
  * The worker logs its start line before its first poll; a command run right then (e.g. `resume`
  * after swapping workers) would see no live poller. Wait until the server lists this process's.
  */
-async function untilPolling(address: string, taskQueue: string, child: ChildProcess): Promise<void> {
-  const connection = await Connection.connect({ address });
+async function untilPolling(target: TemporalTarget, taskQueue: string, child: ChildProcess): Promise<void> {
+  const connection = await connectClient(target);
   try {
     await until(
       'the worker process to poll its task queue',
       async () => {
         if (child.exitCode !== null) throw new Error('exited');
-        const pollers = await pollersOf(connection, 'default', taskQueue);
+        const pollers = await pollersOf(connection, target.namespace, taskQueue);
         return pollers.some((x) => x.identity.startsWith(`${child.pid}@`)) ? true : undefined;
       },
       60_000,

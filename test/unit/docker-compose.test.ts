@@ -76,6 +76,11 @@ function shellTexts(): { where: string; text: string }[] {
   );
 }
 
+/** The Temporal services: the frontend (`temporal`, the address everyone uses) and the other three. */
+const TEMPORAL_SERVICES = ['temporal', 'temporal-history', 'temporal-matching', 'temporal-worker'];
+const DEPLOY = path.join(root, 'deploy/temporal');
+const SEARCH_ATTRIBUTES_TEXT = fs.readFileSync(path.join(DEPLOY, 'search-attributes'), 'utf8');
+
 /** The directory the structural checks put in REPLANNER_WORKSPACES. */
 const WORKSPACES = '/srv/repos';
 /** `temporal operator search-attribute create --type` for the SDK's value types. */
@@ -96,7 +101,7 @@ const CLI_TYPE: Record<string, string> = {
  * covers it, and roots on the other that claim no workspace; every search attribute the workflows
  * upsert, and ReplannerHost (Keyword), registered with its type.
  */
-function stackProblems(doc: any): string[] {
+function stackProblems(doc: any, searchAttributesText = SEARCH_ATTRIBUTES_TEXT): string[] {
   const problems: string[] = [];
   const services = (doc.services ?? {}) as Record<string, any>;
   const vars = { REPLANNER_WORKSPACES: WORKSPACES };
@@ -106,10 +111,10 @@ function stackProblems(doc: any): string[] {
     );
 
   const pg = Object.keys(services).filter((n) => /^postgres:/.test(services[n].image ?? ''));
-  const temporal = services.temporal?.environment ?? {};
   if (pg.length !== 1) problems.push(`${pg.length} PostgreSQL services, not 1`);
-  else if (!/^postgres/.test(temporal.DB ?? '') || temporal.POSTGRES_SEEDS !== pg[0])
-    problems.push('the Temporal server does not run on the PostgreSQL service');
+  else
+    for (const n of TEMPORAL_SERVICES)
+      if (services[n]?.environment?.POSTGRES_SEEDS !== pg[0]) problems.push(`the Temporal ${n} service does not run on the PostgreSQL service`);
 
   const workers = Object.keys(services).filter((n) => services[n].build !== undefined);
   if (workers.length !== 2) problems.push(`${workers.length} worker services, not 2`);
@@ -136,9 +141,8 @@ function stackProblems(doc: any): string[] {
     else if (!mounts && owns) problems.push(`${name} claims the workspaces (REPLANNER_WORKSPACE_ROOTS) without the volume`);
   }
 
-  const args = [services['temporal-setup']?.command ?? []].flat().map(String);
-  const registered = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) if (args[i] === '--name' && args[i + 2] === '--type') registered.set(args[i + 1]!, args[i + 3]!);
+  // The attributes deploy/temporal/setup-namespace registers: the list it reads.
+  const registered = new Map(searchAttributesText.split('\n').flatMap((l) => (/^\s*(#|$)/.test(l) ? [] : [l.trim().split('=') as [string, string]])));
   const wanted: [string, string][] = [
     ...SEARCH_ATTRIBUTE_KEYS.map((k): [string, string] => [k.name, CLI_TYPE[k.type] ?? k.type]),
     ['ReplannerHost', 'Keyword'],
@@ -146,6 +150,8 @@ function stackProblems(doc: any): string[] {
   for (const [name, type] of wanted)
     if (registered.get(name) !== type)
       problems.push(`search attribute ${name} (${type}) not registered${registered.has(name) ? ` (registered as ${registered.get(name)})` : ''}`);
+  if (!/setup-namespace/.test([services['temporal-setup']?.entrypoint ?? []].flat().join(' ')))
+    problems.push('temporal-setup does not run setup-namespace');
   return problems;
 }
 
@@ -167,12 +173,13 @@ describe('docker-compose.yml', () => {
 
   it('B5 has PostgreSQL, the schema setup, the Temporal server on it, search attributes, the Web UI and the worker', () => {
     expect(Object.keys(svc)).toEqual(
-      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'worker-a', 'worker-b']),
+      expect.arrayContaining(['postgresql', 'temporal-schema', ...TEMPORAL_SERVICES, 'temporal-setup', 'temporal-ui', 'worker-a', 'worker-b']),
     );
     expect(svc.postgresql.image).toMatch(/^postgres:/);
-    expect(svc.temporal.environment.DB).toMatch(/^postgres/);
-    expect(svc.temporal.environment.POSTGRES_SEEDS).toBe('postgresql');
-    expect(svc.temporal.depends_on['temporal-schema'].condition).toBe('service_completed_successfully');
+    for (const n of TEMPORAL_SERVICES) {
+      expect(svc[n].environment.POSTGRES_SEEDS).toBe('postgresql');
+      expect(svc[n].depends_on['temporal-schema'].condition).toBe('service_completed_successfully');
+    }
     expect(svc['temporal-schema'].depends_on.postgresql.condition).toBe('service_healthy');
   });
 
@@ -180,8 +187,8 @@ describe('docker-compose.yml', () => {
     expect(composeText).not.toMatch(/auto-setup/);
     expect(svc.temporal.image).toMatch(/^temporalio\/server:1\.\d+\.\d+$/);
     expect(svc['temporal-schema'].image).toMatch(/^temporalio\/admin-tools:/);
-    expect([svc['temporal-schema'].command].flat().join(' ')).toMatch(
-      /temporal-sql-tool --plugin postgres12[\s\S]*create[\s\S]*setup-schema[\s\S]*update-schema/,
+    expect(fs.readFileSync(path.join(DEPLOY, 'setup-schema'), 'utf8')).toMatch(
+      /--plugin postgres12[\s\S]*create[\s\S]*setup-schema -v 0\.0[\s\S]*update-schema/,
     );
     expect(svc['temporal-ui'].image).toMatch(/^temporalio\/ui:2\.54\.\d+$/);
   });
@@ -196,12 +203,17 @@ describe('docker-compose.yml', () => {
     for (const { where, text } of shellTexts()) {
       expect({ where, hidden: /\|\|\s*(true|:)\b|;\s*true\b|\|\|\s*exit 0/.test(text) }).toEqual({ where, hidden: false });
     }
-    expect(svc['temporal-schema'].entrypoint).toEqual(['sh', '-euc']);
-    expect(svc['temporal-setup'].command).not.toContain('sh');
+    for (const file of ['setup-schema', 'setup-namespace']) {
+      const text = fs.readFileSync(path.join(DEPLOY, file), 'utf8').replace(/^\s*#.*$/gm, '');
+      expect({ file, hidden: /\|\|\s*(true|:)\b|;\s*true\b|\|\|\s*exit 0/.test(text) }).toEqual({ file, hidden: false });
+    }
+    expect(svc['temporal-schema'].entrypoint).toEqual(['sh', '-eu', '/etc/replanner/temporal/setup-schema']);
+    expect(svc['temporal-setup'].entrypoint.slice(0, 3)).toEqual(['sh', '-eu', '/etc/replanner/temporal/setup-namespace']);
   });
 
   it('issue 22 the schema setup accepts only "already exists" (a second `up`) and fails on any other error', () => {
-    const script = interpolate([svc['temporal-schema'].command].flat().join('\n'), {});
+    const script = fs.readFileSync(path.join(DEPLOY, 'setup-schema'), 'utf8');
+    const schemaEnv = Object.fromEntries(Object.entries(svc['temporal-schema'].environment as Record<string, string>));
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-sql-tool-'));
     try {
       // A stand-in temporal-sql-tool: answers per $MODE, and logs each call.
@@ -212,7 +224,10 @@ describe('docker-compose.yml', () => {
       );
       const run = (mode: string) => {
         const log = path.join(bin, `${mode}.log`);
-        const r = spawnSync('sh', ['-euc', script], { env: { PATH: `${bin}:${process.env.PATH}`, MODE: mode, LOG: log }, encoding: 'utf8' });
+        const r = spawnSync('sh', ['-euc', script], {
+          env: { ...schemaEnv, PATH: `${bin}:${process.env.PATH}`, MODE: mode, LOG: log },
+          encoding: 'utf8',
+        });
         return { ...r, calls: fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : [] };
       };
       const fresh = run('fresh');
@@ -225,7 +240,7 @@ describe('docker-compose.yml', () => {
       expect(again.calls).toHaveLength(6);
       const down = run('down');
       expect(down.status).not.toBe(0);
-      expect(down.stderr).toMatch(/connection refused[\s\S]*temporal-schema: failed/);
+      expect(down.stderr).toMatch(/connection refused[\s\S]*setup-schema: failed/);
       expect(down.calls).toHaveLength(1);
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
@@ -233,9 +248,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('registers the search attributes the workflows upsert, before the worker starts', () => {
-    const cmd = [svc['temporal-setup'].command].flat().join(' ');
-    expect(cmd).toMatch(/^temporal operator search-attribute create /);
-    for (const name of ['ReplannerPhase', 'ReplannerStatus', 'ReplanCount', 'ReplannerHost']) expect(cmd).toContain(`--name ${name}`);
+    const script = fs.readFileSync(path.join(DEPLOY, 'setup-namespace'), 'utf8');
+    expect(script).toMatch(/"\$cli" operator search-attribute create --namespace "\$ns" --name "\$name" --type "\$type"/);
+    for (const name of ['ReplannerPhase', 'ReplannerStatus', 'ReplanCount', 'ReplannerHost'])
+      expect(SEARCH_ATTRIBUTES_TEXT).toMatch(new RegExp(`^${name}=`, 'm'));
     expect(svc['temporal-setup'].depends_on.temporal.condition).toBe('service_healthy');
     for (const w of [workerA, workerB]) expect(w.depends_on['temporal-setup'].condition).toBe('service_completed_successfully');
   });
@@ -324,13 +340,12 @@ describe('docker-compose.yml, issue 23: two workers, the workspaces on one', () 
     expect(broken((s) => (s['worker-b'].environment.REPLANNER_MODEL = 'other'))).toMatch(/differ in REPLANNER_MODEL/);
     expect(broken((s) => delete s['worker-b'])).toMatch(/1 worker services, not 2/);
     expect(broken((s) => delete s.postgresql)).toMatch(/0 PostgreSQL services/);
-    expect(broken((s) => (s.temporal.environment.POSTGRES_SEEDS = 'elsewhere'))).toMatch(/does not run on the PostgreSQL service/);
-    const withoutHost = (s: any) => {
-      const cmd = s['temporal-setup'].command as string[];
-      cmd.splice(cmd.indexOf('ReplannerHost') - 1, 4);
-    };
-    expect(broken(withoutHost)).toMatch(/search attribute ReplannerHost \(Keyword\) not registered$/);
-    expect(broken((s) => (s['temporal-setup'].command[s['temporal-setup'].command.indexOf('ReplannerHost') + 2] = 'Text'))).toMatch(
+    expect(broken((s) => (s['temporal-history'].environment.POSTGRES_SEEDS = 'elsewhere'))).toMatch(
+      /the Temporal temporal-history service does not run on the PostgreSQL service/,
+    );
+    const withList = (text: string) => stackProblems(compose, text).join('\n');
+    expect(withList(SEARCH_ATTRIBUTES_TEXT.replace(/^ReplannerHost=.*$/m, ''))).toMatch(/search attribute ReplannerHost \(Keyword\) not registered$/);
+    expect(withList(SEARCH_ATTRIBUTES_TEXT.replace('ReplannerHost=Keyword', 'ReplannerHost=Text'))).toMatch(
       /ReplannerHost \(Keyword\) not registered \(registered as Text\)/,
     );
   });
@@ -352,5 +367,68 @@ describe('worker processes', () => {
       expect(dockerfile).toContain(`"${flag}"`);
       expect(pkg.scripts.worker).toContain(`node ${flag} `);
     }
+  });
+});
+
+describe('issue 29 compose parity: what the tests run is what a team deploys', () => {
+  const script = fs.readFileSync(path.join(root, 'scripts/ensure-cluster'), 'utf8');
+  const version = /^VERSION=(\S+)$/m.exec(script)?.[1];
+  const config = fs.readFileSync(path.join(DEPLOY, 'config.yaml'), 'utf8');
+
+  it('four Temporal services of the release ensure-cluster builds, each one service, from the same config and dynamic config', () => {
+    expect(version).toMatch(/^1\.\d+\.\d+$/);
+    const started = TEMPORAL_SERVICES.map((n) => {
+      const s = svc[n];
+      expect(s.image).toBe(`temporalio/server:${version}`);
+      expect(s.volumes).toContain('./deploy/temporal:/etc/replanner/temporal:ro');
+      expect(s.environment.DYNAMIC_CONFIG_FILE_PATH).toBe('/etc/replanner/temporal/dynamicconfig.yaml');
+      const cmd = interpolate([s.entrypoint].flat().join(' '), {});
+      expect(cmd).toContain('temporal-server --config-file /etc/replanner/temporal/config.yaml --allow-no-auth start --service "$SERVICE"');
+      return s.environment.SERVICE;
+    });
+    expect(started.sort()).toEqual(['frontend', 'history', 'matching', 'worker']);
+    // ensure-cluster: the same files, the same four services, one process each.
+    expect(script).toContain('"$SERVER" --config-file "$DEPLOY/config.yaml" --allow-no-auth start --service "$svc"');
+    expect(script).toContain('DYNAMIC_CONFIG_FILE_PATH=$DEPLOY/dynamicconfig.yaml');
+    expect(script).toMatch(/^SERVICES=\(history matching frontend worker\)$/m);
+    for (const image of [svc['temporal-schema'].image, svc['temporal-setup'].image]) expect(image).toBe(`temporalio/admin-tools:${version}`);
+  });
+
+  it('the same schema steps and namespace setup (deploy/temporal scripts), and every setting compose gives the server is one the config reads', () => {
+    expect(script).toContain('sh -eu "$DEPLOY/setup-schema"');
+    expect(script).toContain('sh -eu "$DEPLOY/setup-namespace"');
+    expect(script).toMatch(/SCHEMA="\$CACHE\/gopath\/pkg\/mod\/go\.temporal\.io\/server@v\$VERSION\/schema\/postgresql\/v12"/);
+    expect(svc['temporal-schema'].environment.SCHEMA_DIR).toBe('/etc/temporal/schema/postgresql/v12');
+    const read = new Set([...config.matchAll(/env "([A-Z_0-9]+)"/g)].map((m) => m[1]));
+    for (const n of TEMPORAL_SERVICES)
+      for (const k of Object.keys(svc[n].environment)) if (k !== 'SERVICE') expect({ k, read: read.has(k) }).toEqual({ k, read: true });
+    // And every variable ensure-cluster writes for the servers too (cluster.env), but its own bookkeeping.
+    const written = [...script.matchAll(/^([A-Z_0-9]+)=/gm)].map((m) => m[1]!);
+    const own = new Set([
+      'VERSION',
+      'GO_TOOLCHAIN',
+      'ROOT',
+      'DEPLOY',
+      'CACHE',
+      'SERVER',
+      'SQL_TOOL',
+      'SCHEMA',
+      'SERVICES',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_CLI_PATH',
+      'PG_BIN',
+      'STARTING',
+      'B',
+      'PG',
+      'DIR',
+      'CLI_CONN',
+    ]);
+    for (const k of written) if (!own.has(k)) expect({ k, read: read.has(k) }).toEqual({ k, read: true });
+  });
+
+  it("the search attributes: one list (deploy/temporal/search-attributes) for the cluster, compose and the dev server, the same as the code's", () => {
+    const listed = SEARCH_ATTRIBUTES_TEXT.split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(listed).toEqual(SEARCH_ATTRIBUTE_KEYS.map((k) => `${k.name}=${CLI_TYPE[k.type]}`));
+    expect(fs.readFileSync(path.join(root, 'scripts/server'), 'utf8')).toContain('done < "$root/deploy/temporal/search-attributes"');
   });
 });

@@ -10,7 +10,7 @@ type GithubTarget = Extract<NotifyTarget, { service: 'github' }>;
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export function githubThread(target: GithubTarget, token: string, baseUrl: string): CommentThread {
-  // No retry or throttling plugin: Temporal's retry policy owns retries (workflows/notifications.ts).
+  // No retry or throttling plugin: Temporal's retry policy owns retries (workflows/run/notifications.ts).
   const octokit = new Octokit({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ''), userAgent: 'replanner', log: quiet });
   const [owner, repo] = target.repo.split('/') as [string, string];
   const where = { owner, repo };

@@ -25,5 +25,5 @@ export interface CommentThread {
   problemOf(err: unknown): RequestProblem;
 }
 
-/** A request must not outlive the activity's start-to-close timeout (workflows/notifications.ts). */
+/** A request must not outlive the activity's start-to-close timeout (workflows/run/notifications.ts). */
 export const REQUEST_TIMEOUT_MS = 20_000;

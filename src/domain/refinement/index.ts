@@ -1,6 +1,7 @@
-// Plan quality and refinement (SPEC §3, R1–R7; C3/C4 helpers). Pure policy.
+// Plan quality and refinement (R1–R7; C3/C4 helpers; docs/requirements.md). Pure policy.
 export * from './config';
 export * from './quality';
 export * from './stagnation';
 export * from './decision';
 export * from './structure';
+export * from './record';

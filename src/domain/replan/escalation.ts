@@ -1,7 +1,8 @@
-// X8 / X13 (seed §9.4, §13.2): what happens when a replan the LLM wants cannot run (limit or loop
-// override) or ran and failed. A small state machine the workflow walks through:
+// X8 / X13: what happens when a replan the LLM wants cannot run (limit or loop override) or ran and
+// failed. A small state machine the workflow walks through:
 //
-//   stage 'refused' | 'failed'  → ask_llm_alternatives   (tell the LLM why; ask once per trigger)
+//   stage 'refused' | 'failed'  → ask_llm_alternatives   (tell the LLM why, in the words of
+//                                  src/llm/prompts/escalation.ts; ask once per trigger)
 //        the LLM's answer is a new decision: evaluate it with evaluateReplanDecision; a runnable
 //        replan or "no replan, continue" ends the escalation; another refusal → 'no_alternative'
 //   stage 'no_alternative'      → notify_user_and_wait   (wait for an instruction; bounded by
@@ -12,6 +13,8 @@ import type { ReplannerConfig, OnReplanFailure } from '../config';
 import type { Phase } from '../types';
 import type { ReplanDecision, ReplanType } from './decision';
 import { clipCounted } from '../text';
+import { answerWaitMinutes } from './answers';
+import type { PolicyOutcome } from './policy';
 
 export type EscalationTrigger = 'phase_limit' | 'global_limit' | 'loop_detected' | 'replan_failed';
 export type EscalationStage = 'refused' | 'failed' | 'no_alternative' | 'no_user_response';
@@ -32,7 +35,7 @@ export interface EscalationInput {
 }
 
 export type EscalationStep =
-  | { action: 'ask_llm_alternatives'; prompt: string }
+  | { action: 'ask_llm_alternatives' }
   | {
       action: 'notify_user_and_wait';
       message: string;
@@ -44,12 +47,38 @@ export type EscalationStep =
   | { action: 'continue_with_assumptions'; assumptions: string[]; message: string }
   | { action: 'abort'; message: string };
 
-const WHY: Record<EscalationTrigger, string> = {
+const WHY: Readonly<Record<EscalationTrigger, string>> = {
   phase_limit: 'the replan limit for this kind of replan is reached',
   global_limit: 'the run has used all of its replans',
   loop_detected: 'the same replan was already tried for the same problem (loop detected)',
   replan_failed: 'the replan was started but failed',
 };
+
+/** X8 / X13: why a replan was not carried out, in words for the user and the LLM. */
+export function whyNotCarriedOut(trigger: EscalationTrigger): string {
+  return WHY[trigger];
+}
+
+/** X8: the trigger of a refusal that escalates (a limit or a loop, when the policy says so), or undefined. */
+export function escalationTrigger(o: PolicyOutcome): Exclude<EscalationTrigger, 'replan_failed'> | undefined {
+  if (o.action !== 'override' || !o.escalate) return undefined;
+  return o.reason === 'phase_limit' || o.reason === 'global_limit' || o.reason === 'loop_detected' ? o.reason : undefined;
+}
+
+/**
+ * X8 / X13: where an escalation starts. A failed replan starts at 'failed', a refused one at
+ * 'refused'; the LLM is asked for alternatives once per trigger key, and never about an
+ * alternative it proposed itself (that one goes straight to the user).
+ */
+export function escalationOpening(e: {
+  trigger: EscalationTrigger;
+  /** The refused decision is itself an alternative the LLM proposed. */
+  isAlternative: boolean;
+  /** The LLM was already asked for alternatives for this trigger key. */
+  askedBefore: boolean;
+}): Pick<EscalationInput, 'stage' | 'alternativesAsked'> {
+  return { stage: e.trigger === 'replan_failed' ? 'failed' : 'refused', alternativesAsked: e.isAlternative || e.askedBefore };
+}
 
 /** X8/X13: the next escalation step. */
 export function escalate(input: EscalationInput): EscalationStep {
@@ -58,11 +87,10 @@ export function escalate(input: EscalationInput): EscalationStep {
   const assumptions = fallbackAssumptions(input);
 
   if ((stage === 'refused' || stage === 'failed') && !input.alternativesAsked) {
-    return { action: 'ask_llm_alternatives', prompt: alternativesPrompt(input) };
+    return { action: 'ask_llm_alternatives' };
   }
   if (stage === 'refused' || stage === 'failed' || stage === 'no_alternative') {
-    const goalUnderstanding = config.replanning.goal_understanding;
-    const waitMinutes = goalUnderstanding.auto_assume_on_no_response ? goalUnderstanding.auto_assume_timeout_minutes : null;
+    const waitMinutes = answerWaitMinutes(config);
     const onNoResponse = onFailure === 'continue' ? 'continue_with_assumptions' : 'abort';
     return {
       action: 'notify_user_and_wait',
@@ -91,21 +119,6 @@ function fallbackAssumptions(input: EscalationInput): string[] {
   if (stated.length) return stated;
   const type = input.replanType ?? input.decision.replan_type ?? 'replan';
   return [`The current plan is kept unchanged; the proposed ${type} was not carried out because ${WHY[input.trigger]}.`];
-}
-
-function alternativesPrompt(input: EscalationInput): string {
-  const d = input.decision;
-  return [
-    `The replan you proposed in the ${input.phase} phase cannot be carried out: ${WHY[input.trigger]}.`,
-    `Details: ${clipCounted(input.detail, 1000)}`,
-    d.issues_found.length ? `The issues you found:\n${d.issues_found.map((i) => `- ${clipCounted(i, 300)}`).join('\n')}` : '',
-    'Consider alternatives that do not need this replan: a different, smaller change (another replan type',
-    'or level), different actions or tools, or continuing with the current plan under explicit assumptions.',
-    'Answer with a replan decision in the same JSON format. If there is no alternative, set',
-    '"replan_needed": false and list the assumptions you would continue with in "assumptions_to_make".',
-  ]
-    .filter(Boolean)
-    .join('\n');
 }
 
 function userMessage(

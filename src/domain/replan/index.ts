@@ -1,4 +1,4 @@
-// Replan policy (SPEC §1 X1–X14, §2 J1–J8, §4 C2–C5): pure, deterministic, safe in workflow code.
+// Replan policy (X1–X14, J1–J8, C2–C5; docs/requirements.md): pure, deterministic, safe in workflow code.
 export * from './decision';
 export * from './limits';
 export * from './resolve';
@@ -10,3 +10,4 @@ export * from './redecomposition';
 export * from './prompt-context';
 export * from './questions';
 export * from './jump';
+export * from './answers';

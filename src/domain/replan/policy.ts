@@ -211,6 +211,11 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   return warning ? { ...base, action: 'replan', band: 'warning', warning } : { ...base, action: 'replan', band: 'immediate' };
 }
 
+/** X13: a reply that could not be parsed counts as "no replan"; any other decision goes through the policy. */
+export function decisionOutcome(input: PolicyInput & { parseError?: string }): PolicyOutcome {
+  return input.parseError ? { action: 'none', reason: `unparseable reply: ${input.parseError}` } : evaluateReplanDecision(input);
+}
+
 function loopCheck(
   input: PolicyInput,
   resolved: ResolvedReplan,

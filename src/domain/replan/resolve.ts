@@ -1,6 +1,6 @@
 // X3 / X6: what an LLM replan decision asks for: whether it wants a replan at all, its type, level
 // and target phase (resolved from what it names), and the key of its trigger for loop detection,
-// with the warning the next decision's prompt carries about triggers that already looped.
+// with the triggers that already looped (the next decision's prompt warns about them).
 import type { ReplannerConfig } from '../config';
 import { normalizeForKey } from '../text';
 import type { Phase } from '../types';
@@ -147,21 +147,22 @@ export function describeTrigger(key: string): string {
   return `${phase} / ${type}${issue ? `: "${issue}"` : ''}`;
 }
 
+/** X6: a trigger that already caused `count` replans. */
+export interface LoopingTrigger {
+  key: string;
+  count: number;
+}
+
 /**
- * X6 / seed §13.3: text for the next replan-decision prompt naming the triggers that already
- * reached same_trigger_max_count, so the LLM tries a different approach. '' when there are none.
+ * X6: the triggers that already reached same_trigger_max_count (sorted by key), which the next
+ * replan-decision prompt names so the LLM tries a different approach (src/llm/prompts/replan-feedback.ts).
+ * None while loop detection is off.
  */
-export function loopWarningForPrompt(counters: ReplanCounters, config: ReplannerConfig): string {
+export function loopingTriggers(counters: ReplanCounters, config: ReplannerConfig): LoopingTrigger[] {
   const g = config.replanning.global;
-  if (!g.infinite_loop_detection) return '';
-  const hot = Object.entries(counters.byTrigger)
+  if (!g.infinite_loop_detection) return [];
+  return Object.entries(counters.byTrigger)
     .filter(([, n]) => n >= g.same_trigger_max_count)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (hot.length === 0) return '';
-  return [
-    'IMPORTANT — these replans were already tried and will be refused as a loop:',
-    ...hot.map(([k, n]) => `- ${describeTrigger(k)} (replanned ${n} time${n === 1 ? '' : 's'})`),
-    'Do not propose the same replan again. Try a different approach: another replan type or level,',
-    'different actions or tools, or continue with the current plan and state your assumptions.',
-  ].join('\n');
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, count]) => ({ key, count }));
 }

@@ -1,6 +1,7 @@
-// X5 / X9 / X13: the run's replan decisions and counters: every decision enters the log here, a
-// replan is counted when it is carried out, the replan under way is started and ended, and what
-// the user said and the alternatives already asked for are kept for later prompts.
+// X3 / X5 / X9 / X13: the run's replan decisions and counters: every decision enters the log here,
+// a replan is counted when it is carried out, the replan under way is started (with its jump) and
+// ended, succeeded or failed, and what the user said and the alternatives already asked for are
+// kept for later prompts.
 import {
   appendDecision,
   completeDecision,
@@ -8,15 +9,42 @@ import {
   type CompletionInput,
   type DecisionRecord,
   type NewDecisionInput,
+  type PolicyOutcome,
+  type ReplanDecision,
   type ReplanType,
 } from '../replan';
+import type { ReplanContext } from '../replan/prompt-context';
+import { clipCounted } from '../text';
 import type { Phase } from '../types';
+import { addAssumptions, planSummary, type Jump } from './plan';
 import type { ReplanInProgress, RunState } from './state';
+
+/** X9: every decision about an action names the task it was about. */
+const taskOf = (context: ReplanContext): string | undefined => (context.phase === 'execution' ? context.executed.taskId : undefined);
 
 /** X9: one decision, whatever route it came by, enters the log here. */
 export function recordDecision(s: RunState, input: NewDecisionInput): { state: RunState; record: DecisionRecord } {
   const r = appendDecision(s.log, input);
   return { state: { ...s, log: r.log }, record: r.record };
+}
+
+/**
+ * X9: the decision taken after `phase`, with the plan it would change: kept only when something
+ * was proposed (the log stays small), and the task an execution decision was about.
+ */
+export function recordReplanDecision(
+  s: RunState,
+  d: { phase: Phase; decision: ReplanDecision; outcome: PolicyOutcome; context: ReplanContext; timestamp: string },
+): { state: RunState; record: DecisionRecord } {
+  const taskId = taskOf(d.context);
+  return recordDecision(s, {
+    phase: d.phase,
+    decision: d.decision,
+    outcome: d.outcome,
+    timestamp: d.timestamp,
+    ...(d.outcome.action === 'none' ? {} : { planBefore: planSummary(s) }),
+    ...(taskId !== undefined ? { taskId } : {}),
+  });
 }
 
 export function completeReplan(s: RunState, replanId: string, c: CompletionInput): RunState {
@@ -49,4 +77,56 @@ export function addNotes(s: RunState, notes: string[]): RunState {
 
 export function markAlternativesAsked(s: RunState, key: string): RunState {
   return { ...s, alternativesAsked: [...s.alternativesAsked, key] };
+}
+
+/**
+ * X3 / X11: where a replan decided after `phase` sends the run, and what the target phase is told
+ * (`feedback`, worded by src/llm/prompts/replan-feedback.ts). A retry names its task; a plan
+ * revision brings its additional actions, which become tasks.
+ */
+export function replanJump(j: {
+  phase: Phase;
+  outcome: { targetPhase: Phase; type: ReplanType; keepsCompletedWork: boolean };
+  decision: ReplanDecision;
+  context: ReplanContext;
+  feedback: string;
+}): Jump {
+  const { outcome: o, decision: d } = j;
+  const taskId = taskOf(j.context);
+  return {
+    target: o.targetPhase,
+    type: o.type,
+    keepsCompletedWork: o.keepsCompletedWork,
+    feedback: j.feedback,
+    reason: clipCounted(d.reasoning, 300),
+    ...(taskId !== undefined ? { taskId } : {}),
+    ...(o.type === 'plan_revision' && d.additional_actions?.length ? { additionalActions: d.additional_actions } : {}),
+  };
+}
+
+/** X9: the target phase of the replan under way finished: the replan succeeded, with the plan after. */
+export function finishReplan(s: RunState, nowMs: number): RunState {
+  const p = s.inProgress;
+  if (!p) return s;
+  return endReplan(completeReplan(s, p.replanId, { result: 'success', durationMs: nowMs - p.startedMs, planAfter: planSummary(s) }));
+}
+
+/**
+ * X13: the replan under way failed. The run restores the plan before it, so that plan (from the
+ * decision's record) is the plan after, with why it failed.
+ */
+export function failReplan(s: RunState, detail: string, nowMs: number): RunState {
+  const p = s.inProgress;
+  if (!p) return s;
+  const before = s.log.records.find((r) => r.replan_id === p.replanId)?.plan_before ?? { tasks: [] };
+  return completeReplan(endReplan(s), p.replanId, {
+    result: 'failure',
+    durationMs: nowMs - p.startedMs,
+    planAfter: { ...before, note: `failed: ${clipCounted(detail, 500)}` },
+  });
+}
+
+/** X8 / X14: nobody answered: the run goes on with these assumptions (the goal keeps them) and notes it. */
+export function continueOnAssumptions(s: RunState, note: string, assumptions: string[]): RunState {
+  return addAssumptions(addNotes(s, [note]), assumptions);
 }

@@ -1,6 +1,6 @@
 // X10 / X11: what a change of the run's state makes due on its issue or merge request (seed 004
 // §11): the notifications with their texts, and the checklist comment's text. Keyed so that nothing
-// is posted twice however the states are grouped. Pure: src/workflows/notifications.ts compares
+// is posted twice however the states are grouped. Pure: src/workflows/run/notifications.ts compares
 // the last published state with the current one; src/domain/notifications.ts says how to deliver.
 import type { DecisionRecord, PlanSnapshot } from '../replan/decision-log';
 import type { Question } from '../replan/questions';

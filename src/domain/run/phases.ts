@@ -6,6 +6,17 @@ import type { RunState } from './state';
 
 export const nextPhase = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
 
+/**
+ * X1 / X3: where the run goes once the execution phase has ended and each decision it asked went
+ * through the replan policy (the same route as any phase's "replan?"): to the first replan's
+ * target; with no replan, the execution phase once more while tasks wait READY (not started
+ * because a replan was proposed that did not run), else reflection.
+ */
+export function afterExecution(tasks: readonly Pick<TaskRecord, 'state'>[], replanTarget: Phase | undefined): Phase {
+  if (replanTarget !== undefined) return replanTarget;
+  return tasks.some((t) => t.state === TaskState.READY) ? 'execution' : 'reflection';
+}
+
 /** X1: a phase starts; returns its run number (1, 2, … after replans). */
 export function enterPhase(s: RunState, phase: Phase): { state: RunState; n: number } {
   const n = (s.phaseRuns[phase] ?? 0) + 1;

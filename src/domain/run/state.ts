@@ -9,7 +9,7 @@ import type { RunBudget } from '../budget';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from '../notifications';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
-import type { RefinementAction } from '../refinement/decision';
+import type { PlanQuality } from '../refinement/record';
 import { emptyCounters, emptyDecisionLog, type DecisionLog, type ReplanCounters, type ReplanDecision } from '../replan';
 import type { ReplanContext } from '../replan/prompt-context';
 import type { Question } from '../replan/questions';
@@ -40,28 +40,8 @@ export interface PauseState {
   since: string;
 }
 
-/** R1: one judged plan of the refinement loop (compact: issues are clipped). */
-export interface PlanQualityAttempt {
-  /** 1 = the initial plan. */
-  attempt: number;
-  acceptable: boolean;
-  score?: number;
-  issues: string[];
-  /** R2 decision and its reason, for people ("quality not OK (score 55, 2 issue(s)) → replan"). */
-  decision: RefinementAction;
-  reason: string;
-  /** C3: the judge itself failed; the judgement is judgeFailureResult. */
-  judgeFailed?: boolean;
-  /** R3: what became of the re-plan this decision asked for (new plan / per-task fallback / previous plan kept). */
-  structure?: string;
-}
-
-export interface PlanQuality {
-  outcome: 'accepted' | 'rejected';
-  attempts: PlanQualityAttempt[];
-  /** R1: suggestions of the accepted plan, recorded. */
-  suggestions: string[];
-}
+/** R1: the refinement loop's record (src/domain/refinement/record.ts). */
+export type { PlanQuality, PlanQualityAttempt } from '../refinement/record';
 
 /** P7: a consultation the pacemaker opened, waiting for `answerConsultation`. */
 export interface PendingConsultation {

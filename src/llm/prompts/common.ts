@@ -1,6 +1,6 @@
 // Pieces every prompt shares. The user's instruction opens every prompt (C1/C2) so no path of the
 // run ever plans without it.
-import { userInstructionSection } from '../../domain/replan/prompt-context';
+import { userInstructionSection } from './instruction';
 import type { TaskSpec } from '../../domain/types';
 import type { Goal } from '../../domain/types';
 

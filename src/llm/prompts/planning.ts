@@ -1,7 +1,7 @@
 // Prompts of the planning phases: goal understanding, task decomposition, action sequence, reflection.
 import type { TaskRecord, TaskSpec } from '../../domain/types';
-import type { ActionPlan, Goal } from '../../domain/types';
-import { bullets, goalBlock, instructionBlock, JSON_ONLY, taskBlock, type Prompt } from './common';
+import type { Goal } from '../../domain/types';
+import { goalBlock, instructionBlock, JSON_ONLY, taskBlock, type Prompt } from './common';
 
 export function goalUnderstandingPrompt(input: { instruction: string; workspaceListing: string; feedback?: string }): Prompt {
   return {
@@ -75,9 +75,3 @@ export function reflectionPrompt(input: { instruction: string; goal: Goal; tasks
     ].join('\n\n'),
   };
 }
-
-export function actionsFor(plan: ActionPlan | undefined, taskId: string): string[] {
-  return plan?.[taskId] ?? [];
-}
-
-export { bullets };

@@ -1,7 +1,8 @@
 // Replanning prompts: the phase-end replan decision of each phase (X1, seed 004 §4.2–§8.2) and
 // the judge-driven task re-decomposition (J6, seed 000). Both open with the user's instruction and
 // the Coverage criterion (C2), whatever path of the run asks.
-import { progressForPrompt, replanningContext, type ReplanContext } from '../../domain/replan/prompt-context';
+import { PROMPT_REMAINING, type ExecutionProgress, type ReplanContext } from '../../domain/replan/prompt-context';
+import { replanningContext } from './instruction';
 import type { Phase, TaskSpec } from '../../domain/types';
 import { bullets, goalBlock, taskBlock, type Prompt } from './common';
 
@@ -9,7 +10,7 @@ export interface ReplanPromptInput {
   instruction: string;
   context: ReplanContext;
   toolNames: readonly string[];
-  /** X6: triggers that already reached the loop limit (loopWarningForPrompt). */
+  /** X6: triggers that already reached the loop limit (replan-feedback.ts loopWarning). */
   loopWarning?: string;
   /** X9: short lines about earlier replans of this run. */
   history?: string[];
@@ -30,6 +31,21 @@ const DECISION_FORMAT = [
   'Levels: 1 retry the action, 2 replan the remaining actions, 3 regenerate the action sequence,',
   '4 re-decompose the tasks, 5 re-understand the goal.',
 ].join('\n');
+
+/** X4: the "Current Plan Progress" and "Remaining Actions" blocks of the execution decision (seed 004 §7.2). */
+export function progressForPrompt(p: ExecutionProgress, maxRemaining = PROMPT_REMAINING): string {
+  const rem = p.remaining.slice(0, maxRemaining).map((r) => `- ${r}`);
+  if (p.remaining.length > maxRemaining) rem.push(`- … ${p.remaining.length - maxRemaining} more`);
+  return [
+    '**Current Plan Progress:**',
+    `- Completed actions: ${p.completed}/${p.total}`,
+    `- Error count: ${p.errorCount}`,
+    `- Consecutive errors: ${p.consecutiveErrors}`,
+    '',
+    '**Remaining Actions:**',
+    ...(rem.length ? rem : ['- (none)']),
+  ].join('\n');
+}
 
 interface PhaseText {
   intro: string;

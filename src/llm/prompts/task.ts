@@ -46,5 +46,3 @@ export function judgePrompt(input: { instruction: string; task: TaskSpec; worker
     ].join('\n\n'),
   };
 }
-
-export { JSON_ONLY };

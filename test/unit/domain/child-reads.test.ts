@@ -4,7 +4,7 @@ import { applyConsultation } from '../../../src/domain/run/questions';
 import { initialRunState, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
 import { setDecomposition } from '../../../src/domain/run/plan';
 import { TaskState } from '../../../src/domain/types';
-import { coalescedPerKey } from '../../../src/workflows/coalesce';
+import { coalescedPerKey } from '../../../src/workflows/run/coalesce';
 import { pendingConsultation } from '../../support/consultations';
 
 const consultation = pendingConsultation;

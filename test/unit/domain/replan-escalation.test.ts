@@ -1,6 +1,10 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
-import { escalate, type EscalationInput } from '../../../src/domain/replan/escalation';
+import { escalate, escalationOpening, escalationTrigger, type EscalationInput } from '../../../src/domain/replan/escalation';
+import { emptyCounters, recordReplan } from '../../../src/domain/replan/limits';
+import { evaluateReplanDecision } from '../../../src/domain/replan/policy';
+import { resolveReplan } from '../../../src/domain/replan/resolve';
+import { alternativesPrompt } from '../../../src/llm/prompts/escalation';
 
 const decision: ReplanDecision = {
   ...NO_REPLAN(''),
@@ -29,12 +33,11 @@ describe('X8 escalation when a wanted replan cannot run', () => {
     (trigger) => {
       const step = escalate(input({ trigger }));
       expect(step.action).toBe('ask_llm_alternatives');
-      if (step.action === 'ask_llm_alternatives') {
-        expect(step.prompt).toContain('cannot be carried out');
-        expect(step.prompt).toContain('the partial_replan limit is reached (2/2)');
-        expect(step.prompt).toMatch(/alternative/i);
-        expect(step.prompt).toContain('docker not installed');
-      }
+      const prompt = alternativesPrompt(input({ trigger }));
+      expect(prompt).toContain('cannot be carried out');
+      expect(prompt).toContain('the partial_replan limit is reached (2/2)');
+      expect(prompt).toMatch(/alternative/i);
+      expect(prompt).toContain('docker not installed');
     },
   );
 
@@ -76,11 +79,47 @@ describe('X8 escalation when a wanted replan cannot run', () => {
   });
 
   it('X13 a replan that failed to execute is reported to the LLM, with the failure', () => {
-    const step = escalate(input({ stage: 'failed', trigger: 'replan_failed', detail: 'planner returned no tasks' }));
-    expect(step.action).toBe('ask_llm_alternatives');
-    if (step.action === 'ask_llm_alternatives') {
-      expect(step.prompt).toContain('failed');
-      expect(step.prompt).toContain('planner returned no tasks');
-    }
+    const failed = input({ stage: 'failed', trigger: 'replan_failed', detail: 'planner returned no tasks' });
+    expect(escalate(failed).action).toBe('ask_llm_alternatives');
+    const prompt = alternativesPrompt(failed);
+    expect(prompt).toContain('failed');
+    expect(prompt).toContain('planner returned no tasks');
+  });
+
+  it.each([
+    // trigger, the decision is an alternative, already asked for this trigger → stage, alternatives asked
+    ['phase_limit', false, false, 'refused', false],
+    ['loop_detected', false, true, 'refused', true],
+    ['global_limit', true, false, 'refused', true],
+    ['replan_failed', false, false, 'failed', false],
+    ['replan_failed', true, true, 'failed', true],
+  ] as const)(
+    'X8 / X13 an escalation of %s (alternative %s, asked before %s) opens at %s, alternatives asked: %s',
+    (trigger, isAlternative, askedBefore, stage, asked) => {
+      expect(escalationOpening({ trigger, isAlternative, askedBefore })).toEqual({ stage, alternativesAsked: asked });
+    },
+  );
+
+  const counters = (n: number) =>
+    Array.from({ length: n }, (_, i) => i).reduce((c, i) => recordReplan(c, 'partial_replan', `k${i}`), emptyCounters());
+  const key = resolveReplan('execution', decision).triggerKey;
+  const looping = recordReplan(recordReplan(emptyCounters(), 'retry', key), 'retry', key);
+  it.each([
+    ['a runnable replan', undefined, 0.9, emptyCounters(), {}],
+    ['a limit reached', 'phase_limit', 0.9, counters(2), {}],
+    ['a loop', 'loop_detected', 0.9, looping, {}],
+    ['a limit reached by a very unsure decision (it would be ignored anyway)', undefined, 0.2, counters(2), {}],
+    [
+      'a low-confidence refusal with confirmation off',
+      undefined,
+      0.4,
+      emptyCounters(),
+      { llm_decision: { require_user_confirmation_on_low_confidence: false } },
+    ],
+    ['replanning disabled', undefined, 0.9, emptyCounters(), { enabled: false }],
+  ] as const)('X8 %s: escalation trigger %s', (_, trigger, confidence, used, replanning) => {
+    const config = parseConfig({ replanning });
+    const o = evaluateReplanDecision({ phase: 'execution', decision: { ...decision, confidence }, counters: used, config });
+    expect(escalationTrigger(o)).toBe(trigger);
   });
 });

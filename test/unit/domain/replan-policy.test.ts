@@ -3,7 +3,8 @@ import type { Phase } from '../../../src/domain/types';
 import { NO_REPLAN, type ReplanDecision, type ReplanType } from '../../../src/domain/replan/decision';
 import { emptyCounters, limitFor, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision, type PolicyOutcome } from '../../../src/domain/replan/policy';
-import { loopWarningForPrompt, resolveReplan } from '../../../src/domain/replan/resolve';
+import { loopingTriggers, resolveReplan } from '../../../src/domain/replan/resolve';
+import { loopWarning } from '../../../src/llm/prompts/replan-feedback';
 
 /** X6: the loop-detection key of a decision (resolveReplan). */
 const keyOf = (phase: Phase, d: ReplanDecision): string => resolveReplan(phase, d).triggerKey;
@@ -224,12 +225,14 @@ describe('X6 loop detection', () => {
     expect(evaluate({ confidence: 0.4 }, { counters })).toMatchObject({ action: 'override', reason: 'loop_detected' });
   });
 
-  it('X6 loopWarningForPrompt names looping triggers and asks for a different approach', () => {
+  it('X6 the loop warning names looping triggers and asks for a different approach', () => {
     const key = keyOf('execution', dec());
     const once = recordReplan(emptyCounters(), 'partial_replan', key);
-    expect(loopWarningForPrompt(once, DEFAULT_CONFIG)).toBe('');
+    expect(loopingTriggers(once, DEFAULT_CONFIG)).toEqual([]);
+    expect(loopWarning(loopingTriggers(once, DEFAULT_CONFIG))).toBe('');
     const twice = recordReplan(once, 'partial_replan', key);
-    const text = loopWarningForPrompt(twice, DEFAULT_CONFIG);
+    expect(loopingTriggers(twice, DEFAULT_CONFIG)).toEqual([{ key, count: 2 }]);
+    const text = loopWarning(loopingTriggers(twice, DEFAULT_CONFIG));
     expect(text).toContain('execution / partial_replan');
     expect(text).toContain('tool docker not found');
     expect(text).toMatch(/different approach/);

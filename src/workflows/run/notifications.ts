@@ -1,17 +1,17 @@
-// X10 / X11: the run's notifications beside its phases. The run calls `observe(state)` each time it
+// X10 / X11: the run's notifications, sent while its phases go on. The run calls `observe(state)` each time it
 // publishes its state (once per activation); what to post is decided by pure functions of
 // src/domain/notifications from the last observed state and this one. Deliveries run in the
 // background, never in front of a phase: at most one checklist edit in flight (the latest text
 // wins), notifications one after another in order. A delivery that fails after its retries is
 // counted in the run's state (status "Notifications" line) and never fails, blocks or pauses the run.
 import { ActivityCancellationType, CancellationScope, condition, log, proxyActivities } from '@temporalio/workflow';
-import { emptyLedger, noteDelivered, noteUndelivered, targetLabel, type NotifyTarget } from '../domain/notifications';
-import { checklistText, notificationsBetween, type Notification } from '../domain/run/notifications-due';
-import type { RunState } from '../domain/run/state';
-import type { Activities } from '../activities';
-import { rootMessage } from './failures';
-import type { RunOptions } from './options';
-import type { RunEntity } from './replanning';
+import { emptyLedger, noteDelivered, noteUndelivered, targetLabel, type NotifyTarget } from '../../domain/notifications';
+import { checklistText, notificationsBetween, type Notification } from '../../domain/run/notifications-due';
+import type { RunState } from '../../domain/run/state';
+import type { Activities } from '../../activities';
+import { rootMessage } from '../failures';
+import type { RunOptions } from '../options';
+import type { RunEntity } from './entity';
 
 /** How long the end of a run (or a continue-as-new) waits for deliveries still in flight. */
 export const DRAIN_TIMEOUT_MS = 5 * 60_000;
@@ -48,7 +48,12 @@ function notifyActivities(o: RunOptions) {
     });
 }
 
-export function startNotifier(p: { target: NotifyTarget | undefined; options: RunOptions; entity: RunEntity; now: () => string }): Notifier {
+export function startNotifier(p: {
+  target: NotifyTarget | undefined;
+  options: RunOptions;
+  entity: Pick<RunEntity, 'state' | 'apply'>;
+  now: () => string;
+}): Notifier {
   const { target, entity, now } = p;
   if (!target) return NO_NOTIFIER;
   const runId = entity.state.runId;

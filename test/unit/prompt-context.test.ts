@@ -1,15 +1,15 @@
+// C1 / C2 / C5: the instruction and the Coverage criterion in every prompt (src/llm/prompts/instruction.ts);
+// X4: the execution progress a decision keeps (src/domain/replan/prompt-context.ts) and how its prompt shows it.
+import { emptyProgress, recordActionResult, remainingForPrompt } from '../../src/domain/replan/prompt-context';
 import {
   COVERAGE_CRITERION,
   EMPTY_INSTRUCTION_MARKER,
-  emptyProgress,
   estimateTokens,
   instructionForPrompt,
-  progressForPrompt,
-  recordActionResult,
-  remainingForPrompt,
   replanningContext,
   userInstructionSection,
-} from '../../../src/domain/replan/prompt-context';
+} from '../../src/llm/prompts/instruction';
+import { progressForPrompt } from '../../src/llm/prompts/replan';
 
 describe('C5 instruction in prompts', () => {
   it.each<[string, string]>([

@@ -1,0 +1,238 @@
+// The run entity (docs/architecture.md §2): the run's one RunState, changed only through the pure
+// transitions of src/domain/run, and what each of the run's messages does with it. RunWorkflow's
+// handlers are one line each, delegating here (the entity pattern of temporalio/samples-typescript
+// message-passing/safe-message-handlers). Every change is published: the search attributes, the
+// memo and the Web UI's current details.
+import { CancellationScope, condition, log, setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import type { z } from 'zod';
+import { answerProblem, type QuestionAnswer } from '../../domain/replan';
+import { budgetAnswerProblem } from '../../domain/run/budget-ledger';
+import { checklistMemoDue, runChecklist, runDetails } from '../../domain/run/checklist';
+import { eventsView, withEvents } from '../../domain/run/events';
+import type { RunEventsPage } from '../../domain/run/event-log';
+import { activePauses, applyLlmTrouble, displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied } from '../../domain/run/pause';
+import { answerQuestion, pendingQuestions } from '../../domain/run/questions';
+import type { Applied, RunState } from '../../domain/run/state';
+import { decisionsView, inspectionMemo, MEMO_CHECKLIST, statusView, type DecisionsView } from '../../domain/run/views';
+import {
+  ClarificationAnswerSchema,
+  LlmTroubleSchema,
+  parsePayload,
+  PauseInputSchema,
+  ResumeInputSchema,
+  type ClarificationAnswerAck,
+  type Parsed,
+  type PauseAck,
+  type RunStatus,
+} from '../messages';
+import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from '../search-attributes';
+
+/** Workflow time (deterministic in the sandbox), as the state records it. */
+export const isoNow = (): string => new Date().toISOString();
+
+/** What the user asks of the run's pause (O1). */
+type PauseChange = 'pause' | 'resume';
+
+const throwIfRefused = (r: { ok: true } | { ok: false; reason: string }): void => {
+  if (!r.ok) throw new Error(r.reason);
+};
+
+/**
+ * Writes what the run shows outside its history. Issue 11: each write is a history event carrying
+ * the whole memo, so each is written only when what it shows changed, and at most once per
+ * workflow activation (RunEntity.apply publishes when the activation's work is done).
+ */
+class Publisher {
+  private searched = '';
+  private memoized = '';
+  private checklist = '';
+  private checklistAt = 0;
+  private details = '';
+  /** Told of every published state (the run's notifications). */
+  observer: ((s: RunState) => void) | undefined;
+
+  /** `final`: the run ends or continues as new (everything is written). */
+  write(state: RunState, final: boolean): void {
+    const status = displayStatus(state);
+    const key = `${state.phase}|${status}|${state.counters.total}`;
+    if (key !== this.searched) {
+      this.searched = key;
+      upsertSearchAttributes([
+        { key: PHASE_KEY, value: state.phase },
+        { key: STATUS_KEY, value: status },
+        { key: REPLAN_COUNT_KEY, value: state.counters.total },
+      ]);
+    }
+    // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
+    // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
+    // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo).
+    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}`;
+    // V1 / X11: the plan checklist in the memo too, written only when its text changed (each write is a
+    // history event; the text is bounded by runChecklist).
+    const text = runChecklist(state);
+    if (memoKey !== this.memoized) {
+      this.memoized = memoKey;
+      this.checklist = text;
+      this.checklistAt = Date.now();
+      upsertMemo(inspectionMemo(state));
+    } else if (checklistMemoDue({ changed: text !== this.checklist, sinceLastMs: Date.now() - this.checklistAt, final })) {
+      this.checklist = text;
+      this.checklistAt = Date.now();
+      upsertMemo({ [MEMO_CHECKLIST]: text });
+    }
+    // V1: the Web UI's "Current Details" (answered by a worker; no history event).
+    const details = runDetails(state, status);
+    if (details !== this.details) {
+      this.details = details;
+      setCurrentDetails(details);
+    }
+    this.observer?.(state);
+  }
+}
+
+export class RunEntity {
+  private current: RunState;
+  private readonly publisher = new Publisher();
+  private publishPending = false;
+  private resumed: (() => void) | undefined;
+
+  constructor(initial: RunState) {
+    this.current = initial;
+  }
+
+  get state(): RunState {
+    return this.current;
+  }
+
+  /** The one way the state changes: a pure transition. */
+  apply(t: (s: RunState) => RunState): void {
+    // V2: every change's events join the run's event log (workflow time; no history event).
+    this.current = withEvents(this.current, t(this.current), isoNow());
+    this.publishLater();
+  }
+
+  /** Writes everything at once: the run calls it before it ends or continues as new. */
+  publish(): void {
+    this.publisher.write(this.current, true);
+  }
+
+  onPublish(f: (s: RunState) => void): void {
+    this.publisher.observer = f;
+  }
+
+  /** Runs on every accepted resume (the run then tells every child again: undoes a pause forged on a child). */
+  whenResumed(f: () => void): void {
+    this.resumed = f;
+  }
+
+  /** Publishes when this activation's work is done: a condition is evaluated only after the microtasks ran. */
+  private publishLater(): void {
+    if (this.publishPending) return;
+    this.publishPending = true;
+    let asked = false;
+    // Not cancellable: a change made while the run is being cancelled is still published.
+    void CancellationScope.nonCancellable(() =>
+      condition(() => {
+        // false when first asked (condition() evaluates at once), true on the activation's next check
+        const ready = asked;
+        asked = true;
+        return ready;
+      }),
+    ).then(() => {
+      this.publishPending = false;
+      this.publisher.write(this.current, false);
+    });
+  }
+
+  // ---------------------------------------------------------------- the run's public messages (S2)
+  // Payloads are parsed by their schema, then checked against the state; a refused update throws in
+  // its validator (nothing is written to history), a refused signal is logged and changes nothing.
+
+  status(): RunStatus {
+    return statusView(this.current);
+  }
+
+  decisions(): DecisionsView {
+    return decisionsView(this.current);
+  }
+
+  /** V2: a query (no history event); any argument that is not a seq reads from the start. */
+  events(afterSeq: unknown): RunEventsPage {
+    return eventsView(this.current, typeof afterSeq === 'number' ? afterSeq : 0);
+  }
+
+  /** X14: answerClarification's validator. */
+  refuseAnswer(payload: unknown): void {
+    throwIfRefused(this.checkAnswer(payload));
+  }
+
+  /** X14: a question answered (validated). */
+  answer(a: QuestionAnswer): ClarificationAnswerAck {
+    this.apply((s) => answerQuestion(s, a, isoNow()));
+    return { questionId: a.questionId, stillPending: pendingQuestions(this.current).map((q) => q.id) };
+  }
+
+  answerSignalled(payload: unknown): void {
+    const c = this.checkAnswer(payload);
+    if (c.ok) this.apply((s) => answerQuestion(s, c.value, isoNow()));
+    else log.warn(`ignored answerClarificationSignal: ${c.reason}`);
+  }
+
+  private checkAnswer(payload: unknown): Parsed<QuestionAnswer> {
+    const p = parsePayload(ClarificationAnswerSchema, payload);
+    const problem = p.ok ? (answerProblem(this.current.questions, p.value) ?? budgetAnswerProblem(this.current, p.value)) : undefined;
+    return problem ? { ok: false, reason: problem } : p;
+  }
+
+  // O1: pause / resume. The validator refuses a bad payload or a finished run (with its status); a
+  // repeated pause or resume is acknowledged (changed: false).
+
+  /** O1: the validator of `pause` / `resume`. */
+  refusePauseOrResume(change: PauseChange, payload: unknown): void {
+    throwIfRefused(this.checkPauseOrResume(change, payload));
+  }
+
+  /** O1: the run paused or resumed (validated); its acknowledgement. */
+  pauseOrResume(change: PauseChange, payload: unknown): PauseAck {
+    return this.paused(this.checkPauseOrResume(change, payload), change === 'resume');
+  }
+
+  pauseOrResumeSignalled(change: PauseChange, payload: unknown): void {
+    const r = this.checkPauseOrResume(change, payload);
+    if (r.ok) this.paused(r, change === 'resume');
+    else log.warn(`ignored ${change}Signal: ${r.reason}`);
+  }
+
+  private checkPauseOrResume(change: PauseChange, payload: unknown): PauseApplied {
+    if (change === 'resume') {
+      const p = parsePayload(ResumeInputSchema, payload);
+      return p.ok ? resumeRun(this.current) : p;
+    }
+    const p = parsePayload(PauseInputSchema, payload);
+    return p.ok ? pauseRun(this.current, { ...(p.value?.reason ? { reason: p.value.reason } : {}), at: isoNow() }) : p;
+  }
+
+  private paused(r: PauseApplied, resumed: boolean): PauseAck {
+    if (!r.ok) throw new Error(r.reason);
+    if (r.changed) this.apply(() => r.state);
+    if (resumed) this.resumed?.();
+    const s = this.current;
+    const pauses = activePauses(s);
+    return { runId: s.runId, status: isPaused(s) ? 'PAUSED' : 'RUNNING', changed: r.changed, ...(pauses[0] ? { pause: pauses[0], pauses } : {}) };
+  }
+
+  // ---------------------------------------------------------------- what the run learns from its workflows
+
+  /** What the run read from one of its children, applied only when it fits the run's state (S2). */
+  applyRead<T>(name: string, schema: z.ZodType<T>, transition: (s: RunState, m: T) => Applied, payload: unknown): void {
+    const p = parsePayload(schema, payload);
+    const r: Applied = p.ok ? transition(this.current, p.value) : p;
+    if (r.ok) this.apply(() => r.state);
+    else log.warn(`ignored ${name}: ${r.reason}`);
+  }
+
+  /** O2: LLM trouble in any workflow of the run pauses it (outage / rejected access) or ends the outage pause. */
+  llmTrouble(payload: unknown): void {
+    this.applyRead('llmTrouble', LlmTroubleSchema, (s, m) => applyLlmTrouble(s, m, isoNow()), payload);
+  }
+}

@@ -1,0 +1,121 @@
+// RunWorkflow: one per instruction, an entity (docs/architecture.md §2). It holds one RunState
+// (./entity.ts) and changes it only through pure transitions. Read top to bottom: the run's parts,
+// every message handler (one line each, delegating), then the phase loop: goal → tasks → actions →
+// execution → reflection, each phase a child workflow followed by "replan?" (X1, X3; ./steps.ts).
+import { CancellationScope, log, setDefaultSignalHandler, setHandler, workflowInfo } from '@temporalio/workflow';
+import { notifyTargetOf } from '../../domain/notifications';
+import { endUnprobedOutage, isPaused, noteLlmRung, pauseKinds } from '../../domain/run/pause';
+import type { Phase } from '../../domain/types';
+import { hostPresenceOf } from '../host-presence';
+import { llmFormOn } from '../llm-form';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  budgetRequestSignal,
+  decisionsQuery,
+  eventsQuery,
+  llmTroubleSignal,
+  pauseSignal,
+  pauseUpdate,
+  resumeSignal,
+  resumeUpdate,
+  statusQuery,
+  taskConsultationSignal,
+  taskProgressSignal,
+} from '../messages';
+import { gateOn, startPauseRelay } from '../pause-gate';
+import { createReplanning } from './replanning';
+import { startRunLedger } from './budget-ledger';
+import { ChildReads, RunningChildren } from './child-reads';
+import { completed, continueAsNewIfDue, endedEarly, outcome } from './ending';
+import { isoNow, RunEntity } from './entity';
+import { startNotifier } from './notifications';
+import { configure, runStartOf, type RunInput, type RunResult } from './start';
+import { PhaseSteps, type NextPhase } from './steps';
+
+export async function RunWorkflow(input: RunInput): Promise<RunResult> {
+  const start = runStartOf(input);
+  const { options, run } = start;
+  const runWorkflowId = workflowInfo().workflowId;
+  const entity = new RunEntity(start.initial);
+  const children = new RunningChildren();
+  // M1: a lower rung of the fallback ladder any call of the run learns is kept in its state.
+  const form = llmFormOn(options, (rung) => entity.apply((s) => noteLlmRung(s, rung)));
+  // O1: the run's safe points wait on this gate. O2: the run's own LLM calls (replan decisions)
+  // report LLM trouble straight into its state; a call its workspace host did not start pauses it.
+  const gate = gateOn(
+    () => isPaused(entity.state),
+    { kinds: () => pauseKinds(entity.state), report: async (m) => entity.llmTrouble(m) },
+    form,
+    hostPresenceOf(options.hostQueue),
+  );
+  // O1: the phase child running now is kept told whether the run is paused.
+  const relay = startPauseRelay(
+    () => pauseKinds(entity.state),
+    () => (children.phase ? [children.phase] : []),
+  );
+  entity.whenResumed(() => relay.retell());
+  const reads = new ChildReads(entity, children, runWorkflowId);
+  // O3: the run is the budget's ledger; "stop" as the budget question's answer cancels the phases
+  // (`main`, below) and ends the run STOPPED.
+  const main = new CancellationScope();
+  const ledger = startRunLedger({ entity, now: isoNow, currentChild: () => children.phase, onStop: () => main.cancel() });
+
+  // ------------------------------------------------------------ every message of the run (S2)
+  setHandler(statusQuery, () => entity.status());
+  setHandler(decisionsQuery, () => entity.decisions());
+  setHandler(eventsQuery, (afterSeq?: unknown) => entity.events(afterSeq));
+  setHandler(answerClarificationUpdate, (a) => entity.answer(a), { validator: (a: unknown) => entity.refuseAnswer(a) });
+  setHandler(answerClarificationSignal, (payload: unknown) => entity.answerSignalled(payload));
+  setHandler(pauseUpdate, (...a: unknown[]) => entity.pauseOrResume('pause', a[0]), {
+    validator: (...a: unknown[]) => entity.refusePauseOrResume('pause', a[0]),
+  });
+  setHandler(resumeUpdate, (...a: unknown[]) => entity.pauseOrResume('resume', a[0]), {
+    validator: (...a: unknown[]) => entity.refusePauseOrResume('resume', a[0]),
+  });
+  setHandler(pauseSignal, (payload?: unknown) => entity.pauseOrResumeSignalled('pause', payload));
+  setHandler(resumeSignal, (payload?: unknown) => entity.pauseOrResumeSignalled('resume', payload));
+  // Pokes from the run's own children: what they are about is read from the child itself.
+  setHandler(taskProgressSignal, () => reads.progressPoked());
+  setHandler(llmTroubleSignal, (payload: unknown) => reads.troublePoked(payload));
+  setHandler(taskConsultationSignal, (payload: unknown) => reads.consultationPoked(payload));
+  setHandler(budgetRequestSignal, (payload: unknown) => ledger.requested(payload));
+  // A signal of no known name is dropped (otherwise the SDK would buffer it for a handler that never comes).
+  setDefaultSignalHandler((name) => log.warn(`ignored unknown signal "${name}"`));
+
+  // ------------------------------------------------------------ the phases
+  const config = configure(input, start, entity);
+  const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
+  // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
+  const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
+  entity.onPublish((s) => notifier.observe(s));
+  const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });
+  entity.publish();
+
+  const phases = async (): Promise<void> => {
+    let phase: Phase = input.carry?.next ?? 'goal_understanding';
+    for (let phasesRun = 0; ; phasesRun++) {
+      await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun });
+      // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
+      entity.apply(endUnprobedOutage);
+      await gate.ready();
+      let next: NextPhase;
+      try {
+        next = await steps.step(phase);
+      } catch (err) {
+        next = await steps.afterFailure(err);
+      }
+      children.phase = undefined;
+      if (next === 'done') return;
+      phase = next;
+    }
+  };
+  try {
+    // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
+    await main.run(phases);
+    await completed({ entity, notifier });
+  } catch (err) {
+    return endedEarly(err, { entity, notifier });
+  }
+  return outcome(entity);
+}
