@@ -114,6 +114,16 @@ export const MEMO_DECISIONS = 'replannerDecisions';
 /** V1 / X11: the memo key holding the run's plan checklist (Markdown), shown with no worker running. */
 export const MEMO_CHECKLIST = 'replannerChecklist';
 
+/**
+ * O5 / V1: what of the plan's progress the memo must never lag behind: the tasks that finished (and
+ * the plan's size). Without it a task's end reached the memo only with the next phase or decision,
+ * so `status` read from the memo after a worker was killed showed fewer tasks done than before.
+ */
+export function memoProgressKey(s: RunState): string {
+  const ended = s.tasks.filter((t) => t.state !== 'READY' && t.state !== 'RUNNING' && t.state !== 'NEEDS_CONTINUATION');
+  return `${s.tasks.length}:${ended.map((t) => `${t.id}=${t.state}`).join(',')}`;
+}
+
 /** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
 const MEMO_RECORDS = 30;
 const MEMO_RECORDS_WITH_PLANS = 5;

@@ -31,7 +31,7 @@ import {
 } from '../../domain/run/pause';
 import { answerQuestion, pendingQuestions } from '../../domain/run/questions';
 import type { Applied, RunState } from '../../domain/run/state';
-import { decisionsView, inspectionMemo, MEMO_CHECKLIST, statusView, type DecisionsView } from '../../domain/run/views';
+import { decisionsView, inspectionMemo, MEMO_CHECKLIST, memoProgressKey, statusView, type DecisionsView } from '../../domain/run/views';
 import { taskWorkflowIdOf, waitingMarkdown } from '../../domain/run/waiting';
 import { validateConsultationAnswer } from '../../domain/pacemaker/consultation';
 import {
@@ -48,6 +48,9 @@ import {
   type RunStatus,
 } from '../messages';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from '../search-attributes';
+
+/** The patch that writes the memo when a task ends (its progress never lags; runs recorded before it replay without). */
+export const MEMO_PROGRESS_PATCH = 'run-memo-tracks-finished-tasks';
 
 /** The patch that shows WAITING in the ReplannerStatus search attribute (a changed upsert: runs recorded before it replay without). */
 export const WAITING_STATUS_PATCH = 'replanner-status-waiting';
@@ -78,6 +81,8 @@ class Publisher {
 
   /** Whether this run shows WAITING (runs recorded before it keep their search attribute writes on replay). */
   private showsWaiting: boolean | undefined;
+  /** Whether the memo follows every task's end (runs recorded before it wrote it at phases and decisions only). */
+  private tracksProgress: boolean | undefined;
 
   /** `final`: the run ends or continues as new (everything is written). */
   write(state: RunState, final: boolean): void {
@@ -95,7 +100,9 @@ class Publisher {
     // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
     // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo).
-    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}`;
+    this.tracksProgress ??= patched(MEMO_PROGRESS_PATCH);
+    const progress = this.tracksProgress ? `|${memoProgressKey(state)}` : '';
+    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}${progress}`;
     // V1 / X11: the plan checklist in the memo too, written only when its text changed (each write is a
     // history event; the text is bounded by runChecklist).
     const text = runChecklist(state);

@@ -2,7 +2,15 @@
 import { addPlanningUsage, cancelRun, completeRun, enterPhase } from '../../../src/domain/run/phases';
 import { allAnswered, answerQuestion, applyConsultation, askQuestions, timeOutQuestions } from '../../../src/domain/run/questions';
 import { applyJump, applyTaskProgress, restorePrevious, setDecomposition, takeFeedback } from '../../../src/domain/run/plan';
-import { decisionsView, inspectionMemo, MEMO_CHECKLIST, MEMO_DECISIONS, MEMO_STATUS, statusView } from '../../../src/domain/run/views';
+import {
+  decisionsView,
+  inspectionMemo,
+  MEMO_CHECKLIST,
+  MEMO_DECISIONS,
+  MEMO_STATUS,
+  memoProgressKey,
+  statusView,
+} from '../../../src/domain/run/views';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { recordDecision } from '../../../src/domain/run/decisions';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
@@ -287,5 +295,25 @@ describe('O5 inspection memo', () => {
     expect(Object.keys(memo).sort()).toEqual([MEMO_CHECKLIST, MEMO_DECISIONS, MEMO_STATUS].sort());
     expect((memo[MEMO_STATUS] as { tasks: unknown[] }).tasks).toHaveLength(200);
     expect(JSON.stringify(memo).length).toBeLessThan(300_000);
+  });
+});
+
+describe('O5 V1 the memo follows every task that ends', () => {
+  const key = (states: Record<string, TaskState>) => {
+    const s = executing();
+    return memoProgressKey({ ...s, tasks: withStates(s, states) });
+  };
+  it.each([
+    ['a task starts: no new memo', { a: TaskState.RUNNING }, { a: TaskState.READY }, true],
+    ['a task asks to continue: no new memo', { a: TaskState.NEEDS_CONTINUATION }, { a: TaskState.RUNNING }, true],
+    ['a task ends DONE: a new memo', { a: TaskState.DONE }, { a: TaskState.RUNNING }, false],
+    ['a task ends BLOCKED: a new memo', { a: TaskState.BLOCKED }, { a: TaskState.RUNNING }, false],
+    ['a task is replaced: a new memo', { a: TaskState.REPLACED_BY_REPLAN }, { a: TaskState.DONE }, false],
+  ])('O5 V1 %s', (_what, after, before, same) => {
+    expect(key(after) === key(before)).toBe(same);
+  });
+  it('O5 V1 the plan growing changes it too', () => {
+    const s = executing();
+    expect(memoProgressKey(s)).not.toBe(memoProgressKey({ ...s, tasks: [...s.tasks, { ...s.tasks[0]!, id: 'c' }] }));
   });
 });
