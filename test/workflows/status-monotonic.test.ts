@@ -57,7 +57,8 @@ describe('status never goes backwards across worker crashes (O5, V1)', () => {
     const handle = await h.client.workflow.start(RunWorkflow, {
       taskQueue,
       workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the parts one after another', workspace: h.workspace(), options: FAST }],
+      // Each kill costs the call in flight one attempt (its heartbeat times out): more than FAST's 3.
+      args: [{ runId, instruction: 'write the parts one after another', workspace: h.workspace(), options: { ...FAST, llmMaxAttempts: 20 } }],
     });
     const running = async () => (await handle.describe()).status.name === 'RUNNING';
 
@@ -92,6 +93,7 @@ describe('status never goes backwards across worker crashes (O5, V1)', () => {
 
     // ------------------------------------------------------------ the kills
     let doneAtLastKill = 0;
+    let randomAt = 0;
     const inFlight = (purposes: string[]) => () => h.fake.requests.some((r) => purposes.includes(r.purpose) && r.finishedAt === undefined);
     const points: { name: string; ready: () => boolean }[] = [
       { name: 'a planning call in flight', ready: inFlight(['goal_understanding', 'task_decomposition', 'quality_judge', 'action_sequence']) },
@@ -99,13 +101,14 @@ describe('status never goes backwards across worker crashes (O5, V1)', () => {
       { name: 'right after a task ended', ready: () => statusDone.max > doneAtLastKill },
       { name: 'a judge call in flight', ready: inFlight(['judge']) },
       { name: 'a replan decision in flight', ready: inFlight(['replan_decision']) },
-      { name: 'a random moment', ready: () => Math.random() < 0.1 },
+      { name: 'a random moment', ready: () => Date.now() >= randomAt },
     ];
     const kills: string[] = [];
     for (let i = 0; await running(); i++) {
       // The first kill lands in planning; then the points take turns (planning is over by then).
       const point = i === 0 ? points[0]! : points[1 + ((i - 1) % (points.length - 1))]!;
       const deadline = Date.now() + 20_000;
+      randomAt = Date.now() + Math.floor(Math.random() * 3000);
       while (!point.ready() && Date.now() < deadline) await sleep(20);
       if (!(await running())) break;
       const seen = point.ready();
@@ -120,11 +123,15 @@ describe('status never goes backwards across worker crashes (O5, V1)', () => {
       worker = await start();
       await sleep(500 + Math.floor(Math.random() * 1500));
     }
-    const result = await handle.result();
-    await sleep(1000);
-    watching = false;
-    await Promise.all([readStatus, readDetails]);
-    await killWorker(worker);
+    let result;
+    try {
+      result = await handle.result();
+      await sleep(1000);
+    } finally {
+      watching = false;
+      await Promise.all([readStatus, readDetails]);
+      await killWorker(worker);
+    }
 
     const series = [statusDone, statusLine, memoLine, detailsLine];
     console.log(
