@@ -1,4 +1,4 @@
-// Issue 12, SPEC O3 (with B2): the budget lives in workflow state. A run paused by its budget keeps
+// Issue 12, O3 (with B2): the budget lives in workflow state. A run paused by its budget keeps
 // its ledger, its question and its pause through a worker SIGKILL and a server restart; the answer
 // then continues it to DONE without asking any finished LLM call again.
 import * as fs from 'node:fs';

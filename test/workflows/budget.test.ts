@@ -1,4 +1,4 @@
-// Issue 12, SPEC O3: a durable per-run token budget. Three parallel tasks whose workers take 5 steps
+// Issue 12, O3: a durable per-run token budget. Three parallel tasks whose workers take 5 steps
 // each; every LLM answer reports 200 tokens (the fake's per-purpose usage), so the run needs about
 // 5,600 tokens: a 5,000-token budget pauses it with the budget question, and what the LLM reported
 // never exceeds the budget by more than one call. Raising the limit continues to DONE; answering

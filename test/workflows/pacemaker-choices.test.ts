@@ -1,4 +1,4 @@
-// Issue 10 (SPEC "Seed fidelity notes" P7, P2): every choice of every Duck Pacemaker pattern, answered
+// Issue 10 (P7, P2 as docs/requirements.md words them): every choice of every Duck Pacemaker pattern, answered
 // on a real TaskWorkflow, with its effect seen from outside: the task's outcome, the next worker
 // request in the fake's log, the limit in the taskStatus query.
 import { WorkflowUpdateFailedError } from '@temporalio/client';

@@ -1,4 +1,4 @@
-// Issue 5: the Duck Pacemaker in TaskWorkflow (SPEC §5 P1–P8): a stalling task consults the user,
+// Issue 5: the Duck Pacemaker in TaskWorkflow (P1–P8): a stalling task consults the user,
 // who answers through the CLI; the answer's effect is visible in what the worker is asked next.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { cli } from '../support/cli';

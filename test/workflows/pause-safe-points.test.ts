@@ -1,4 +1,4 @@
-// Issue 12, SPEC O1 safe points besides worker steps: a pause during a planning phase's LLM call
+// Issue 12, O1 safe points besides worker steps: a pause during a planning phase's LLM call
 // keeps that call and starts neither the replan decision nor the next phase; a pauseGate signal
 // forged on a task from outside pauses at worst that task, and `resume` on the run undoes it.
 import { taskWorkflowId } from '../../src/workflows/execution';

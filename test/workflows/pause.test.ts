@@ -1,4 +1,4 @@
-// Issue 12, SPEC O1: pause and resume. Two tasks whose workers take 5 steps each run in parallel;
+// Issue 12, O1: pause and resume. Two tasks whose workers take 5 steps each run in parallel;
 // the run is paused after step 2: the calls in flight finish, then no LLM request arrives while
 // paused. The worker is SIGKILLed and the server restarted while paused: still PAUSED with the
 // same counters and decision log. Resumed (with the temporal CLI): DONE, no step requested twice.

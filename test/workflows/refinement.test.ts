@@ -1,4 +1,4 @@
-// Issue 5: plan quality judge and the refinement loop in task_decomposition (SPEC §3 R1–R7, §4 C1/C3),
+// Issue 5: plan quality judge and the refinement loop in task_decomposition (R1–R7, C1, C3),
 // on the real dev server with the scripted LLM.
 import { WorkflowFailedError } from '@temporalio/client';
 import { renderStatus } from '../../src/client/render';

@@ -1,4 +1,4 @@
-// Issue 10, SPEC S2: sealed messages. Bad and forged signals/updates are sent with the real
+// Issue 10, S2: sealed messages. Bad and forged signals/updates are sent with the real
 // `temporal` CLI to a run (and its task workflow) that is waiting for the user; nothing they carry
 // changes what `status` shows or fails a workflow task, every update is refused with its reason,
 // and the run still finishes once the real answer comes. Later issues add their messages here.
