@@ -5,15 +5,13 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { DEFAULT_GOAL, scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  // A request timeout past the slow replies: only a missing heartbeat could end an attempt early.
-  h = await startHarness({ llmTimeoutMs: 60_000 });
-});
-afterAll(async () => h?.stop());
+// A request timeout past the slow replies: only a missing heartbeat could end an attempt early.
+harnessForSuite((started) => (h = started), { keepScript: true, harness: { llmTimeoutMs: 60_000 } });
 
 describe('O4 one heartbeat helper', () => {
   it('O4 calls slower than their heartbeat timeout finish on attempt 1; a worker step beats with its step number', async () => {

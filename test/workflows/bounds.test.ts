@@ -6,16 +6,13 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { FAST, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { decision, scriptDecisions } from '../support/decisions';
 import { plannedTask, scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 async function startRun(config?: unknown, extra: Partial<RunInput> = {}) {
   const runId = uniqueId('bounds');

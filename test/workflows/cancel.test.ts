@@ -6,14 +6,12 @@ import { CancelledFailure } from '@temporalio/common';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
+harnessForSuite((started) => (h = started), { keepScript: true });
 
 describe('B3 a cancelled run (issue 12 edges)', () => {
   it('B3 cancelling a run while two parallel tasks wait on slow worker LLM calls: run and tasks CANCELLED, every workflow Canceled, no BLOCKED, no replan', async () => {

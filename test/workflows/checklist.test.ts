@@ -10,16 +10,13 @@ import { taskWorkflowId } from '../../src/workflows/execution';
 import { decisionsQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { plannedTask, scriptScenario, type Scenario } from '../support/scenario';
 
 const exec = promisify(execFile);
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 async function temporal(...args: string[]): Promise<string> {
   const r = await exec(process.env.TEMPORAL_CLI_PATH!, [...args, '--address', temporalAddress()], { maxBuffer: 16 * 1024 * 1024 });

@@ -9,17 +9,16 @@ import { CancelledFailure } from '@temporalio/common';
 import { createWorker } from '../../src/worker';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { FakeOpenAI } from '../support/fake-openai';
 import { freePort, OwnDevServer } from '../support/dev-server';
 
 describe('cancellation', () => {
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h?.stop());
+  harnessForSuite((started) => (h = started), { keepScript: true });
 
   it('B3 cancelling a run cancels its running tasks and their activities; status shows CANCELLED', async () => {
     // The command ticks into a file; "killed" is seen from outside as the ticking stopping (its pid
@@ -32,12 +31,7 @@ describe('cancellation', () => {
       ],
     });
     const ws = h.workspace();
-    const runId = uniqueId('cancel');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'run something slow', workspace: ws, options: FAST }],
-    });
+    const { runId, handle } = await startRun(h, { instruction: 'run something slow', workspace: ws, options: FAST }, 'cancel');
     const ticks = () => {
       try {
         return Number(fs.readFileSync(path.join(ws, 'ticks'), 'utf8')) || 0;

@@ -5,14 +5,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, uniqueId, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
+harnessForSuite((started) => (h = started), { keepScript: true });
 
 it('S4 the same --id twice within a minute in one workspace: the second run sends as many LLM requests and writes its files', async () => {
   scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });

@@ -4,16 +4,13 @@
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import type { TaskRecord } from '../../src/domain/types';
-import { FAST, startHarness, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { FAST, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
 import { nth } from '../support/lists';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const INSTRUCTION = 'write the files a, b and c, each verified';
 

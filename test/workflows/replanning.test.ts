@@ -5,18 +5,15 @@ import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/clie
 import type { DecisionRecord } from '../../src/domain/replan';
 import { answerClarificationSignal, answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
-import { FAST, startHarness, temporalAddress, uniqueId, until, runOutcome, type Harness } from '../support/harness';
+import { FAST, temporalAddress, uniqueId, until, runOutcome, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { decision, decisionPhaseOf, isAlternativesRequest, scriptDecisions } from '../support/decisions';
 import { saveHistories } from '../support/histories';
 import { plannedTask, scriptScenario, type Scenario } from '../support/scenario';
 
 const run = promisify(execFile);
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const ONE_TASK: Scenario = { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] };
 

@@ -4,18 +4,15 @@ import * as path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, failureOf, runOutcome, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, failureOf, runOutcome, uniqueId, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { scriptScenario } from '../support/scenario';
 import { saveHistories } from '../support/histories';
 import { hostSettingsFromEnv } from '../../src/host-settings';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 // Workspace affinity: these runs name their host (the harness worker's), as the CLI's runs do, so
 // the recorded histories replay the host-queue path too.

@@ -14,18 +14,15 @@ import {
   taskStatusQuery,
   type RunStatus,
 } from '../../src/workflows/messages';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, temporalAddress, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type Scenario, type ScenarioTask } from '../support/scenario';
 
 const exec = promisify(execFile);
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 type Kind = 'signal' | 'update';
 /** One row: what is sent, to which workflow, and (for an update) the reason it must be refused with. */
@@ -189,12 +186,7 @@ describe('S2 sealed messages', () => {
         decision({ confidence: 0.9, type: 'clarification_request', issue: 'the format is unclear', questions: ['Which output format?'] }),
       ],
     });
-    const runId = uniqueId('sealed');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST }, 'sealed');
     await until('the pending question q1', async () => (await handle.query(statusQuery)).questions?.find((q) => q.id === 'q1'));
     const before = JSON.stringify(await handle.query(statusQuery));
 
@@ -266,12 +258,7 @@ describe('S2 sealed messages', () => {
           : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'] },
     };
     scriptScenario(h.fake, scenario);
-    const runId = uniqueId('sealed');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'make the parser work', workspace: h.workspace(), options: FAST }, 'sealed');
     const status = await until<RunStatus>('a consultation in the run status', async () => {
       const s = await handle.query(statusQuery);
       return s.consultations?.length ? s : undefined;
@@ -409,12 +396,7 @@ describe('S2 sealed messages', () => {
   it('S2 a running run: a forged taskProgress (a real task id, DONE, every next sequence number) and forged llmTrouble sent with the temporal CLI change nothing, pause nothing; the run ends DONE', async () => {
     // The worker is slow, so the task is still running while the forgeries arrive.
     scriptScenario(h.fake, { workerDelayMs: 1500, tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }] });
-    const runId = uniqueId('sealed');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the files a.txt and a2.txt', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write the files a.txt and a2.txt', workspace: h.workspace(), options: FAST }, 'sealed');
     const wf = handle.workflowId;
     const running = await until<RunStatus>('task a running', async () => {
       const s = await handle.query(statusQuery);
@@ -494,12 +476,7 @@ describe('S2 sealed messages', () => {
         workerStepsSoFar(req),
       );
     });
-    const runId = uniqueId('sealed-outage');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write a.txt, then b.txt', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write a.txt, then b.txt', workspace: h.workspace(), options: FAST }, 'sealed-outage');
     const wf = handle.workflowId;
     const outageOf = (task: string) => async () => {
       const s = await handle.query(statusQuery);
