@@ -12,7 +12,7 @@ import { statusQuery } from '../../src/workflows/messages';
 import { FAST, uniqueId, until, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
-import { scriptScenario, type ScenarioTask } from '../support/scenario';
+import { scriptScenario, type ScenarioTask, fileTask } from '../support/scenario';
 import { FakeOpenAI } from '../support/fake-openai';
 import { freePort, OwnDevServer } from '../support/dev-server';
 
@@ -71,11 +71,7 @@ describe('server restart', () => {
     const server = new OwnDevServer(path.join(dir, 'temporal.db'), await freePort());
     await server.start();
     const fake = await FakeOpenAI.start();
-    const tasks: ScenarioTask[] = [
-      { id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } },
-      { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-      { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
-    ];
+    const tasks: ScenarioTask[] = [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }, fileTask('b', ['a']), fileTask('c')];
     scriptScenario(fake, { tasks, workerDelayMs: 1500 });
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const taskQueue = uniqueId('restart');

@@ -7,7 +7,7 @@ import { FAST, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
-import { scriptScenario, taskIdOf, type Scenario } from '../support/scenario';
+import { scriptScenario, taskIdOf, type Scenario, fileTask } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
 let h: Harness;
@@ -15,10 +15,7 @@ harnessForSuite((started) => (h = started));
 
 /** A run with one phase replan (goal revision) and one J6 task re-decomposition. */
 const SCENARIO: Scenario = {
-  tasks: [
-    { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-    { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-  ],
+  tasks: [fileTask('a'), fileTask('b', ['a'])],
   judge: (id, n) =>
     id === 'a' && n === 1
       ? { success: false, shouldContinue: false, shouldReplan: true, reason: 'scope too large', missingRequirements: ['x'] }

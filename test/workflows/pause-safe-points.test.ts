@@ -6,7 +6,7 @@ import { pauseGateSignal, pauseUpdate, resumeUpdate, statusQuery } from '../../s
 import { FAST, sleep, until, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
-import { scriptScenario, DEFAULT_GOAL } from '../support/scenario';
+import { scriptScenario, DEFAULT_GOAL, fileTask } from '../support/scenario';
 
 let h: Harness;
 harnessForSuite((started) => (h = started));
@@ -24,7 +24,7 @@ const quiet = (quietMs = 1500) =>
 
 describe('O1 safe points', () => {
   it('O1 paused during goal_understanding: the call in flight is kept, no replan decision or next phase starts; resume → DONE, goal asked once', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
     h.fake.script('goal_understanding', { delayMs: 2000, then: { json: DEFAULT_GOAL } });
     const { handle } = await startRun(h, { instruction: 'write a', workspace: h.workspace(), options: FAST }, 'pause-phase');
     await until('the goal_understanding call in flight', async () => (h.fake.requestsFor('goal_understanding').length ? true : undefined));

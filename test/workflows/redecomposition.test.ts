@@ -6,7 +6,7 @@ import { statusQuery } from '../../src/workflows/messages';
 import type { TaskRecord } from '../../src/domain/types';
 import { FAST, uniqueId, runOutcome, type Harness } from '../support/harness';
 import { harnessForSuite } from '../support/suite-hooks';
-import { scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
+import { scriptScenario, taskIdOf, type ScenarioTask, fileTask } from '../support/scenario';
 import { nth } from '../support/lists';
 
 let h: Harness;
@@ -23,11 +23,7 @@ function startRun(extra: Partial<RunInput> = {}) {
   });
 }
 
-const TASKS: ScenarioTask[] = [
-  { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-  { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-  { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
-];
+const TASKS: ScenarioTask[] = [fileTask('a'), fileTask('b', ['a']), fileTask('c')];
 
 const SCOPE_TOO_LARGE = {
   success: false,

@@ -5,14 +5,14 @@ import { decision, scriptDecisions } from '../support/decisions';
 import { FAST, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
-import { scriptScenario } from '../support/scenario';
+import { scriptScenario, fileTask } from '../support/scenario';
 
 let h: Harness;
 harnessForSuite((started) => (h = started));
 
 describe('V2 the run event log', () => {
   it('V2 the event log survives continue-as-new: every phase entry of every run of the chain, sequence numbers monotonic, read once with a cursor', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
     scriptDecisions(h.fake, { reflection: [decision({ confidence: 0.6, type: 'plan_revision', issue: 'docs missing' })] });
     const { handle } = await startRun(
       h,

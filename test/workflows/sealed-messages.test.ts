@@ -18,7 +18,7 @@ import { decision, scriptDecisions } from '../support/decisions';
 import { FAST, runOutcome, temporalAddress, until, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
-import { scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type Scenario, type ScenarioTask } from '../support/scenario';
+import { scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type Scenario, type ScenarioTask, fileTask } from '../support/scenario';
 
 const exec = promisify(execFile);
 let h: Harness;
@@ -95,92 +95,63 @@ const replaced = (id: string, by: string[]) =>
   JSON.stringify({ ...JSON.parse(task(id, 'REPLACED_BY_REPLAN')), replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: by } });
 const HUGE = 'x'.repeat(100_000);
 
+/** Rows named "<message> <case>": a signal the server must accept; an update it must refuse with `reason`. */
+const signal = (name: string, what: string, input: string): Row => ({ what: `${name} ${what}`, kind: 'signal', name, input });
+const update = (name: string, what: string, input: string, reason: string): Row => ({ what: `${name} ${what}`, kind: 'update', name, input, reason });
+
 /** Malformed shapes, null, wrong types, extra keys and huge strings: the same for every run. */
 const MALFORMED: Row[] = [
-  { what: 'taskProgress null', kind: 'signal', name: 'taskProgress', input: 'null' },
-  { what: 'taskProgress of the issue report', kind: 'signal', name: 'taskProgress', input: '{"tasks":"not-a-list","usage":5}' },
-  { what: 'taskProgress a number', kind: 'signal', name: 'taskProgress', input: '42' },
-  { what: 'taskProgress extra key', kind: 'signal', name: 'taskProgress', input: `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}` },
-  {
-    what: 'taskProgress task with a huge title',
-    kind: 'signal',
-    name: 'taskProgress',
-    input: `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`,
-  },
-  { what: 'taskConsultation null', kind: 'signal', name: 'taskConsultation', input: 'null' },
-  { what: 'taskConsultation wrong types', kind: 'signal', name: 'taskConsultation', input: '{"taskId":7,"consultationId":[],"consultation":"open"}' },
-  { what: 'answerClarificationSignal null', kind: 'signal', name: 'answerClarificationSignal', input: 'null' },
-  { what: 'answerClarificationSignal wrong types', kind: 'signal', name: 'answerClarificationSignal', input: '{"questionId":1,"answer":false}' },
-  {
-    what: 'answerClarificationSignal extra key',
-    kind: 'signal',
-    name: 'answerClarificationSignal',
-    input: '{"questionId":"q1","answer":"CSV","admin":true}',
-  },
+  signal('taskProgress', 'null', 'null'),
+  signal('taskProgress', 'of the issue report', '{"tasks":"not-a-list","usage":5}'),
+  signal('taskProgress', 'a number', '42'),
+  signal('taskProgress', 'extra key', `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}`),
+  signal('taskProgress', 'task with a huge title', `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`),
+  signal('taskConsultation', 'null', 'null'),
+  signal('taskConsultation', 'wrong types', '{"taskId":7,"consultationId":[],"consultation":"open"}'),
+  signal('answerClarificationSignal', 'null', 'null'),
+  signal('answerClarificationSignal', 'wrong types', '{"questionId":1,"answer":false}'),
+  signal('answerClarificationSignal', 'extra key', '{"questionId":"q1","answer":"CSV","admin":true}'),
   // O2 (issue 12): LLM trouble reports with bad payloads pause nothing; a forged recovery ends no pause.
-  { what: 'llmTrouble null', kind: 'signal', name: 'llmTrouble', input: 'null' },
-  { what: 'llmTrouble wrong types', kind: 'signal', name: 'llmTrouble', input: '{"trouble":1,"error":[]}' },
-  { what: 'llmTrouble unknown trouble', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"budget","error":"x"}' },
-  { what: 'llmTrouble extra key', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","admin":true}' },
-  { what: 'llmTrouble huge error', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ trouble: 'rejected', error: HUGE }) },
-  { what: 'llmTrouble recovered with no outage', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"recovered"}' },
+  signal('llmTrouble', 'null', 'null'),
+  signal('llmTrouble', 'wrong types', '{"trouble":1,"error":[]}'),
+  signal('llmTrouble', 'unknown trouble', '{"trouble":"budget","error":"x"}'),
+  signal('llmTrouble', 'extra key', '{"trouble":"unavailable","admin":true}'),
+  signal('llmTrouble', 'huge error', JSON.stringify({ trouble: 'rejected', error: HUGE })),
+  signal('llmTrouble', 'recovered with no outage', '{"trouble":"recovered"}'),
   // S2 (issue 21): a trouble report names only its sender; the run asks that workflow, if it is its own.
-  { what: 'llmTrouble from a stranger', kind: 'signal', name: 'llmTrouble', input: '{"from":"stranger"}' },
-  { what: 'llmTrouble with a claim beside the sender', kind: 'signal', name: 'llmTrouble', input: '{"from":"x","trouble":"rejected"}' },
+  signal('llmTrouble', 'from a stranger', '{"from":"stranger"}'),
+  signal('llmTrouble', 'with a claim beside the sender', '{"from":"x","trouble":"rejected"}'),
   { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
   { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
-  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
-  { what: 'answerClarification a string', kind: 'update', name: 'answerClarification', input: '"CSV"', reason: 'invalid payload' },
-  {
-    what: 'answerClarification wrong types',
-    kind: 'update',
-    name: 'answerClarification',
-    input: '{"questionId":1,"answer":false}',
-    reason: 'invalid payload (questionId',
-  },
-  {
-    what: 'answerClarification extra key',
-    kind: 'update',
-    name: 'answerClarification',
-    input: '{"questionId":"q1","answer":"CSV","admin":true}',
-    reason: 'invalid payload',
-  },
-  {
-    what: 'answerClarification huge answer',
-    kind: 'update',
-    name: 'answerClarification',
-    input: JSON.stringify({ questionId: 'q1', answer: HUGE }),
-    reason: 'invalid payload (answer',
-  },
+  update('answerClarification', 'null', 'null', 'invalid payload'),
+  update('answerClarification', 'a string', '"CSV"', 'invalid payload'),
+  update('answerClarification', 'wrong types', '{"questionId":1,"answer":false}', 'invalid payload (questionId'),
+  update('answerClarification', 'extra key', '{"questionId":"q1","answer":"CSV","admin":true}', 'invalid payload'),
+  update('answerClarification', 'huge answer', JSON.stringify({ questionId: 'q1', answer: HUGE }), 'invalid payload (answer'),
   // O1 (issue 12): pause and resume with bad payloads pause nothing.
-  { what: 'pauseSignal a string', kind: 'signal', name: 'pauseSignal', input: '"stop"' },
-  { what: 'pauseSignal wrong types', kind: 'signal', name: 'pauseSignal', input: '{"reason":7}' },
-  { what: 'pauseSignal extra key', kind: 'signal', name: 'pauseSignal', input: '{"reason":"x","admin":true}' },
-  { what: 'pauseSignal huge reason', kind: 'signal', name: 'pauseSignal', input: JSON.stringify({ reason: HUGE }) },
-  { what: 'resumeSignal extra key', kind: 'signal', name: 'resumeSignal', input: '{"force":true}' },
-  { what: 'pause a string', kind: 'update', name: 'pause', input: '"now"', reason: 'invalid payload' },
-  { what: 'pause wrong types', kind: 'update', name: 'pause', input: '{"reason":[1]}', reason: 'invalid payload (reason' },
-  { what: 'pause extra key', kind: 'update', name: 'pause', input: '{"reason":"x","admin":true}', reason: 'invalid payload' },
-  { what: 'pause huge reason', kind: 'update', name: 'pause', input: JSON.stringify({ reason: HUGE }), reason: 'invalid payload (reason' },
-  { what: 'resume extra key', kind: 'update', name: 'resume', input: '{"force":true}', reason: 'invalid payload' },
-  { what: 'pauseGate (internal) to the run', kind: 'signal', name: 'pauseGate', input: '{"paused":true}' },
+  signal('pauseSignal', 'a string', '"stop"'),
+  signal('pauseSignal', 'wrong types', '{"reason":7}'),
+  signal('pauseSignal', 'extra key', '{"reason":"x","admin":true}'),
+  signal('pauseSignal', 'huge reason', JSON.stringify({ reason: HUGE })),
+  signal('resumeSignal', 'extra key', '{"force":true}'),
+  update('pause', 'a string', '"now"', 'invalid payload'),
+  update('pause', 'wrong types', '{"reason":[1]}', 'invalid payload (reason'),
+  update('pause', 'extra key', '{"reason":"x","admin":true}', 'invalid payload'),
+  update('pause', 'huge reason', JSON.stringify({ reason: HUGE }), 'invalid payload (reason'),
+  update('resume', 'extra key', '{"force":true}', 'invalid payload'),
+  signal('pauseGate', '(internal) to the run', '{"paused":true}'),
   // O3 (issue 12): the budget leases' internal messages. A run takes requests only from its running
   // phase child and never takes a grant (its limit changes only by the answer to its budget question).
-  { what: 'budgetRequest null', kind: 'signal', name: 'budgetRequest', input: 'null' },
-  { what: 'budgetRequest wrong types', kind: 'signal', name: 'budgetRequest', input: '{"from":1,"seq":"1","want":-5,"largest":null}' },
-  { what: 'budgetRequest huge want', kind: 'signal', name: 'budgetRequest', input: '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}' },
-  {
-    what: 'budgetRequest from a stranger',
-    kind: 'signal',
-    name: 'budgetRequest',
-    input: '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}',
-  },
-  { what: 'budgetGrant to the run', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
+  signal('budgetRequest', 'null', 'null'),
+  signal('budgetRequest', 'wrong types', '{"from":1,"seq":"1","want":-5,"largest":null}'),
+  signal('budgetRequest', 'huge want', '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}'),
+  signal('budgetRequest', 'from a stranger', '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}'),
+  signal('budgetGrant', 'to the run', '{"seq":1,"tokens":1000000}'),
 ];
 
 describe('S2 sealed messages', () => {
   it('S2 a run waiting on a question: malformed and forged messages change nothing, fail nothing, updates say why; then the answer → DONE', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
     scriptDecisions(h.fake, {
       goal_understanding: [
         decision({ confidence: 0.9, type: 'clarification_request', issue: 'the format is unclear', questions: ['Which output format?'] }),
@@ -453,10 +424,7 @@ describe('S2 sealed messages', () => {
     expect(await workflowTaskFailures(handle)).toEqual([]);
   });
   it('S2 O2 a forged llmTrouble naming a task that recovered from an earlier outage does not end a later outage; the real recovery does → DONE', async () => {
-    const tasks: ScenarioTask[] = [
-      { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-      { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-    ];
+    const tasks: ScenarioTask[] = [fileTask('a'), fileTask('b', ['a'])];
     scriptScenario(h.fake, { tasks });
     // a: its step's quick attempts fail (an outage), the first probe gets through (a recovers);
     // b: the quick attempts and two probes (3 attempts each) fail: a second outage of 15 s or more.
