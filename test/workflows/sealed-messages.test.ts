@@ -95,58 +95,62 @@ const replaced = (id: string, by: string[]) =>
   JSON.stringify({ ...JSON.parse(task(id, 'REPLACED_BY_REPLAN')), replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: by } });
 const HUGE = 'x'.repeat(100_000);
 
-/** Rows named "<message> <case>": a signal the server must accept; an update it must refuse with `reason`. */
-const signal = (name: string, what: string, input: string): Row => ({ what: `${name} ${what}`, kind: 'signal', name, input });
-const update = (name: string, what: string, input: string, reason: string): Row => ({ what: `${name} ${what}`, kind: 'update', name, input, reason });
+/** A row: a signal the server must accept; an update it must refuse with `reason`. */
+const signal = (what: string, name: string, input: string): Row => ({ what, kind: 'signal', name, input });
+const update = (what: string, name: string, input: string, reason: string): Row => ({ what, kind: 'update', name, input, reason });
 
 /** Malformed shapes, null, wrong types, extra keys and huge strings: the same for every run. */
 const MALFORMED: Row[] = [
-  signal('taskProgress', 'null', 'null'),
-  signal('taskProgress', 'of the issue report', '{"tasks":"not-a-list","usage":5}'),
-  signal('taskProgress', 'a number', '42'),
-  signal('taskProgress', 'extra key', `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}`),
-  signal('taskProgress', 'task with a huge title', `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`),
-  signal('taskConsultation', 'null', 'null'),
-  signal('taskConsultation', 'wrong types', '{"taskId":7,"consultationId":[],"consultation":"open"}'),
-  signal('answerClarificationSignal', 'null', 'null'),
-  signal('answerClarificationSignal', 'wrong types', '{"questionId":1,"answer":false}'),
-  signal('answerClarificationSignal', 'extra key', '{"questionId":"q1","answer":"CSV","admin":true}'),
+  signal('taskProgress null', 'taskProgress', 'null'),
+  signal('taskProgress of the issue report', 'taskProgress', '{"tasks":"not-a-list","usage":5}'),
+  signal('taskProgress a number', 'taskProgress', '42'),
+  signal('taskProgress extra key', 'taskProgress', `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}`),
+  signal(
+    'taskProgress task with a huge title',
+    'taskProgress',
+    `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`,
+  ),
+  signal('taskConsultation null', 'taskConsultation', 'null'),
+  signal('taskConsultation wrong types', 'taskConsultation', '{"taskId":7,"consultationId":[],"consultation":"open"}'),
+  signal('answerClarificationSignal null', 'answerClarificationSignal', 'null'),
+  signal('answerClarificationSignal wrong types', 'answerClarificationSignal', '{"questionId":1,"answer":false}'),
+  signal('answerClarificationSignal extra key', 'answerClarificationSignal', '{"questionId":"q1","answer":"CSV","admin":true}'),
   // O2 (issue 12): LLM trouble reports with bad payloads pause nothing; a forged recovery ends no pause.
-  signal('llmTrouble', 'null', 'null'),
-  signal('llmTrouble', 'wrong types', '{"trouble":1,"error":[]}'),
-  signal('llmTrouble', 'unknown trouble', '{"trouble":"budget","error":"x"}'),
-  signal('llmTrouble', 'extra key', '{"trouble":"unavailable","admin":true}'),
-  signal('llmTrouble', 'huge error', JSON.stringify({ trouble: 'rejected', error: HUGE })),
-  signal('llmTrouble', 'recovered with no outage', '{"trouble":"recovered"}'),
+  signal('llmTrouble null', 'llmTrouble', 'null'),
+  signal('llmTrouble wrong types', 'llmTrouble', '{"trouble":1,"error":[]}'),
+  signal('llmTrouble unknown trouble', 'llmTrouble', '{"trouble":"budget","error":"x"}'),
+  signal('llmTrouble extra key', 'llmTrouble', '{"trouble":"unavailable","admin":true}'),
+  signal('llmTrouble huge error', 'llmTrouble', JSON.stringify({ trouble: 'rejected', error: HUGE })),
+  signal('llmTrouble recovered with no outage', 'llmTrouble', '{"trouble":"recovered"}'),
   // S2 (issue 21): a trouble report names only its sender; the run asks that workflow, if it is its own.
-  signal('llmTrouble', 'from a stranger', '{"from":"stranger"}'),
-  signal('llmTrouble', 'with a claim beside the sender', '{"from":"x","trouble":"rejected"}'),
-  { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
-  { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
-  update('answerClarification', 'null', 'null', 'invalid payload'),
-  update('answerClarification', 'a string', '"CSV"', 'invalid payload'),
-  update('answerClarification', 'wrong types', '{"questionId":1,"answer":false}', 'invalid payload (questionId'),
-  update('answerClarification', 'extra key', '{"questionId":"q1","answer":"CSV","admin":true}', 'invalid payload'),
-  update('answerClarification', 'huge answer', JSON.stringify({ questionId: 'q1', answer: HUGE }), 'invalid payload (answer'),
+  signal('llmTrouble from a stranger', 'llmTrouble', '{"from":"stranger"}'),
+  signal('llmTrouble with a claim beside the sender', 'llmTrouble', '{"from":"x","trouble":"rejected"}'),
+  signal('an unknown signal (the removed executionDecision)', 'executionDecision', '{"taskId":"a"}'),
+  update('an unknown update', 'setStatus', '{"status":"DONE"}', 'setStatus'),
+  update('answerClarification null', 'answerClarification', 'null', 'invalid payload'),
+  update('answerClarification a string', 'answerClarification', '"CSV"', 'invalid payload'),
+  update('answerClarification wrong types', 'answerClarification', '{"questionId":1,"answer":false}', 'invalid payload (questionId'),
+  update('answerClarification extra key', 'answerClarification', '{"questionId":"q1","answer":"CSV","admin":true}', 'invalid payload'),
+  update('answerClarification huge answer', 'answerClarification', JSON.stringify({ questionId: 'q1', answer: HUGE }), 'invalid payload (answer'),
   // O1 (issue 12): pause and resume with bad payloads pause nothing.
-  signal('pauseSignal', 'a string', '"stop"'),
-  signal('pauseSignal', 'wrong types', '{"reason":7}'),
-  signal('pauseSignal', 'extra key', '{"reason":"x","admin":true}'),
-  signal('pauseSignal', 'huge reason', JSON.stringify({ reason: HUGE })),
-  signal('resumeSignal', 'extra key', '{"force":true}'),
-  update('pause', 'a string', '"now"', 'invalid payload'),
-  update('pause', 'wrong types', '{"reason":[1]}', 'invalid payload (reason'),
-  update('pause', 'extra key', '{"reason":"x","admin":true}', 'invalid payload'),
-  update('pause', 'huge reason', JSON.stringify({ reason: HUGE }), 'invalid payload (reason'),
-  update('resume', 'extra key', '{"force":true}', 'invalid payload'),
-  signal('pauseGate', '(internal) to the run', '{"paused":true}'),
+  signal('pauseSignal a string', 'pauseSignal', '"stop"'),
+  signal('pauseSignal wrong types', 'pauseSignal', '{"reason":7}'),
+  signal('pauseSignal extra key', 'pauseSignal', '{"reason":"x","admin":true}'),
+  signal('pauseSignal huge reason', 'pauseSignal', JSON.stringify({ reason: HUGE })),
+  signal('resumeSignal extra key', 'resumeSignal', '{"force":true}'),
+  update('pause a string', 'pause', '"now"', 'invalid payload'),
+  update('pause wrong types', 'pause', '{"reason":[1]}', 'invalid payload (reason'),
+  update('pause extra key', 'pause', '{"reason":"x","admin":true}', 'invalid payload'),
+  update('pause huge reason', 'pause', JSON.stringify({ reason: HUGE }), 'invalid payload (reason'),
+  update('resume extra key', 'resume', '{"force":true}', 'invalid payload'),
+  signal('pauseGate (internal) to the run', 'pauseGate', '{"paused":true}'),
   // O3 (issue 12): the budget leases' internal messages. A run takes requests only from its running
   // phase child and never takes a grant (its limit changes only by the answer to its budget question).
-  signal('budgetRequest', 'null', 'null'),
-  signal('budgetRequest', 'wrong types', '{"from":1,"seq":"1","want":-5,"largest":null}'),
-  signal('budgetRequest', 'huge want', '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}'),
-  signal('budgetRequest', 'from a stranger', '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}'),
-  signal('budgetGrant', 'to the run', '{"seq":1,"tokens":1000000}'),
+  signal('budgetRequest null', 'budgetRequest', 'null'),
+  signal('budgetRequest wrong types', 'budgetRequest', '{"from":1,"seq":"1","want":-5,"largest":null}'),
+  signal('budgetRequest huge want', 'budgetRequest', '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}'),
+  signal('budgetRequest from a stranger', 'budgetRequest', '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}'),
+  signal('budgetGrant to the run', 'budgetGrant', '{"seq":1,"tokens":1000000}'),
 ];
 
 describe('S2 sealed messages', () => {
@@ -164,45 +168,13 @@ describe('S2 sealed messages', () => {
     await sendAll(handle.workflowId, [
       ...MALFORMED,
       // Well-formed forgeries.
-      {
-        what: 'progress of an unknown task',
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":1,"tasks":[${task('zz')}],"usage":${USAGE}}`,
-      },
-      { what: 'progress from the past (round 0)', kind: 'signal', name: 'taskProgress', input: `{"round":0,"seq":1,"tasks":[],"usage":${USAGE}}` },
-      {
-        what: 'a consultation nobody asked',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: `{"taskId":"a","consultationId":"a-c1","consultation":${consultation('a', 1)}}`,
-      },
-      {
-        what: 'closing a consultation nobody opened',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: '{"taskId":"a","consultationId":"a-c1","consultation":null}',
-      },
-      {
-        what: 'an answer signal for an unknown question',
-        kind: 'signal',
-        name: 'answerClarificationSignal',
-        input: '{"questionId":"q9","answer":"CSV"}',
-      },
-      {
-        what: 'an answer for an unknown question',
-        kind: 'update',
-        name: 'answerClarification',
-        input: '{"questionId":"q9","answer":"CSV"}',
-        reason: 'unknown question "q9" (pending: q1)',
-      },
-      {
-        what: 'an empty answer',
-        kind: 'update',
-        name: 'answerClarification',
-        input: '{"questionId":"q1","answer":"  "}',
-        reason: 'the answer to q1 is empty',
-      },
+      signal('progress of an unknown task', 'taskProgress', `{"round":1,"seq":1,"tasks":[${task('zz')}],"usage":${USAGE}}`),
+      signal('progress from the past (round 0)', 'taskProgress', `{"round":0,"seq":1,"tasks":[],"usage":${USAGE}}`),
+      signal('a consultation nobody asked', 'taskConsultation', `{"taskId":"a","consultationId":"a-c1","consultation":${consultation('a', 1)}}`),
+      signal('closing a consultation nobody opened', 'taskConsultation', '{"taskId":"a","consultationId":"a-c1","consultation":null}'),
+      signal('an answer signal for an unknown question', 'answerClarificationSignal', '{"questionId":"q9","answer":"CSV"}'),
+      update('an answer for an unknown question', 'answerClarification', '{"questionId":"q9","answer":"CSV"}', 'unknown question "q9" (pending: q1)'),
+      update('an empty answer', 'answerClarification', '{"questionId":"q1","answer":"  "}', 'the answer to q1 is empty'),
     ]);
 
     expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
@@ -242,108 +214,61 @@ describe('S2 sealed messages', () => {
 
     await sendAll(handle.workflowId, [
       ...MALFORMED,
-      {
-        what: 'a sequence number from the past',
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":1,"tasks":${tasks},"usage":${USAGE}}`,
-      },
-      { what: 'another round', kind: 'signal', name: 'taskProgress', input: `{"round":2,"seq":1000,"tasks":${tasks},"usage":${USAGE}}` },
-      {
-        what: 'progress skipping ahead (seq 1000) that would finish the task',
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":1000,"tasks":[${task('s', 'DONE')}],"usage":${USAGE}}`,
-      },
+      signal('a sequence number from the past', 'taskProgress', `{"round":1,"seq":1,"tasks":${tasks},"usage":${USAGE}}`),
+      signal('another round', 'taskProgress', `{"round":2,"seq":1000,"tasks":${tasks},"usage":${USAGE}}`),
+      signal(
+        'progress skipping ahead (seq 1000) that would finish the task',
+        'taskProgress',
+        `{"round":1,"seq":1000,"tasks":[${task('s', 'DONE')}],"usage":${USAGE}}`,
+      ),
       // A report carries only what changed (a delta): forged deltas at every sequence number the
       // run may expect next are refused for what they carry.
       ...[1, 2, 3, 4, 5].flatMap((seq): Row[] => [
-        {
-          what: `progress naming an unknown task (seq ${seq})`,
-          kind: 'signal',
-          name: 'taskProgress',
-          input: `{"round":1,"seq":${seq},"tasks":[${task('zz')}],"usage":${USAGE}}`,
-        },
-        {
-          what: `a task replaced without its replacement (seq ${seq})`,
-          kind: 'signal',
-          name: 'taskProgress',
-          input: `{"round":1,"seq":${seq},"tasks":[${replaced('s', ['s.1'])}],"usage":${USAGE}}`,
-        },
+        signal(`progress naming an unknown task (seq ${seq})`, 'taskProgress', `{"round":1,"seq":${seq},"tasks":[${task('zz')}],"usage":${USAGE}}`),
+        signal(
+          `a task replaced without its replacement (seq ${seq})`,
+          'taskProgress',
+          `{"round":1,"seq":${seq},"tasks":[${replaced('s', ['s.1'])}],"usage":${USAGE}}`,
+        ),
       ]),
-      {
-        what: 'the open consultation again',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: `{"taskId":"s","consultationId":"s-c1","consultation":${consultation('s', 1)}}`,
-      },
-      {
-        what: 'a consultation of an unknown task',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: `{"taskId":"zz","consultationId":"zz-c1","consultation":${consultation('zz', 1)}}`,
-      },
-      {
-        what: 'closing another consultation',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: '{"taskId":"s","consultationId":"s-c7","consultation":null}',
-      },
+      signal('the open consultation again', 'taskConsultation', `{"taskId":"s","consultationId":"s-c1","consultation":${consultation('s', 1)}}`),
+      signal(
+        'a consultation of an unknown task',
+        'taskConsultation',
+        `{"taskId":"zz","consultationId":"zz-c1","consultation":${consultation('zz', 1)}}`,
+      ),
+      signal('closing another consultation', 'taskConsultation', '{"taskId":"s","consultationId":"s-c7","consultation":null}'),
       // S2 (issue 21): a poke names only the task; the run reads the task's consultation from the task.
-      {
-        what: 'a poke for the consulting task (the run looks again: s-c1 still open)',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: '{"taskId":"s"}',
-      },
-      { what: 'a poke for an unknown task', kind: 'signal', name: 'taskConsultation', input: '{"taskId":"zz"}' },
+      signal('a poke for the consulting task (the run looks again: s-c1 still open)', 'taskConsultation', '{"taskId":"s"}'),
+      signal('a poke for an unknown task', 'taskConsultation', '{"taskId":"zz"}'),
     ]);
     await sendAll(taskHandle.workflowId, [
-      { what: 'answerConsultation null', kind: 'update', name: 'answerConsultation', input: 'null', reason: 'invalid answer: payload' },
-      {
-        what: 'answerConsultation wrong types',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: '{"choice":{"n":1}}',
-        reason: 'invalid answer: choice',
-      },
-      {
-        what: 'answerConsultation extra key',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: '{"choice":"stop","admin":true}',
-        reason: 'invalid answer: payload: Unrecognized key',
-      },
-      {
-        what: 'answerConsultation huge guidance',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: JSON.stringify({ choice: 'guidance', guidance: HUGE }),
-        reason: 'invalid answer: guidance',
-      },
-      {
-        what: 'answerConsultation another id',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: '{"consultationId":"s-c9","choice":"stop"}',
-        reason: 'consultation "s-c9" is not pending',
-      },
-      { what: 'answerConsultationSignal null', kind: 'signal', name: 'answerConsultationSignal', input: 'null' },
-      { what: 'pauseGate null', kind: 'signal', name: 'pauseGate', input: 'null' },
-      { what: 'pauseGate wrong types', kind: 'signal', name: 'pauseGate', input: '{"paused":"yes"}' },
-      { what: 'pauseGate extra key', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"admin":true}' },
-      { what: 'pauseGate unknown kind', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":["admin"]}' },
-      { what: 'pauseGate kinds not a list', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":"user"}' },
-      { what: 'budgetGrant null', kind: 'signal', name: 'budgetGrant', input: 'null' },
-      { what: 'budgetGrant extra key', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":5,"admin":true}' },
-      { what: 'budgetGrant answering no request', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
-      { what: 'answerConsultationSignal extra key', kind: 'signal', name: 'answerConsultationSignal', input: '{"choice":"stop","admin":true}' },
-      {
-        what: 'answerConsultationSignal another id',
-        kind: 'signal',
-        name: 'answerConsultationSignal',
-        input: '{"consultationId":"s-c9","choice":"stop"}',
-      },
+      update('answerConsultation null', 'answerConsultation', 'null', 'invalid answer: payload'),
+      update('answerConsultation wrong types', 'answerConsultation', '{"choice":{"n":1}}', 'invalid answer: choice'),
+      update('answerConsultation extra key', 'answerConsultation', '{"choice":"stop","admin":true}', 'invalid answer: payload: Unrecognized key'),
+      update(
+        'answerConsultation huge guidance',
+        'answerConsultation',
+        JSON.stringify({ choice: 'guidance', guidance: HUGE }),
+        'invalid answer: guidance',
+      ),
+      update(
+        'answerConsultation another id',
+        'answerConsultation',
+        '{"consultationId":"s-c9","choice":"stop"}',
+        'consultation "s-c9" is not pending',
+      ),
+      signal('answerConsultationSignal null', 'answerConsultationSignal', 'null'),
+      signal('pauseGate null', 'pauseGate', 'null'),
+      signal('pauseGate wrong types', 'pauseGate', '{"paused":"yes"}'),
+      signal('pauseGate extra key', 'pauseGate', '{"paused":true,"admin":true}'),
+      signal('pauseGate unknown kind', 'pauseGate', '{"paused":true,"kinds":["admin"]}'),
+      signal('pauseGate kinds not a list', 'pauseGate', '{"paused":true,"kinds":"user"}'),
+      signal('budgetGrant null', 'budgetGrant', 'null'),
+      signal('budgetGrant extra key', 'budgetGrant', '{"seq":1,"tokens":5,"admin":true}'),
+      signal('budgetGrant answering no request', 'budgetGrant', '{"seq":1,"tokens":1000000}'),
+      signal('answerConsultationSignal extra key', 'answerConsultationSignal', '{"choice":"stop","admin":true}'),
+      signal('answerConsultationSignal another id', 'answerConsultationSignal', '{"consultationId":"s-c9","choice":"stop"}'),
     ]);
 
     expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
@@ -375,23 +300,15 @@ describe('S2 sealed messages', () => {
     });
     expect(running.phase).toBe('execution');
     await sendAll(wf, [
-      ...[1, 2, 3, 4, 5, 6].map((seq): Row => ({
-        what: `taskProgress: task a DONE (seq ${seq})`,
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":${seq},"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`,
-      })),
-      { what: 'llmTrouble: rejected (the old claim)', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"rejected","error":"forged: bad key"}' },
-      { what: 'llmTrouble: unavailable (the old claim)', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","error":"forged"}' },
-      { what: 'llmTrouble naming the running task', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: taskWorkflowId(wf, 'a') }) },
-      { what: 'llmTrouble naming the execution phase', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: `${wf}.execution-1` }) },
-      { what: 'llmTrouble naming the run itself', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: wf }) },
-      {
-        what: 'llmTrouble naming a task that does not exist',
-        kind: 'signal',
-        name: 'llmTrouble',
-        input: JSON.stringify({ from: taskWorkflowId(wf, 'zz') }),
-      },
+      ...[1, 2, 3, 4, 5, 6].map((seq) =>
+        signal(`taskProgress: task a DONE (seq ${seq})`, 'taskProgress', `{"round":1,"seq":${seq},"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`),
+      ),
+      signal('llmTrouble: rejected (the old claim)', 'llmTrouble', '{"trouble":"rejected","error":"forged: bad key"}'),
+      signal('llmTrouble: unavailable (the old claim)', 'llmTrouble', '{"trouble":"unavailable","error":"forged"}'),
+      signal('llmTrouble naming the running task', 'llmTrouble', JSON.stringify({ from: taskWorkflowId(wf, 'a') })),
+      signal('llmTrouble naming the execution phase', 'llmTrouble', JSON.stringify({ from: `${wf}.execution-1` })),
+      signal('llmTrouble naming the run itself', 'llmTrouble', JSON.stringify({ from: wf })),
+      signal('llmTrouble naming a task that does not exist', 'llmTrouble', JSON.stringify({ from: taskWorkflowId(wf, 'zz') })),
     ]);
     // The same with the real client (issue 21), and a consultation for the running task: the next
     // consultation id in the old message's shape, and the poke the task itself sends.
