@@ -61,7 +61,7 @@ export function gitlabThread(target: GitlabTarget, token: string, host: string):
         if (page === 1 && etag) conditional.ifNoneMatch = etag;
         let data: GitlabNote[];
         try {
-          data = (await notes.all(project, target.number, { orderBy: 'updated_at', sort: 'desc', perPage: 100, page, maxPages: 1 }));
+          data = await notes.all(project, target.number, { orderBy: 'updated_at', sort: 'desc', perPage: 100, page, maxPages: 1 });
         } catch (err) {
           if (page === 1 && statusOf(err) === 304) return { notModified: true, ...(etag ? { etag } : {}) };
           throw err;

@@ -98,7 +98,9 @@ export const ASKED_MARGIN_MS = 2 * 60_000;
 export const MAX_POLL_WAIT_MS = 2 * 60_000;
 
 /** What waits for an answer the thread can give: pending questions (not the budget's) and open consultations. */
-export function awaitingAnswers<C extends { id: string; taskId: string }>(s: AnswerSource<C>): { questions: Question[]; consultations: readonly C[] } {
+export function awaitingAnswers<C extends { id: string; taskId: string }>(
+  s: AnswerSource<C>,
+): { questions: Question[]; consultations: readonly C[] } {
   return { questions: s.questions.filter((q) => q.status === 'pending' && q.kind !== 'budget'), consultations: s.consultations };
 }
 
@@ -186,12 +188,7 @@ export type ReplyAction =
  * replies older than their question change nothing (logged). A question or consultation that no
  * longer waits is said so on the thread: whoever answered first (CLI, Web UI, thread) wins.
  */
-export function replyAction(
-  s: AnswerSource,
-  poll: TrackerPollState | undefined,
-  c: SeenCommand,
-  who: string,
-): ReplyAction {
+export function replyAction(s: AnswerSource, poll: TrackerPollState | undefined, c: SeenCommand, who: string): ReplyAction {
   const by = `@${c.author} on ${who}`;
   if ((poll?.handled ?? []).includes(c.commentId))
     return { do: 'ignore', why: `reply ${c.commentId} was acted on already (an edit changes nothing)` };

@@ -2,14 +2,7 @@
 // is judged, the config section and the CLI flags.
 import { ConfigError, parseConfig, parseGithubFlag, parseGitlabFlag } from '../../../src/domain/config';
 import { runChecklist } from '../../../src/domain/run/checklist';
-import {
-  checklistMarker,
-  classifyDeliveryFailure,
-  notifyTargetOf,
-  targetAllowed,
-  targetLabel,
-  withMarker,
-} from '../../../src/domain/notifications';
+import { checklistMarker, classifyDeliveryFailure, notifyTargetOf, targetAllowed, targetLabel, withMarker } from '../../../src/domain/notifications';
 import { emptyLedger, noteDelivered, notificationsLine, noteUndelivered } from '../../../src/domain/run/deliveries';
 import { checklistText, clarificationMessage, notificationsBetween, replanDecidedMessage } from '../../../src/domain/run/notifications-due';
 import type { DecisionRecord } from '../../../src/domain/replan';
