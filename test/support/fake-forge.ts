@@ -63,6 +63,8 @@ interface Scripted {
   /** Fails every matching request until this time (Date.now()), however many. */
   until?: number;
   fault?: Fault | ((r: ForgeRequest) => Fault);
+  /** Carried out, then answered with this fault (a proxy's 502 after the write reached the server). */
+  after?: Fault;
   hold?: () => void;
 }
 
@@ -102,6 +104,11 @@ export abstract class FakeForge {
   /** Every request that `match` answers with `fault` for the next `ms` milliseconds (an outage, a rate limit). */
   failFor(match: (r: ForgeRequest) => boolean, ms: number, fault: Fault | ((r: ForgeRequest) => Fault)): void {
     this.scripted.push({ match, times: Number.POSITIVE_INFINITY, until: Date.now() + ms, fault });
+  }
+
+  /** The next `times` requests that `match` are carried out, then answered with `fault` (the client cannot know the write was made). */
+  failAfter(match: (r: ForgeRequest) => boolean, fault: Fault, times = 1): void {
+    this.scripted.push({ match, times, after: fault });
   }
 
   /** A user of the forge, who may write to the repository / project or not. */
@@ -176,6 +183,11 @@ export abstract class FakeForge {
     return this.comments.filter((c) => c.thread === thread);
   }
 
+  /** The comments (notes) of a thread: `owner/repo#n`, `group/project#n` or `group/project!n`. */
+  commentsOf(thread: string): StoredComment[] {
+    return this.threadComments(thread);
+  }
+
   private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -222,6 +234,10 @@ export abstract class FakeForge {
       const m = r.method === rec.method ? r.pattern.exec(url.pathname) : null;
       if (!m) continue;
       const [status, json, headers] = r.handle(m, body, url, rec);
+      if (s?.after) {
+        s.times -= 1;
+        return send(s.after.status, { message: s.after.message ?? http.STATUS_CODES[s.after.status] ?? 'error' }, s.after.headers);
+      }
       if (s?.hold) {
         // Carried out, never answered: the connection stays open until the client goes away.
         s.times -= 1;

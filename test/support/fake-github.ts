@@ -84,9 +84,4 @@ export class FakeGitHub extends FakeForge {
       },
     ];
   }
-
-  /** Comments of `owner/repo#n`. */
-  commentsOf(thread: string): StoredComment[] {
-    return this.threadComments(thread);
-  }
 }
