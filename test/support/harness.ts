@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure, Client, Connection, WorkflowFailedError, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { RunResult } from '../../src/workflows/run';
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { hasWorker } from '../../src/client/backend';
 import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { RunOptions } from '../../src/workflows/options';
@@ -42,7 +42,13 @@ export function temporalAddress(): string {
   return a;
 }
 
-export async function startHarness(opts: { llmTimeoutMs?: number; apiKey?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: {
+    llmTimeoutMs?: number;
+    apiKey?: string;
+    /** Worker settings (e.g. no workflow cache), applied last. */ workerOverrides?: Partial<WorkerOptions>;
+  } = {},
+): Promise<Harness> {
   quietRuntime();
   const fake = await FakeOpenAI.start();
   const address = temporalAddress();
@@ -56,6 +62,7 @@ export async function startHarness(opts: { llmTimeoutMs?: number; apiKey?: strin
     taskQueue,
     llm: { apiKey: opts.apiKey ?? 'test-key', baseURL: fake.baseURL, model: 'fake-model', timeoutMs: opts.llmTimeoutMs ?? 10_000 },
     workflowBundle: bundle ? { codePath: bundle } : undefined,
+    ...(opts.workerOverrides ? { overrides: opts.workerOverrides } : {}),
   });
   const running = worker.run();
   // Tests that go through the CLI would otherwise see "no worker" and start one of their own.
