@@ -89,8 +89,14 @@ afterAll(() => {
   const rows = table.map((r) => `| ${r.case} | ${r.made} | ${r.delivered} | ${r.refused} | ${(r.catchUpMs / 1000).toFixed(1)} |`);
   console.log([`figures in ${FIGURES}`, '| case | made | delivered | refused | catch-up (s) |', '|---|---|---|---|---|', ...rows].join('\n'));
 });
-function record(name: string, f: CaseFigures): void {
-  table.push({ case: name, ...f });
+/** Records a case's figures: what the run made, what is on the thread, what was refused, and the catch-up from `troubleEndMs`. */
+function record(
+  name: string,
+  c: { s: FakeForge; f: Forge; n: number; handle: WorkflowHandle; made: number; refused: number; troubleEndMs: number },
+): void {
+  const runId = runIdOf(c.handle);
+  const lastPost = posted(c.s, runId).at(-1)!.at;
+  table.push({ case: name, made: c.made, delivered: onThread(c.s, c.f, c.n, runId), refused: c.refused, catchUpMs: lastPost - c.troubleEndMs });
 }
 
 /** Successful notification posts of the run (each is one comment). */
@@ -167,7 +173,6 @@ describe.each([
     const seen = watchStatus(handle);
     const { keys } = await expectAllDelivered(f, s, 21, handle);
     seen.stop();
-    const runId = runIdOf(handle);
     // The rate limit was waited for: no try between its first answer and its reset.
     // The rate limit was waited for, not hammered: one try met it (two if a reset rounded down), the next came after its reset.
     const limited = s.requests.filter((r) => r.status === 403 || r.status === 429);
@@ -181,13 +186,7 @@ describe.each([
     // Recovered: the old error is gone.
     const final = renderStatus(await handle.query(statusQuery));
     expect(final).toMatch(new RegExp(`^Notifications: \\d+ delivered to ${f.name} \\S+$`, 'm'));
-    const posts = posted(s, runId);
-    record(`${f.name}: 500s 8 s, then rate limit 6 s`, {
-      made: keys.length,
-      delivered: onThread(s, f, 21, runId),
-      refused: 0,
-      catchUpMs: posts.at(-1)!.at - limitedUntil,
-    });
+    record(`${f.name}: 500s 8 s, then rate limit 6 s`, { s, f, n: 21, handle, made: keys.length, refused: 0, troubleEndMs: limitedUntil });
   });
 
   it('X10 a long 429 with retry-after: 25 s: nothing is tried before it passes, then everything goes, in order', async () => {
@@ -211,16 +210,9 @@ describe.each([
     expect(Date.parse(waiting.notifications!.waiting!.until) - limitedAt).toBeGreaterThanOrEqual(24_000);
     expect(renderStatus(waiting)).toMatch(/· \d+ waiting until \S+ \(\w+: 429 rate limited until \S+\)/);
     const { keys } = await expectAllDelivered(f, s, 22, handle);
-    const runId = runIdOf(handle);
     const next = s.requests.filter((r) => r.at > limitedAt && r.method !== 'GET');
     expect(Math.min(...next.map((r) => r.at)) - limitedAt).toBeGreaterThanOrEqual(24_500);
-    const posts = posted(s, runId);
-    record(`${f.name}: one 429, retry-after 25 s`, {
-      made: keys.length,
-      delivered: onThread(s, f, 22, runId),
-      refused: 0,
-      catchUpMs: posts.at(-1)!.at - (limitedAt + 25_000),
-    });
+    record(`${f.name}: one 429, retry-after 25 s`, { s, f, n: 22, handle, made: keys.length, refused: 0, troubleEndMs: limitedAt + 25_000 });
   });
 
   it('X10 the worker SIGKILLed while notifications wait in the queue: the next worker delivers them all, in order, once', async () => {
@@ -239,13 +231,7 @@ describe.each([
     await sleep(2_000);
     const second = await forgeWorker(h, taskQueue, f.env(s));
     const { keys } = await expectAllDelivered(f, s, 23, handle);
-    const posts = posted(s, runIdOf(handle));
-    record(`${f.name}: SIGKILL with 3+ queued, 502s 20 s`, {
-      made: keys.length,
-      delivered: onThread(s, f, 23, runIdOf(handle)),
-      refused: 0,
-      catchUpMs: posts.at(-1)!.at - downUntil,
-    });
+    record(`${f.name}: SIGKILL with 3+ queued, 502s 20 s`, { s, f, n: 23, handle, made: keys.length, refused: 0, troubleEndMs: downUntil });
     expect(await tokenFoundIn(handle, f.token, [first, second])).toEqual([]);
   });
 
@@ -279,13 +265,7 @@ describe.each([
     expect(history).toContain(`### Not posted: ${refusedKey}`);
     expect(history).toContain('#### ▶️ Plan Revision Started');
     expect(history).toContain(`_Refused: ${why}_`);
-    const posts = posted(s, runId);
-    record(`${f.name}: 422 on one notification`, {
-      made: keys.length,
-      delivered: onThread(s, f, 24, runId),
-      refused: 1,
-      catchUpMs: posts.at(-1)!.at - refusedAt,
-    });
+    record(`${f.name}: 422 on one notification`, { s, f, n: 24, handle, made: keys.length, refused: 1, troubleEndMs: refusedAt });
   });
 
   it('X10 X11 a thread with 150 earlier comments: the marker searches page through it; a post whose answer was lost (502 after the write) is found, not doubled', async () => {
@@ -297,17 +277,18 @@ describe.each([
     s.failAfter((r) => r.method === 'POST' && (r.body?.body?.includes('.completed -->') ?? false), { status: 502, message: 'Bad Gateway' });
     const handle = await startForgeRun(h, taskQueue, { ...REVISIONS_CONFIG, notifications: f.config(s, 25) });
     const { keys } = await expectAllDelivered(f, s, 25, handle);
-    const runId = runIdOf(handle);
     // The searches read the second page: the run's comments come after the 150.
     const lists = s.requests.filter((r) => r.method === 'GET' && /\/(comments|notes)$/.test(r.path));
     expect(lists.some((r) => r.query.page === '2')).toBe(true);
     expect(s.commentsOf(f.thread(25)).length).toBe(150 + keys.length + 1);
-    const posts = posted(s, runId);
     record(`${f.name}: 150 earlier comments, one 502 after the write`, {
+      s,
+      f,
+      n: 25,
+      handle,
       made: keys.length,
-      delivered: onThread(s, f, 25, runId),
       refused: 0,
-      catchUpMs: posts.at(-1)!.at - s.requests.find((r) => r.status === 502)!.at,
+      troubleEndMs: s.requests.find((r) => r.status === 502)!.at,
     });
   });
 });
