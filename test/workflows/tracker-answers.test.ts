@@ -5,14 +5,15 @@
 // or a deletion of a reply already taken changes nothing; the CLI cannot answer again what the
 // thread answered; nothing polls once no question waits. A worker SIGKILLed while the poll that
 // reads the answer is in flight, and again while the acknowledgement is, loses nothing and answers
-// once.
+// once. A consultation is answered by `/consult <task> <choice> <guidance>` the same way.
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { MEMO_DECISIONS } from '../../src/domain/run/views';
-import { answerClarificationUpdate, decisionsQuery, type DecisionsView, type Question } from '../../src/workflows/messages';
+import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type Question } from '../../src/workflows/messages';
 import { decision, scriptDecisions } from '../support/decisions';
 import type { FakeForge, Fault, ForgeRequest } from '../support/fake-forge';
 import { checklistsOf, forgeServers, forgeWorker, GITHUB, GITLAB, noticeKeys, runIdOf, startForgeRun, type Forge } from '../support/forge-runs';
 import { runOutcome, uniqueId, until, type Harness } from '../support/harness';
+import { TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { killWorker } from '../support/worker-proc';
@@ -174,5 +175,40 @@ describe.each([
     expect(acks(s, f, 32, runId, reply.id)).toHaveLength(1);
     expect(noticeKeys(s.commentsOf(f.thread(32)), runId).filter((k) => k === 'q1.asked')).toHaveLength(1);
     expect(third.output.join('')).not.toContain(f.token);
+  });
+
+  it("P7 a consultation answered by `/consult <task> <choice> <guidance>` from a writer: the task gets the guidance and ends DONE; a reader's `/consult a 1` (stop) changes nothing", async () => {
+    const s = await servers.start(f);
+    s.addUser('alice', true);
+    s.addUser('mallory', false);
+    const taskQueue = uniqueId('trk-consult');
+    await forgeWorker(h, taskQueue, f.env(s));
+    let answered = false;
+    scriptScenario(h.fake, {
+      tasks: [{ id: 'a', title: 'make the parser work', profile: TRIGGER.no_progress.profile, files: { 'stall.txt': 'same thing again' } }],
+      judge: () =>
+        answered
+          ? { success: true, reason: 'the parser works', missingRequirements: [], confidence: 0.9 }
+          : { success: false, shouldContinue: true, reason: 'still not done', missingRequirements: ['a working parser'] },
+    });
+    scriptDecisions(h.fake, {});
+    const config = { pacemaker: TRIGGER.no_progress.pacemaker, notifications: f.config(s, 33) };
+    const handle = await startForgeRun(h, taskQueue, config, { trackerPollMs: 300 });
+    const runId = runIdOf(handle);
+    await until('the checklist to say how to answer the consultation', async () =>
+      checklistsOf(s.commentsOf(f.thread(33)), runId)[0]?.body.includes('`/consult a <choice>`') ? true : undefined,
+    );
+    const t0 = Date.now();
+    s.reply(f.thread(33), '/consult a 1', 'mallory');
+    await pollsSeen(s, t0);
+    expect((await handle.query(statusQuery)).consultations?.map((c) => c.taskId)).toEqual(['a']);
+    answered = true;
+    const guidance = `Keep the parser in lib/strings.ts (${f.name})`;
+    const reply = s.reply(f.thread(33), `/consult a 2 ${guidance}`, 'alice');
+    expect((await runOutcome(handle)).status).toBe('DONE');
+    // The worker was told the guidance; the choice was acknowledged once; the reader's stop did nothing.
+    expect(h.fake.requestsFor('worker_step').some((r) => r.text.includes(guidance))).toBe(true);
+    expect(acks(s, f, 33, runId, reply.id)).toHaveLength(1);
+    expect(s.commentsOf(f.thread(33)).find((c) => c.body.includes(`key=reply-${reply.id} `))!.body).toContain('✅ Choice **2** sent to consultation');
   });
 });
