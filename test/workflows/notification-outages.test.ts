@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { renderStatus } from '../../src/client/render';
+import { checklistMarker } from '../../src/domain/notifications';
 import { NOTIFICATION_HEADINGS } from '../../src/domain/run/notifications-due';
 import { decisionsQuery, eventsQuery, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import type { FakeForge, Fault, ForgeRequest } from '../support/fake-forge';
@@ -141,6 +142,10 @@ async function expectAllDelivered(
   const comments = s.commentsOf(f.thread(n));
   expect(noticeKeys(comments, runId)).toEqual(expected.filter((k) => !refusedKeys.includes(k)));
   expect(checklistsOf(comments, runId)).toHaveLength(1);
+  // X11: no text the checklist ever had was an empty plan (a revision keeps the last real one).
+  const texts = s.writes(checklistMarker(runId)).map((r) => r.body!.body!);
+  expect(texts.length).toBeGreaterThan(0);
+  expect(texts.filter((t) => /Progress: 0\/0|new plan is being made|### Tasks:\n\n(Progress|$)/.test(t))).toEqual([]);
   const l = status.notifications!;
   expect(l.queue ?? []).toEqual([]);
   expect(l.waiting).toBeUndefined();
