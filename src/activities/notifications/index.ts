@@ -193,5 +193,3 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
     },
   };
 }
-
-export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
