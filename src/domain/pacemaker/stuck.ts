@@ -28,7 +28,7 @@ function clamp01(n: number): number {
   return Math.min(1, Math.max(0, Number.isFinite(n) ? n : 0));
 }
 
-/** P7 no_progress, opened by the stuck detector: seed 002's situation text with the stuck note under it. */
+/** P7 no_progress, opened by the stuck detector: seed 002's situation text under the stuck note. */
 export function stuckIntervention(
   state: PacemakerState,
   note: string,
@@ -42,7 +42,8 @@ export function stuckIntervention(
     vitals: { ...state.vitals },
     trigger: note,
     title: { ...CONSULTATION_TITLE },
-    message: { ja: `${seed.ja}\n${note}`, en: `${seed.en}\n${note}` },
+    // The note first: `status` and `watch` show the first line of a consultation.
+    message: { ja: `${note}\n${seed.ja}`, en: `${note}\n${seed.en}` },
     choices: choicesFor('no_progress', config),
   };
 }

@@ -78,9 +78,13 @@ export function normaliseArgs(raw: string): string {
   return JSON.stringify(normaliseValue(v)) ?? '';
 }
 
-/** An output as compared: blanks collapsed, durations (`0.53s`, `12 ms`) blanked so a rerun matches. */
+/**
+ * An output as compared: entities decoded and quotes dropped (a failure echoes the argument the
+ * model escaped), durations (`0.53s`, `12 ms`) blanked so a rerun matches, blanks collapsed.
+ */
 export function normaliseOutput(output: string): string {
-  return output
+  return decodeHtmlEntities(output)
+    .replace(/["'`]/g, '')
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s)\b/g, '#')
     .replace(/\s+/g, ' ')
     .trim();
@@ -116,12 +120,14 @@ export function firstLine(output: string): string {
 /** P9: a tool call's fingerprint, as the worker step reports it. */
 export function callPrint(name: string, rawArgs: string, ok: boolean, output: string): CallPrint {
   const args = normaliseArgs(rawArgs);
+  // A tool's error starts with its name ("list_dir: not found: x"): the label says it already.
+  const answer = output.startsWith(`${name}: `) ? output.slice(name.length + 2) : output;
   return {
     call: fingerprint(`${name}\u0000${args}`),
-    out: fingerprint(normaliseOutput(output)),
+    out: fingerprint(normaliseOutput(answer)),
     ok,
     label: callLabel(name, args),
-    said: firstLine(output),
+    said: firstLine(answer),
   };
 }
 

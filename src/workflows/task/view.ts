@@ -4,7 +4,8 @@
 import { log, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { addFileChanges, type FileChange } from '../../domain/file-changes';
 import type { PacemakerState } from '../../domain/pacemaker';
-import { addStepLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../../domain/task-details';
+import type { StuckStatus } from '../../domain/stuck';
+import { addStepLine, markStuckLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../../domain/task-details';
 import type { TaskSpec } from '../../domain/types';
 import type { WorkerStepReport } from '../../domain/worker-steps';
 import { ZERO_USAGE } from '../../domain/usage';
@@ -24,6 +25,8 @@ export interface TaskView {
   stepDone(iteration: number, step: number, report: WorkerStepReport): void;
   /** V1: the details again, after a change of the status. */
   show(): void;
+  /** P9: the stuck detector ended the iteration at the newest step. */
+  showStuck(stuck: StuckStatus): void;
 }
 
 /** The task's view, `taskStatus` answered from it (V2: with the worker steps the details show; a query: no history event). */
@@ -47,6 +50,7 @@ export function taskView(task: TaskSpec): TaskView {
         files: changes.files,
         unlistedFiles: changes.unlisted,
         ...(status.lastJudgeReason ? { lastJudgeReason: status.lastJudgeReason } : {}),
+        ...(status.stuck ? { stuck: stuckLine(status.stuck) } : {}),
         ...(status.consultation ? { consultation: `${status.consultation.id}: ${status.consultation.message}` } : {}),
       }),
     );
@@ -67,5 +71,19 @@ export function taskView(task: TaskSpec): TaskView {
       show();
     },
     show,
+    showStuck(stuck) {
+      status.stuck = stuck;
+      stepLines = markStuckLine(stepLines, stuck.note);
+      log.info(`task ${task.id}: ${stuck.note}`);
+      show();
+    },
   };
+}
+
+/** P9: the note, with the totals once it fired more than once. */
+function stuckLine(s: StuckStatus): string {
+  const at = `iteration ${s.iteration}, step ${s.step}`;
+  return s.times > 1
+    ? `${s.note} at ${at}; ${s.times} times in this task, ${s.wastedSteps} wasted steps, ${s.wastedTokens} tokens`
+    : `${s.note} at ${at}`;
 }

@@ -4,10 +4,13 @@
 // the user and waits durably for the answer (P7). Each part in its own file beside this one: the
 // iteration's activities (iteration.ts), the pacemaker's state (pacer.ts), the consultation
 // (consultation.ts) and what the task shows while it runs (view.ts).
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import { consultationEnd, DEFAULT_PACEMAKER_CONFIG, pacemakerLogLine } from '../../domain/pacemaker';
 import { judgeOutcome, type JudgeResult } from '../../domain/replan/judge-outcome';
+import { DEFAULT_STUCK_CONFIG, EMPTY_STUCK_WINDOW, feedStep, recordStuck, stuckNote, stuckStepInput, type StuckWindow } from '../../domain/stuck';
 import { addUsage } from '../../domain/usage';
+import { workerStepLimit } from '../../domain/worker-steps';
+import type { StuckPromptInput } from '../../llm/prompts/task';
 import { installLease } from '../budget-lease';
 import { installChildGate } from '../child-gate';
 import { explainActivityFailure } from '../failures';
@@ -35,6 +38,19 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const gate = installChildGate(options, lease);
   // P7: the user's answers to the pacemaker's consultations.
   const consultations = installConsultations(task, config, view, pacer, input.runWorkflowId);
+
+  // P9: the stuck detector's window is this workflow's state (B2: a worker crash does not reset it).
+  const stuckConfig = config.stuck ?? DEFAULT_STUCK_CONFIG;
+  let stuckWindow: StuckWindow = EMPTY_STUCK_WINDOW;
+  let stuckPrompt: StuckPromptInput | undefined;
+  const watch = (step: number, r: Parameters<typeof stuckStepInput>[0]) => {
+    const fed = feedStep(stuckWindow, stuckStepInput(r), stuckConfig);
+    stuckWindow = fed.window;
+    // Ending an iteration early changes the commands: histories from before P9 replay without it.
+    if (!fed.finding || !patched('worker-stuck-detector')) return undefined;
+    view.showStuck(recordStuck(status.stuck, fed.finding, status.iteration, step));
+    return fed.finding;
+  };
 
   let feedback: string | undefined;
   let last: { judge?: JudgeResult; logPath?: string } = {};
@@ -70,7 +86,12 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         options,
         gate,
         onStep: (step, r) => view.stepDone(status.iteration, step, r),
+        ...(stuckPrompt ? { stuck: stuckPrompt } : {}),
+        watch,
       });
+      // P9: the next iteration's prompt says what this one repeated and what the tools answered.
+      const stuck = worker.stuck;
+      stuckPrompt = stuck ? { summary: stuck.summary, answers: stuck.answers } : undefined;
       status.usage = addUsage(status.usage, worker.usage);
       // … and the judge says whether the task is done.
       const judged = await judgeIteration(input.run, task, worker, options, gate);
@@ -88,6 +109,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         steps: worker.steps,
         toolCalls: worker.toolCalls,
         toolErrors: worker.toolErrors,
+        ...(stuck ? { stuck: { finding: stuck, stepLimit: workerStepLimit(options.workerMaxSteps) } } : {}),
       });
 
       const outcome = judgeOutcome(judge); // J2
@@ -96,7 +118,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
 
       // P7: should the pacemaker step in?
-      const step = pacer.next();
+      const step = pacer.next(stuck ? stuckNote(stuck) : undefined);
       if (step.action === 'stop') {
         return finish('BLOCKED', `not done after ${pacer.state.iteration} worker iterations (${step.reason}): ${judge.reason}`.trim());
       }

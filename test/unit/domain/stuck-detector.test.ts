@@ -68,6 +68,17 @@ describe('P9 fingerprints', () => {
     expect(callPrint('run_command', '{"argv":["npm","test"]}', true, 'exit code 0').label).toBe('run_command npm test');
   });
 
+  it('P9 a failure that echoes the escaped argument is the same failure; the tool name prefix is dropped', () => {
+    const a = callPrint('list_dir', '{"path":"output.txt"}', false, 'list_dir: not found: output.txt');
+    const b = callPrint('list_dir', '{"path":"output.txt&#34;"}', false, 'list_dir: not found: output.txt&#34;');
+    const c = callPrint('list_dir', '{"path":" output.txt"}', false, 'list_dir: not found:  output.txt');
+    const same = ({ call, out, ok, label }: typeof a) => ({ call, out, ok, label });
+    expect(same(b)).toEqual(same(a));
+    expect(same(c)).toEqual(same(a));
+    expect(a.said).toBe('not found: output.txt');
+    expect(failureReason(a.said)).toBe('not found');
+  });
+
   it('P9 durations do not make a rerun look new; failure reasons in a few words', () => {
     expect(callPrint('run_command', '{}', false, 'exit code 1\nRan 3 tests in 0.012s').out).toBe(
       callPrint('run_command', '{}', false, 'exit code 1\nRan 3 tests in 0.250s').out,
