@@ -7,7 +7,11 @@ import * as path from 'node:path';
 import { parseConfig } from '../../src/domain/config';
 import type { TaskSpec } from '../../src/domain/types';
 import type { Reply, RecordedRequest } from '../../src/scripted-model/types';
-import { answerConsultationUpdate, taskStatusQuery, type TaskStatus } from '../../src/workflows/messages';
+import { renderStatus } from '../../src/client/render';
+import { workerStepLine } from '../../src/client/render-events';
+import { taskWorkflowId } from '../../src/workflows/execution';
+import { answerConsultationUpdate, statusQuery, taskStatusQuery, type TaskStatus } from '../../src/workflows/messages';
+import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
 import { TaskWorkflow } from '../../src/workflows/task';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
@@ -193,5 +197,41 @@ describe('P9 P7 the stuck consultation: each of seed 002 choices leads to its ou
     const next = promptOf(t.workerCalls()[calls]!);
     expect(next).toContain('USER GUIDANCE:\nRESTART WITH A DIFFERENT APPROACH');
     expect(next).toContain('WAS STOPPED');
+  });
+});
+
+describe('P9 V1 V2 where people see the stuck note', () => {
+  it('P9 V1 V2 a run: `status` shows the consultation led by the note, watch the step line, the task its details', async () => {
+    const runId = uniqueId('stuck-run');
+    // The planned task writes hello.txt; its worker never does.
+    const planned = { id: 'a', title: 'write hello.txt', profile: 'COMPLEX_REASONING', files: { 'hello.txt': 'hello' } };
+    scriptScenario(h.fake, { tasks: [planned], judge: () => NOT_DONE });
+    h.fake.always('worker_step', () => failingCall);
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: 'Create a file hello.txt containing the word hello.', workspace: h.workspace(), options: FAST }],
+    });
+    const status = await until('the consultation in the run status', async () => {
+      const s = await handle.query(statusQuery);
+      return s.consultations?.length ? s : undefined;
+    });
+    expect(h.fake.requestsFor('worker_step')).toHaveLength(3);
+    const note = /^stuck: list_dir output\.txt failed \(not found\) 3 times in a row \(2 wasted steps, \d+ tokens\)/;
+    expect(status.consultations![0]!.message).toMatch(note);
+    expect(renderStatus(status)).toMatch(
+      /Consultation a-c1 \(task a, no_progress, loop 1\/\d+\): stuck: list_dir output\.txt failed \(not found\) 3 times in a row/,
+    );
+    // watch: what it prints for the task's steps (read with the taskStatus query, as watch does).
+    const task = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 'a'));
+    const steps = (await task.query(taskStatusQuery)).steps!;
+    expect(workerStepLine('a', steps.at(-1)!)).toMatch(
+      /step 1\.3: list_dir\(\{"path":"output\.txt"\}\)! \(1 failed\)\n {6}a · stuck: list_dir output\.txt failed/,
+    );
+    // V1: the task's current details (the Web UI).
+    const meta = await task.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(meta.currentDetails).toMatch(/\*\*Stuck\*\*: stuck: list_dir output\.txt failed \(not found\) 3 times in a row .* at iteration 1, step 3/);
+    expect(meta.currentDetails).toContain('  - stuck: list_dir output.txt failed');
+    await handle.cancel();
   });
 });
