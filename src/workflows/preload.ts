@@ -27,6 +27,7 @@ import '../domain/run/plan';
 import '../domain/run/state';
 import '../domain/run/views';
 import '../domain/start-memo';
+import '../domain/stuck';
 import '../domain/task-details';
 import '../domain/worker-steps';
 import '../llm/prompts/escalation';
