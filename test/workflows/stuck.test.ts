@@ -113,6 +113,15 @@ describe('P9 a stuck worker is stopped within its threshold', () => {
     await t.handle.executeUpdate(answerConsultationUpdate, { args: [{ choice: 'stop' }] });
     expect(await t.handle.result()).toMatchObject({ state: 'BLOCKED' });
     expect(t.workerCalls()).toHaveLength(3);
+    // Cheap: each step's result in history carries its call's prints, not its output; nothing else per step.
+    const results = (await t.handle.fetchHistory()).events!.flatMap((e) => {
+      const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+      const r = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { prints?: unknown; step?: number }) : undefined;
+      return r?.prints ? [{ bytes: data!.length, prints: JSON.stringify(r.prints).length }] : [];
+    });
+    expect(results).toHaveLength(3);
+    for (const r of results) expect(r.prints).toBeLessThan(200);
+    console.log(`P9 worker step results in history: ${results.map((r) => `${r.bytes} bytes (prints ${r.prints})`).join(', ')}`);
   });
 
   it('P9 alternating between two calls: stopped at the 6th worker call', async () => {
