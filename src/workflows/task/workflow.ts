@@ -3,11 +3,12 @@
 // (P1–P6), recomputed after every iteration from measured vitals; when it sees trouble it consults
 // the user and waits durably for the answer (P7). Each part in its own file beside this one: the
 // iteration's activities (iteration.ts), the pacemaker's state (pacer.ts), the consultation
-// (consultation.ts) and what the task shows while it runs (view.ts).
-import { isCancellation, patched } from '@temporalio/workflow';
+// (consultation.ts), the stuck detector's window (stuck.ts, P9) and what the task shows while it
+// runs (view.ts).
+import { isCancellation } from '@temporalio/workflow';
 import { consultationEnd, DEFAULT_PACEMAKER_CONFIG, pacemakerLogLine } from '../../domain/pacemaker';
 import { judgeOutcome, type JudgeResult } from '../../domain/replan/judge-outcome';
-import { DEFAULT_STUCK_CONFIG, EMPTY_STUCK_WINDOW, feedStep, recordStuck, stuckNote, stuckStepInput, type StuckWindow } from '../../domain/stuck';
+import { stuckNote } from '../../domain/stuck';
 import { addUsage } from '../../domain/usage';
 import { workerStepLimit } from '../../domain/worker-steps';
 import type { StuckPromptInput } from '../../llm/prompts/task';
@@ -18,6 +19,7 @@ import { rungReport } from '../llm-form';
 import { installConsultations } from './consultation';
 import { judgeIteration, runWorkerIteration } from './iteration';
 import { startPacer } from './pacer';
+import { installStuckWatch } from './stuck';
 import type { TaskInput, TaskOutcome } from './types';
 import { taskView } from './view';
 
@@ -39,18 +41,9 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // P7: the user's answers to the pacemaker's consultations.
   const consultations = installConsultations(task, config, view, pacer, input.runWorkflowId);
 
-  // P9: the stuck detector's window is this workflow's state (B2: a worker crash does not reset it).
-  const stuckConfig = config.stuck ?? DEFAULT_STUCK_CONFIG;
-  let stuckWindow: StuckWindow = EMPTY_STUCK_WINDOW;
+  // P9: the stuck detector, fed each worker step; its window is this workflow's state.
+  const stuckWatch = installStuckWatch(config, view);
   let stuckPrompt: StuckPromptInput | undefined;
-  const watch = (step: number, r: Parameters<typeof stuckStepInput>[0]) => {
-    const fed = feedStep(stuckWindow, stuckStepInput(r), stuckConfig);
-    stuckWindow = fed.window;
-    // Ending an iteration early changes the commands: histories from before P9 replay without it.
-    if (!fed.finding || !patched('worker-stuck-detector')) return undefined;
-    view.showStuck(recordStuck(status.stuck, fed.finding, status.iteration, step));
-    return fed.finding;
-  };
 
   let feedback: string | undefined;
   let last: { judge?: JudgeResult; logPath?: string } = {};
@@ -87,11 +80,11 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         gate,
         onStep: (step, r) => view.stepDone(status.iteration, step, r),
         ...(stuckPrompt ? { stuck: stuckPrompt } : {}),
-        watch,
+        watch: (step, r) => stuckWatch.watch(step, r),
       });
       // P9: the next iteration's prompt says what this one repeated and what the tools answered.
       const stuck = worker.stuck;
-      stuckPrompt = stuck ? { summary: stuck.summary, answers: stuck.answers } : undefined;
+      stuckPrompt = stuckWatch.promptAfter(stuck);
       status.usage = addUsage(status.usage, worker.usage);
       // … and the judge says whether the task is done.
       const judged = await judgeIteration(input.run, task, worker, options, gate);
