@@ -39,7 +39,12 @@ function recovering(stuckReply: (req: RecordedRequest) => Reply): (req: Recorded
   };
 }
 
-async function startTask(worker: (req: RecordedRequest) => Reply, files: Record<string, string> = {}) {
+async function startTask(
+  worker: (req: RecordedRequest) => Reply,
+  files: Record<string, string> = {},
+  config: Record<string, unknown> = {},
+  maxSteps?: number,
+) {
   const id = uniqueId('stuck');
   // The judge says "not done" until hello.txt exists.
   let ws = '';
@@ -66,7 +71,7 @@ async function startTask(worker: (req: RecordedRequest) => Reply, files: Record<
         run: { runId: id, workspace: ws, instruction: 'Create a file hello.txt containing the word hello.' },
         task,
         steps: ['write hello.txt'],
-        options: { ...DEFAULT_RUN_OPTIONS, ...FAST, pacemaker: parseConfig({}).pacemaker },
+        options: { ...DEFAULT_RUN_OPTIONS, ...FAST, ...(maxSteps ? { workerMaxSteps: maxSteps } : {}), pacemaker: parseConfig(config).pacemaker },
       },
     ],
   });
@@ -156,6 +161,32 @@ describe('P9 a stuck worker is stopped within its threshold', () => {
     expect(judge[2]!.text).toContain('replied 3 times in a row without calling a tool, saying nothing new');
     await t.handle.executeUpdate(answerConsultationUpdate, { args: [{ choice: 'stop' }] });
     expect((await t.handle.result()).state).toBe('BLOCKED');
+  });
+});
+
+describe('P9 the settings under pacemaker.stuck reach the task', () => {
+  it('P9 consult: false — the iteration still ends at the 3rd repeat, no consultation, the next prompt says what was repeated', async () => {
+    const t = await startTask(
+      recovering(() => failingCall),
+      {},
+      { pacemaker: { stuck: { consult: false } } },
+    );
+    expect((await t.handle.result()).state).toBe('DONE');
+    const calls = t.workerCalls();
+    // 3 repeats, then the second iteration: write hello.txt, answer.
+    expect(calls).toHaveLength(5);
+    expect(promptOf(calls[3]!)).toContain('What was seen: list_dir output.txt failed (not found) 3 times in a row.');
+    const s = await t.handle.query(taskStatusQuery);
+    expect(s.stuck).toMatchObject({ pattern: 'same_failure', times: 1 });
+    expect(s.pacemaker!.interventions).toBe(0);
+  });
+
+  it('P9 enabled: false — nothing watches the steps: the worker repeats until its step limit', async () => {
+    const t = await startTask(() => failingCall, {}, { pacemaker: { stuck: { enabled: false }, enabled: false, default_max_loops: 1 } }, 6);
+    expect((await t.handle.result()).state).toBe('BLOCKED');
+    // The first iteration ran to its step limit (6), well past the 3 repeats that would stop it.
+    expect(t.workerCalls().slice(0, 6).map(workerStepsSoFar)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect((await t.handle.query(taskStatusQuery)).stuck).toBeUndefined();
   });
 });
 
