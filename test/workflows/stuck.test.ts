@@ -110,6 +110,8 @@ describe('P9 a stuck worker is stopped within its threshold', () => {
     ]);
     // watch: the step line carries the note; the judge read it as the worker's summary.
     expect(status.steps!.at(-1)).toMatchObject({ iteration: 1, step: 3, stuck: status.stuck!.note });
+    // P8: a [DUCK_PACEMAKER] line names it too.
+    expect(status.pacemakerLog).toContain(`[DUCK_PACEMAKER] loop 1 step 3 task=${t.id}: ${status.stuck!.note}`);
     const judge = h.fake.requestsFor('judge').filter((r) => taskIdOf(r) === t.id);
     expect(judge).toHaveLength(1);
     expect(judge[0]!.text).toContain(

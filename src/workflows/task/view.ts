@@ -3,7 +3,7 @@
 // [DUCK_PACEMAKER] lines in the worker log and, the newest few, in the status (P8).
 import { log, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { addFileChanges, type FileChange } from '../../domain/file-changes';
-import type { PacemakerState } from '../../domain/pacemaker';
+import { pacemakerLogLine, type PacemakerState } from '../../domain/pacemaker';
 import type { StuckStatus } from '../../domain/stuck';
 import { addStepLine, markStuckLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../../domain/task-details';
 import type { TaskSpec } from '../../domain/types';
@@ -54,12 +54,13 @@ export function taskView(task: TaskSpec): TaskView {
         ...(status.consultation ? { consultation: `${status.consultation.id}: ${status.consultation.message}` } : {}),
       }),
     );
+  const paceLog = (line: string) => {
+    log.info(line);
+    status.pacemakerLog = [...(status.pacemakerLog ?? []), line].slice(-PACEMAKER_LOG_LINES);
+  };
   return {
     status,
-    paceLog(line) {
-      log.info(line);
-      status.pacemakerLog = [...(status.pacemakerLog ?? []), line].slice(-PACEMAKER_LOG_LINES);
-    },
+    paceLog,
     showPace(p) {
       status.maxIterations = p.maxLoops;
       status.pacemaker = { maxLoops: p.maxLoops, vitals: p.vitals, interventions: p.interventions.length };
@@ -74,7 +75,7 @@ export function taskView(task: TaskSpec): TaskView {
     showStuck(stuck) {
       status.stuck = stuck;
       stepLines = markStuckLine(stepLines, stuck.note);
-      log.info(`task ${task.id}: ${stuck.note}`);
+      paceLog(pacemakerLogLine('stuck', { taskId: task.id, iteration: stuck.iteration, step: stuck.step, note: stuck.note }));
       show();
     },
   };
