@@ -65,7 +65,9 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       return [`  decision ${head} · confidence ${formatConfidence(e.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`];
     }
     case 'decision_result': {
-      if (e.noop && !verbose) return [];
+      // A result that changed nothing adds only the record's id to a decision already told
+      // ("no replan"): printing it would show that decision twice.
+      if (e.noop) return [];
       const what = e.outcome ? `${e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ')} · ` : '';
       return [
         `  decision ${e.replanId}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${what}${e.result}${e.overrideReason ? ` (${e.overrideReason})` : ''}`,
@@ -91,6 +93,10 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
     case 'consultation_closed':
       return [`  consultation ${e.consultationId} of task ${e.taskId} closed`];
     case 'notification':
+      if (e.refused) return [`  notification to ${e.target} could not be posted (${e.refused} so far): ${oneLine(e.error ?? 'refused', 200)}`];
+      if (e.waitingUntil) return [`  notifications to ${e.target} wait until ${e.waitingUntil}: ${oneLine(e.error ?? 'no answer', 200)}`];
+      if (e.left) return [`  ${e.left} notification(s) to ${e.target} not delivered when the run ended: ${oneLine(e.error ?? 'no answer', 200)}`];
+      if (e.recovered) return [`  notifications to ${e.target} delivered again (${e.delivered} so far)`];
       return e.error
         ? [`  notification to ${e.target} failed: ${oneLine(e.error, 200)}`]
         : verbose
