@@ -3,10 +3,10 @@
 // worker replays the task and retries the step in flight, and the detector fires at the same count
 // as without the crash: at the 3rd step, with no 4th step asked of the model.
 import { parseConfig } from '../../src/domain/config';
-import type { TaskSpec } from '../../src/domain/types';
 import { answerConsultationUpdate, taskStatusQuery } from '../../src/workflows/messages';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
 import { TaskWorkflow } from '../../src/workflows/task';
+import { helloTask, HELLO_INSTRUCTION } from '../support/stuck-task';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
@@ -35,22 +35,13 @@ describe('P9 B2 the stuck window survives a worker SIGKILL', () => {
       return { toolCalls: [{ name: 'list_dir', arguments: { path: 'output.txt' } }] };
     });
     let worker = await startWorkerProcess();
-    const task: TaskSpec = {
-      id,
-      title: 'write hello.txt',
-      description: 'Create a file hello.txt containing the word hello.',
-      acceptanceCriteria: ['hello.txt contains hello'],
-      dependencies: [],
-      scopePaths: ['hello.txt'],
-      profile: 'COMPLEX_REASONING',
-    };
     const handle = await h.client.workflow.start(TaskWorkflow, {
       taskQueue,
       workflowId: `task-${id}`,
       args: [
         {
-          run: { runId: id, workspace: h.workspace(), instruction: 'Create a file hello.txt containing the word hello.' },
-          task,
+          run: { runId: id, workspace: h.workspace(), instruction: HELLO_INSTRUCTION },
+          task: helloTask(id),
           steps: ['write hello.txt'],
           // A short heartbeat timeout: the step lost with the worker is retried within seconds (O4).
           options: { ...DEFAULT_RUN_OPTIONS, ...FAST, workerHeartbeatTimeoutMs: 3000, pacemaker: parseConfig({}).pacemaker },

@@ -5,7 +5,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseConfig } from '../../src/domain/config';
-import type { TaskSpec } from '../../src/domain/types';
 import type { Reply, RecordedRequest } from '../../src/scripted-model/types';
 import { renderStatus } from '../../src/client/render';
 import { workerStepLine } from '../../src/client/render-events';
@@ -14,6 +13,7 @@ import { answerConsultationUpdate, statusQuery, taskStatusQuery, type TaskStatus
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
 import { TaskWorkflow } from '../../src/workflows/task';
+import { helloTask, HELLO_INSTRUCTION } from '../support/stuck-task';
 import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
 
@@ -54,22 +54,13 @@ async function startTask(
   });
   h.fake.always('worker_step', worker);
   ws = h.workspace(files);
-  const task: TaskSpec = {
-    id,
-    title: 'write hello.txt',
-    description: 'Create a file hello.txt containing the word hello.',
-    acceptanceCriteria: ['hello.txt contains hello'],
-    dependencies: [],
-    scopePaths: ['hello.txt'],
-    profile: 'COMPLEX_REASONING',
-  };
   const handle = await h.client.workflow.start(TaskWorkflow, {
     taskQueue: h.taskQueue,
     workflowId: `task-${id}`,
     args: [
       {
-        run: { runId: id, workspace: ws, instruction: 'Create a file hello.txt containing the word hello.' },
-        task,
+        run: { runId: id, workspace: ws, instruction: HELLO_INSTRUCTION },
+        task: helloTask(id),
         steps: ['write hello.txt'],
         options: { ...DEFAULT_RUN_OPTIONS, ...FAST, ...(maxSteps ? { workerMaxSteps: maxSteps } : {}), pacemaker: parseConfig(config).pacemaker },
       },
@@ -252,7 +243,7 @@ describe('P9 V1 V2 where people see the stuck note', () => {
     const handle = await h.client.workflow.start(RunWorkflow, {
       taskQueue: h.taskQueue,
       workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'Create a file hello.txt containing the word hello.', workspace: h.workspace(), options: FAST }],
+      args: [{ runId, instruction: HELLO_INSTRUCTION, workspace: h.workspace(), options: FAST }],
     });
     const status = await until('the consultation in the run status', async () => {
       const s = await handle.query(statusQuery);
