@@ -116,10 +116,12 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
 /** V2: a worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
 export function workerStepLine(
   taskId: string,
-  s: { iteration: number; step: number; actions: string[]; toolErrors: number; summary?: string },
+  s: { iteration: number; step: number; actions: string[]; toolErrors: number; summary?: string; stuck?: string },
 ): string {
   const calls = s.actions.length ? s.actions.join(', ') : s.summary !== undefined ? `answer: ${oneLine(s.summary, 120)}` : 'no tool call';
-  return `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${s.toolErrors} failed)` : ''}`;
+  const line = `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${s.toolErrors} failed)` : ''}`;
+  // P9: the stuck detector ended the iteration here.
+  return s.stuck ? `${line}\n      ${taskId} · ${oneLine(s.stuck, 240)}` : line;
 }
 
 /** "12s", "3m 05s", "1h 02m". */

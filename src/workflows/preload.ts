@@ -30,6 +30,7 @@ import '../domain/run/tracker-answers';
 import '../domain/run/tracker-comment';
 import '../domain/run/views';
 import '../domain/start-memo';
+import '../domain/stuck';
 import '../domain/task-details';
 import '../domain/worker-steps';
 import '../llm/prompts/escalation';
