@@ -17,6 +17,9 @@ import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
 
 type Mark = 'ok' | 'fail' | 'info';
+
+/** The tiny probes' timeout when the worker sets no total cap: they are a few tokens each. */
+const PROBE_TIMEOUT_MS = 180_000;
 type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls';
 
 export interface Check {
@@ -71,7 +74,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     await connection?.close();
   }
 
-  const client = probeClient(llm);
+  const client = probeClient({ ...llm, timeoutMs: llm.timeoutMs ?? PROBE_TIMEOUT_MS });
   const models = await probeModels(client);
   if (
     !models.ok &&

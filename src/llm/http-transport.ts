@@ -4,7 +4,8 @@
 // node:http there (bench/README.md, "Parallel 16 (session 6)"), and at 16 parallel tasks that thread is busy.
 //
 // It answers what the client asks of fetch: a plain request (URL, method, headers, string body,
-// abort signal) gives a standard Response with the whole body read. Anything else (a Request object,
+// abort signal) gives a standard Response with the whole body read, or, for a streamed reply
+// (text/event-stream), with its body streaming as it arrives. Anything else (a Request object,
 // a streamed body, another scheme) and redirects go to the global fetch, which handles them.
 // Failures keep the fetch contract the client's error mapping relies on (errors.ts, SPEC O2):
 // an abort rejects with an error named AbortError; a connection failure rejects with an error that
@@ -22,6 +23,13 @@ const agents = {
 
 /** Statuses whose Response may carry no body. */
 const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * M1: a RequestInit key (passed through the client's `fetchOptions`) whose function is called once
+ * the request's socket is connected (at once for a reused keep-alive socket): the gateway's connect
+ * limit ends there, and the wait for the first token begins.
+ */
+export const ON_CONNECTED = Symbol('replanner.onConnected');
 
 export function httpTransport(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body;
@@ -49,6 +57,14 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
       agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
       ...(signal ? { signal } : {}),
     });
+    const onConnected = (init as { [ON_CONNECTED]?: () => void })[ON_CONNECTED];
+    if (onConnected) {
+      req.once('socket', (socket) => {
+        // A reused socket is connected already; a new one says so (after TLS for https).
+        if (!socket.connecting && !(socket as { pending?: boolean }).pending) onConnected();
+        else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', onConnected);
+      });
+    }
     req.on('error', failed);
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
@@ -59,6 +75,10 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
         return;
       }
       const decoded = decode(res, res.headers['content-encoding']);
+      if (/^text\/event-stream/i.test(res.headers['content-type'] ?? '') && !NULL_BODY.has(status)) {
+        resolve(toResponse(status, res, streamOf(decoded, res, url.host, signal)));
+        return;
+      }
       const chunks: Buffer[] = [];
       decoded.on('data', (c: Buffer) => chunks.push(c));
       decoded.on('error', failed);
@@ -96,7 +116,43 @@ function decode(res: http.IncomingMessage, encoding: string | undefined): Readab
   }
 }
 
-function toResponse(status: number, res: http.IncomingMessage, body: Buffer): Response {
+/**
+ * A streamed body as it arrives. The server closing mid-body, or the request aborted, errors the
+ * stream (the reader sees a failure, not a short reply); a reader that cancels closes the connection,
+ * so the server stops generating.
+ */
+function streamOf(decoded: Readable, res: http.IncomingMessage, host: string, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const fail = (err: Error) => {
+        if (done) return;
+        done = true;
+        controller.error(signal?.aborted ? abortError(signal) : socketError(err));
+      };
+      decoded.on('data', (c: Buffer) => {
+        if (!done) controller.enqueue(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
+      });
+      decoded.on('end', () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      decoded.on('error', fail);
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete)
+          fail(Object.assign(new Error(`the connection to ${host} closed before the whole reply arrived`), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      });
+    },
+    cancel() {
+      done = true;
+      res.destroy();
+    },
+  });
+}
+
+function toResponse(status: number, res: http.IncomingMessage, body: Buffer | ReadableStream<Uint8Array>): Response {
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     // As fetch gives them: all of them, content-encoding and content-length too (the client reads
