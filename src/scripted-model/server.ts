@@ -28,6 +28,8 @@ import {
 /** Per-request bookkeeping so waits end as soon as the client (or the server) goes away. */
 interface RequestCtx {
   closed: boolean;
+  /** The server closed the connection on purpose (a scripted crash), not the client. */
+  serverClosed?: boolean;
   cancels: Set<() => void>;
 }
 
@@ -257,7 +259,7 @@ export class ScriptedModel {
     const ctx: RequestCtx = { closed: false, cancels: new Set() };
     res.on('close', () => {
       // Closed by the client before the answer ended (not by stop() or refuseConnections()).
-      if (!res.writableEnded && !this.stopping && !this.closingAll) rec.closedByClient = true;
+      if (!res.writableEnded && !this.stopping && !this.closingAll && !ctx.serverClosed) rec.closedByClient = true;
       ctx.closed = true;
       for (const cancel of [...ctx.cancels]) cancel();
       // Unanswered (client timeout/abort, stop()): still mark the end so concurrency counts are right.
@@ -342,6 +344,7 @@ export class ScriptedModel {
       const ended = await streamAnswer(res, { ...answer, includeUsage: includeUsage(body) }, pace, {
         sleep: (ms) => this.sleep(ms, ctx),
         onToken: (n) => (rec.tokensSent = n),
+        onClose: () => (ctx.serverClosed = true),
         onReplied: () => {
           rec.status = 200;
           rec.repliedAt = Date.now();

@@ -23,6 +23,8 @@ export interface StreamHooks {
   onToken(n: number): void;
   /** The whole reply and its usage are written (the end may still be held back). */
   onReplied(): void;
+  /** The server closes the connection itself (pace.closeAfter). */
+  onClose(): void;
 }
 
 /** `text` cut into `n` pieces (at least one character each, the last takes the rest). */
@@ -56,7 +58,13 @@ export async function streamAnswer(res: http.ServerResponse, a: StreamedAnswer, 
   }
   if (pace.firstTokenMs && !(await hooks.sleep(pace.firstTokenMs))) return false;
   delta({ role: 'assistant', content: '' });
+  const close = () => {
+    hooks.onClose();
+    res.destroy();
+    return false;
+  };
   for (const [i, u] of units.entries()) {
+    if (i === pace.closeAfter) return close();
     if (i > 0 && pace.tokenMs && !(await hooks.sleep(pace.tokenMs))) return false;
     if (pace.stallAfter !== undefined && i === pace.stallAfter && pace.stallMs && !(await hooks.sleep(pace.stallMs))) return false;
     if (res.destroyed) return false;

@@ -29,6 +29,8 @@ export interface Pace {
   stallMs?: number;
   /** After the whole reply and its usage, the end of the stream is held back this long. */
   holdEndMs?: number;
+  /** After this many tokens the server closes the connection (a server that crashes mid-reply; 0: before any). */
+  closeAfter?: number;
 }
 
 export type Responder = Reply | ((req: RecordedRequest) => Reply);

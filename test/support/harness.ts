@@ -42,7 +42,8 @@ export function temporalAddress(): string {
   return a;
 }
 
-export async function startHarness(opts: { llmTimeoutMs?: number; apiKey?: string } = {}): Promise<Harness> {
+/** `llmTimeoutMs`: the worker's total cap per LLM request (default 10 s; null: none, the progress limits alone, as in production). */
+export async function startHarness(opts: { llmTimeoutMs?: number | null; apiKey?: string } = {}): Promise<Harness> {
   quietRuntime();
   const fake = await FakeOpenAI.start();
   const address = temporalAddress();
@@ -54,7 +55,12 @@ export async function startHarness(opts: { llmTimeoutMs?: number; apiKey?: strin
   const worker = await createWorker({
     connection: nativeConnection,
     taskQueue,
-    llm: { apiKey: opts.apiKey ?? 'test-key', baseURL: fake.baseURL, model: 'fake-model', timeoutMs: opts.llmTimeoutMs ?? 10_000 },
+    llm: {
+      apiKey: opts.apiKey ?? 'test-key',
+      baseURL: fake.baseURL,
+      model: 'fake-model',
+      ...(opts.llmTimeoutMs === null ? {} : { timeoutMs: opts.llmTimeoutMs ?? 10_000 }),
+    },
     workflowBundle: bundle ? { codePath: bundle } : undefined,
   });
   const running = worker.run();
