@@ -68,7 +68,7 @@ function detailsOf(payloads: unknown[] | null | undefined): unknown {
   const first = payloads?.[0];
   if (!first) return undefined;
   try {
-    return defaultPayloadConverter.fromPayload(first as Parameters<typeof defaultPayloadConverter.fromPayload>[0]);
+    return defaultPayloadConverter.fromPayload(first);
   } catch {
     return undefined;
   }
