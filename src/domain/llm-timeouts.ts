@@ -198,44 +198,52 @@ export interface TimeoutMisfit {
 
 /**
  * Whether each call's expected time fits the limits with room (`margin` × the expected time: a busy
- * machine is slower than a measured one). The stall limit must hold a few tokens' gap at the measured
- * writing speed.
+ * machine is slower than a measured one), the worst call per limit only. The stall limit must hold
+ * a few tokens' gap at the measured writing speed.
  */
 export function timeoutMisfits(t: LlmTimeouts, speed: ModelSpeed, calls: readonly CallEstimate[], margin = 2): TimeoutMisfit[] {
-  const out: TimeoutMisfit[] = [];
+  const worst = new Map<TimeoutMisfit['limit'], { m: TimeoutMisfit; needMs: number }>();
+  const note = (m: TimeoutMisfit, needMs: number) => {
+    const prev = worst.get(m.limit);
+    if (!prev || needMs > prev.needMs) worst.set(m.limit, { m, needMs });
+  };
   const secs = (ms: number) => Math.ceil(ms / 1000);
   for (const c of calls) {
     const need = c.firstTokenMs * margin;
     const allowed = firstTokenWaitMs(t, c.promptTokens);
     if (need > allowed) {
+      // The base wait that makes this prompt's wait hold the need (the reading allowance stays).
       const base = need - (allowed - t.firstTokenMs);
-      out.push({
-        purpose: c.purpose,
-        limit: 'first_token',
-        expectedMs: c.firstTokenMs,
-        limitMs: allowed,
-        raise: `${TIMEOUT_SETTINGS.first_token.config}: ${secs(base)}`,
-      });
+      note(
+        {
+          purpose: c.purpose,
+          limit: 'first_token',
+          expectedMs: c.firstTokenMs,
+          limitMs: allowed,
+          raise: `${TIMEOUT_SETTINGS.first_token.config}: ${secs(base)}`,
+        },
+        base,
+      );
     }
     if (t.totalMs !== undefined && c.totalMs * margin > t.totalMs) {
-      out.push({
-        purpose: c.purpose,
-        limit: 'total',
-        expectedMs: c.totalMs,
-        limitMs: t.totalMs,
-        raise: `${TIMEOUT_SETTINGS.total.config}: ${secs(c.totalMs * margin)}`,
-      });
+      note(
+        {
+          purpose: c.purpose,
+          limit: 'total',
+          expectedMs: c.totalMs,
+          limitMs: t.totalMs,
+          raise: `${TIMEOUT_SETTINGS.total.config}: ${secs(c.totalMs * margin)}`,
+        },
+        c.totalMs * margin,
+      );
     }
   }
   const gapMs = (1000 / Math.max(speed.writeTokensPerSecond, READ_SPEED_MIN)) * 5 * margin;
   if (gapMs > t.stallMs) {
-    out.push({
-      purpose: '*',
-      limit: 'stall',
-      expectedMs: gapMs / margin,
-      limitMs: t.stallMs,
-      raise: `${TIMEOUT_SETTINGS.stall.config}: ${secs(gapMs)}`,
-    });
+    note(
+      { purpose: '*', limit: 'stall', expectedMs: gapMs / margin, limitMs: t.stallMs, raise: `${TIMEOUT_SETTINGS.stall.config}: ${secs(gapMs)}` },
+      gapMs,
+    );
   }
-  return out;
+  return [...worst.values()].map((w) => w.m);
 }

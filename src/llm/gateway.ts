@@ -90,6 +90,8 @@ export function limitsOf(settings: LlmSettings, call: LlmCallSettings | undefine
 
 export interface CallOptions {
   purpose: Purpose;
+  /** The purpose header when it is not the purpose's own (doctor's probe of a run's prompt: `doctor_speed`). */
+  purposeHeader?: string;
   signal?: AbortSignal;
   /** M1: the rung to start at, streaming or not, and the run's limits (set by the calling workflow). */
   llm?: LlmCallSettings;
@@ -220,7 +222,7 @@ export class LlmGateway {
               request,
               {
                 purpose: opts.purpose,
-                headers: { [PURPOSE_HEADER]: opts.purpose },
+                headers: { [PURPOSE_HEADER]: opts.purposeHeader ?? opts.purpose },
                 signal: opts.signal,
                 timeouts: limits,
                 stream: asked.stream,

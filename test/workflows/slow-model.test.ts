@@ -53,8 +53,10 @@ const statusLines = async (runId: string) => (await cli('status', runId)).out.sp
 
 describe('M1 a slow model that is alive finishes its runs', () => {
   it('M1 default limits: a first token after 150 s (past the old 120 s timeout) and one token a second for 200 s: both DONE, no outage pause, one request per call; status and watch show the wait', async () => {
-    scriptScenario(h.fake, { tasks: TASKS });
-    const decomposition = { json: { tasks: TASKS.map(plannedTask) } };
+    // A plan long enough to come as 200 tokens (200+ characters).
+    const tasks = [{ ...TASKS[0]!, title: 'write the file a.txt with the letter A in it, and nothing else' }];
+    scriptScenario(h.fake, { tasks });
+    const decomposition = { json: { tasks: tasks.map(plannedTask) } };
     h.fake.always('goal_understanding', (req) =>
       req.text.includes('RUN-A') ? { pace: { firstTokenMs: 150_000 }, then: { json: DEFAULT_GOAL } } : { json: DEFAULT_GOAL },
     );
