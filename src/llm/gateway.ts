@@ -26,7 +26,7 @@ import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED, upstreamParts } from 
 import { withoutSecrets } from '../domain/failures';
 import { httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
-import { messageOf, promptChars, requestReply, type RawReply } from './stream';
+import { EmptyStreamError, messageOf, promptChars, requestReply, type RawReply } from './stream';
 import { toStrictJsonSchema } from './strict-schema';
 import type { TokenUsage } from '../domain/usage';
 import { clipAfter } from '../domain/text';
@@ -271,7 +271,7 @@ function formRejection(err: unknown): string | undefined {
 
 /** Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts). */
 const streamRefused = (err: unknown): boolean =>
-  err instanceof APIError && typeof err.status === 'number' && isStreamRefusal(err.status, err.message);
+  err instanceof EmptyStreamError || (err instanceof APIError && typeof err.status === 'number' && isStreamRefusal(err.status, err.message));
 
 /** A structured call's result from its reply, unvalidated; `cut`: the reply stopped at the reply cap. */
 function replyResult(reply: RawReply, cap: number | undefined): Omit<StructuredResult<string>, 'rung'> {

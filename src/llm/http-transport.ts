@@ -38,6 +38,17 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
   }
   const url = new URL(input);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+  return send(input, url, init, false);
+}
+
+/**
+ * One request. `fresh`: on a new connection. A kept-alive connection the server closed just before
+ * it was reused fails at once with a reset and no response (the server got nothing to answer): that
+ * request is sent again once, on a new connection (as after a refused stream, which the server
+ * answers by closing the connection).
+ */
+function send(input: string | URL, url: URL, init: RequestInit, fresh: boolean): Promise<Response> {
+  const body = init.body;
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) {
@@ -54,9 +65,11 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: init.method ?? 'GET',
       headers,
-      agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
+      agent: fresh ? false : url.protocol === 'https:' ? agents['https:'] : agents['http:'],
       ...(signal ? { signal } : {}),
     });
+    let answered = false;
+    req.once('response', () => (answered = true));
     const onConnected = (init as { [ON_CONNECTED]?: () => void })[ON_CONNECTED];
     if (onConnected) {
       req.once('socket', (socket) => {
@@ -65,7 +78,11 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
         else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', onConnected);
       });
     }
-    req.on('error', failed);
+    req.on('error', (err) => {
+      const stale = !fresh && !answered && req.reusedSocket && (err as { code?: unknown }).code === 'ECONNRESET' && !signal?.aborted;
+      if (stale) send(input, url, init, true).then(resolve, reject);
+      else failed(err);
+    });
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {

@@ -32,6 +32,18 @@ export class ProgressTimeoutError extends Error {
   }
 }
 
+/**
+ * The server accepted the request to stream and ended the stream without a single chunk:
+ * llama-cpp-python's chatml-function-calling does so for tools with tool_choice "auto" ("Automatic
+ * streaming tool choice is not supported", in its log only). The gateway reads it as a refusal to stream.
+ */
+export class EmptyStreamError extends Error {
+  constructor() {
+    super('the server ended the streamed reply without sending anything');
+    this.name = 'EmptyStreamError';
+  }
+}
+
 export interface StreamRequest {
   purpose: string;
   headers: Record<string, string>;
@@ -81,8 +93,7 @@ export async function requestReply(
     if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
       return await dog.finish(wholeReply((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, false));
     }
-    const reply = await assemble(data, dog, r);
-    return reply;
+    return await assemble(data, dog, r, promptTokens);
   } catch (err) {
     throw dog.reason() ?? err;
   } finally {
@@ -165,9 +176,10 @@ function watchdog(r: StreamRequest, promptTokens: number): Watchdog {
 }
 
 /** The deltas of a streamed reply put together; the reply is told to `onReply` once complete. */
-async function assemble(chunks: AsyncIterable<ChatCompletionChunk>, dog: Watchdog, r: StreamRequest): Promise<RawReply> {
+async function assemble(chunks: AsyncIterable<ChatCompletionChunk>, dog: Watchdog, r: StreamRequest, promptTokens: number): Promise<RawReply> {
   const reply: RawReply = { content: '', toolCalls: [], usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, calls: 1 }, streamed: true };
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  let chunksSeen = 0;
   let tokens = 0;
   let usage: TokenUsage | undefined;
   let told = false;
@@ -180,6 +192,7 @@ async function assemble(chunks: AsyncIterable<ChatCompletionChunk>, dog: Watchdo
     await r.onReply?.(reply);
   };
   for await (const chunk of chunks) {
+    chunksSeen += 1;
     if (chunk.usage) usage = usageOf(chunk.usage);
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
@@ -206,9 +219,10 @@ async function assemble(chunks: AsyncIterable<ChatCompletionChunk>, dog: Watchdo
   // A limit struck after the reply was complete: nothing is lost, the reply stands.
   if (struck && !told) throw dog.reason() ?? new Error('the request was abandoned');
   if (r.signal?.aborted) throw r.signal.reason ?? new Error('cancelled');
+  if (chunksSeen === 0) throw new EmptyStreamError();
   if (!told) {
-    // The stream ended without usage (a server that does not send it): count it ourselves.
-    usage ??= { promptTokens: 0, completionTokens: tokens, totalTokens: tokens, calls: 1 };
+    // The stream ended without usage (llama-cpp-python ignores include_usage): the tokens counted, the prompt estimated.
+    usage ??= { promptTokens, completionTokens: tokens, totalTokens: promptTokens + tokens, calls: 1 };
     await tell();
   }
   return reply;
