@@ -4,7 +4,7 @@
 // reached: a server that rejects a form moves the call down at once, in the same activity. Every
 // request streams (./stream.ts), watched by its progress (src/domain/llm-timeouts.ts), until the
 // server refuses streaming: then the call, and the run's later ones, ask for whole replies.
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { llmSpan } from '../telemetry';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ApplicationFailure } from '@temporalio/common';
@@ -24,7 +24,7 @@ import {
 import { estimateTokens, LIMIT_MAX_MS, resolveTimeouts, timeoutMessage, type LlmProgress, type LlmTimeouts } from '../domain/llm-timeouts';
 import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED, upstreamParts } from './errors';
 import { withoutSecrets } from '../domain/failures';
-import { httpTransport } from './http-transport';
+import { CLOSED_BEFORE_REPLY, httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
 import { EmptyStreamError, messageOf, promptChars, requestReply, type RawReply } from './stream';
 import { toStrictJsonSchema } from './strict-schema';
@@ -269,9 +269,16 @@ function formRejection(err: unknown): string | undefined {
   return isFormRejection(err.status, err.message) ? `HTTP ${err.status}: ${err.message}` : undefined;
 }
 
-/** Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts). */
+/**
+ * Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts): an error
+ * naming streaming, a stream ended with nothing in it, or the connection closed on a streamed request
+ * before any reply (llama-cpp-python, streaming a tool choice). Asked once more whole: a server that
+ * is down fails that request too, and the call fails as an outage with it.
+ */
 const streamRefused = (err: unknown): boolean =>
-  err instanceof EmptyStreamError || (err instanceof APIError && typeof err.status === 'number' && isStreamRefusal(err.status, err.message));
+  err instanceof EmptyStreamError ||
+  (err instanceof APIConnectionError && (err.cause as Record<string, unknown> | undefined)?.[CLOSED_BEFORE_REPLY] === true) ||
+  (err instanceof APIError && typeof err.status === 'number' && isStreamRefusal(err.status, err.message));
 
 /** A structured call's result from its reply, unvalidated; `cut`: the reply stopped at the reply cap. */
 function replyResult(reply: RawReply, cap: number | undefined): Omit<StructuredResult<string>, 'rung'> {

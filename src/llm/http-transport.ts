@@ -31,6 +31,13 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
  */
 export const ON_CONNECTED = Symbol('replanner.onConnected');
 
+/**
+ * M1: set on a failure where the server took the request on a live connection and closed it before
+ * any reply (llama-cpp-python does so when streaming a tool choice it cannot stream): the gateway asks
+ * such a request once more without streaming.
+ */
+export const CLOSED_BEFORE_REPLY = 'closedBeforeReply';
+
 export function httpTransport(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body;
   if (!(typeof input === 'string' || input instanceof URL) || (body !== undefined && body !== null && typeof body !== 'string')) {
@@ -61,7 +68,7 @@ function send(input: string | URL, url: URL, init: RequestInit, fresh: boolean):
     });
     if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
     headers['accept-encoding'] ??= 'gzip, deflate, br';
-    const failed = (err: Error) => reject(signal?.aborted ? abortError(signal) : socketError(err));
+    const failed = (err: Error, extra: object = {}) => reject(signal?.aborted ? abortError(signal) : Object.assign(socketError(err), extra));
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: init.method ?? 'GET',
       headers,
@@ -69,7 +76,12 @@ function send(input: string | URL, url: URL, init: RequestInit, fresh: boolean):
       ...(signal ? { signal } : {}),
     });
     let answered = false;
+    let connected = false;
     req.once('response', () => (answered = true));
+    req.once('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
+    });
     const onConnected = (init as { [ON_CONNECTED]?: () => void })[ON_CONNECTED];
     if (onConnected) {
       req.once('socket', (socket) => {
@@ -81,6 +93,7 @@ function send(input: string | URL, url: URL, init: RequestInit, fresh: boolean):
     req.on('error', (err) => {
       const stale = !fresh && !answered && req.reusedSocket && (err as { code?: unknown }).code === 'ECONNRESET' && !signal?.aborted;
       if (stale) send(input, url, init, true).then(resolve, reject);
+      else if (connected && !answered && !signal?.aborted) failed(err, { [CLOSED_BEFORE_REPLY]: true });
       else failed(err);
     });
     req.on('response', (res) => {

@@ -91,11 +91,6 @@ export const LlmConfigSchema = lazySchema(() =>
       .min(1, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .max(LLM_TIMEOUT_MAX_SECONDS, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .optional(),
-    /**
-     * The longest reply any LLM call of the run may generate, sent as `max_tokens` (absent: none
-     * sent, the server's own limit). For small local models, which can otherwise generate until their
-     * context is full; a cut reply fails its schema and is retried like any bad reply.
-     */
     /** The wait for a connection (absent: the worker's setting, 10 s). Past it: an outage. */
     connectTimeoutSeconds: limitSeconds(),
     /** The wait for the first token of a short prompt (absent: the worker's setting, 300 s); longer prompts add their reading time. */
@@ -108,6 +103,11 @@ export const LlmConfigSchema = lazySchema(() =>
       .optional(),
     /** The longest gap between two tokens of a reply (absent: the worker's setting, 60 s). */
     stallTimeoutSeconds: limitSeconds(),
+    /**
+     * The longest reply any LLM call of the run may generate, sent as `max_tokens` (absent: none
+     * sent, the server's own limit). For small local models, which can otherwise generate until their
+     * context is full; a cut reply fails its schema and is retried like any bad reply.
+     */
     maxReplyTokens: z
       .number({ error: `must be a whole number of tokens between ${LLM_MIN_REPLY_TOKENS} and ${LLM_MAX_REPLY_TOKENS}` })
       .int({ error: `must be a whole number of tokens between ${LLM_MIN_REPLY_TOKENS} and ${LLM_MAX_REPLY_TOKENS}` })
