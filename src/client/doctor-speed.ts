@@ -1,4 +1,5 @@
-// `replanner doctor`'s speed check (M1, M2): one request the size of a run's largest prompt, built
+// `replanner doctor`'s speed check (M1, M2): one request the size of a run's largest prompt (its
+// largest JSON call: the worker's tool calls are about as large, and may not stream), built
 // by the run's own prompt builders from a sample run, streamed through the product's gateway with
 // the limits this shell's worker would use. From its timings: how fast the model reads a prompt and
 // writes a reply (tokens/s), the expected time of each purpose's call, and whether the limits fit
@@ -147,7 +148,9 @@ const PROBE_REPLY_TOKENS = 64;
 export async function measureSpeed(settings: LlmSettings, rung: LlmRung, instruction = INSTRUCTION): Promise<SpeedReport> {
   const calls = sampleCalls(instruction);
   const sized = calls.map((c) => ({ c, tokens: promptTokensOf(c, settings.model, rung) }));
-  const largest = sized.reduce((a, b) => (b.tokens > a.tokens ? b : a));
+  // The largest JSON call's: a tool call may not stream where JSON does (llama-cpp-python cannot
+  // stream a tool choice), and a whole reply cannot time reading apart from writing.
+  const largest = sized.filter(({ c }) => c.schema).reduce((a, b) => (b.tokens > a.tokens ? b : a));
   const limits = limitsOf(settings, undefined);
   const gateway = new LlmGateway(settings);
   const marks: { reading?: number; first?: number; last?: number; tokens: number } = { tokens: 0 };
@@ -164,19 +167,7 @@ export async function measureSpeed(settings: LlmSettings, rung: LlmRung, instruc
   let usage: { promptTokens: number; completionTokens: number } | undefined;
   try {
     const { c } = largest;
-    const opts = { purpose: c.purpose, purposeHeader: 'doctor_speed', llm, onProgress };
-    if (c.schema) usage = (await gateway.text({ ...opts, schema: c.schema, ...c.prompt })).usage;
-    else
-      usage = (
-        await gateway.chat({
-          ...opts,
-          messages: [
-            { role: 'system', content: c.prompt.system },
-            { role: 'user', content: c.prompt.user },
-          ],
-          tools: c.tools,
-        })
-      ).usage;
+    usage = (await gateway.text({ purpose: c.purpose, purposeHeader: 'doctor_speed', llm, onProgress, schema: c.schema!, ...c.prompt })).usage;
   } catch (err) {
     report.error = err instanceof Error ? err.message : String(err);
   }
@@ -206,7 +197,7 @@ const rate = (n: number) => (n >= 10 ? num(n) : n.toFixed(1));
 
 /** The speed check's line: ✓ when every call's expected time fits the limits (with room), else ✗ with the setting to raise. */
 export function speedCheck(r: SpeedReport): { name: 'speed'; mark: 'ok' | 'fail'; summary: string; fix?: string } {
-  const what = `a ~${num(r.promptTokens)}-token prompt (${r.purpose}'s, the largest a run sends${r.serverPromptTokens ? `; ${num(r.serverPromptTokens)} by the server's count` : ''})`;
+  const what = `a ~${num(r.promptTokens)}-token prompt (${r.purpose}'s, the largest JSON call a run makes${r.serverPromptTokens ? `; ${num(r.serverPromptTokens)} by the server's count` : ''})`;
   if (!r.speed) {
     return {
       name: 'speed',

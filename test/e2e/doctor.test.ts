@@ -85,7 +85,7 @@ describe('replanner doctor', () => {
     const speed = h.fake.requests[2]!;
     expect([speed.purpose, speed.stream, speed.status, speed.body.max_tokens]).toEqual(['doctor_speed', true, 200, 64]);
     expect(line(r.lines, /Speed/)).toMatch(
-      /^✓ Speed: read a ~[\d,]+-token prompt \(worker_step's, the largest a run sends; [\d,]+ by the server's count\) in [\d.]+ s \([\d.,]+ tokens\/s\), wrote \d+ tokens at [\d.,]+ tokens\/s; expected per call: goal_understanding [\d.]+ s, .*; the limits fit/,
+      /^✓ Speed: read a ~[\d,]+-token prompt \([a-z_]+'s, the largest JSON call a run makes; [\d,]+ by the server's count\) in [\d.]+ s \([\d.,]+ tokens\/s\), wrote \d+ tokens at [\d.,]+ tokens\/s; expected per call: goal_understanding [\d.]+ s, .*; the limits fit/,
     );
     expect(h.fake.requests).toHaveLength(3);
   });
