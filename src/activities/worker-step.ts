@@ -29,6 +29,7 @@ import type { TokenUsage } from '../domain/usage';
 import { startActivityHeartbeat, type Heartbeat } from './heartbeat';
 import { readInstruction, readJson, removeJournaled, runDir, safeName, writeJsonAtomic } from './run-files';
 import { clipMiddle } from '../domain/text';
+import { toolCallSignature } from '../domain/pacemaker/vitals';
 import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
 import { runTool, TOOL_DEFINITIONS } from './tools';
 
@@ -145,7 +146,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     }
     // A command killed by the cancellation ends the step as cancelled, not as a result.
     throwIfCancelled(ctx.cancellationSignal);
-    const actions = rec.calls.map((c) => signature(c.name, c.arguments, c.ok === true));
+    const actions = rec.calls.map((c) => toolCallSignature(c.name, c.arguments, c.ok === true));
     // V3: the files changed, with line counts, for the task's current details (no event of their own).
     const changed = stepFileChanges(rec.calls);
     return {
@@ -267,16 +268,6 @@ function parseArgs(raw: string): unknown {
   } catch {
     return { __invalid_json__: raw };
   }
-}
-
-function signature(name: string, rawArgs: string, ok: boolean): string {
-  let args = rawArgs;
-  try {
-    args = JSON.stringify(JSON.parse(rawArgs || '{}')) ?? '';
-  } catch {
-    /* keep the raw text */
-  }
-  return `${clipMiddle(name, 40)}(${clipMiddle(args, 80)})${ok ? '' : '!'}`;
 }
 
 function throwIfCancelled(signal: AbortSignal): void {

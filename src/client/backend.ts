@@ -87,8 +87,7 @@ export class BackendError extends Error {}
  * when the caller's key differs). `say` reports what was started.
  */
 export async function ensureBackend(say: (line: string) => void, env = process.env): Promise<Backend> {
-  const s = settingsFromEnv(env);
-  const backend = backendOf(await ensureServer(say, env), s);
+  const backend = await serverBackend(say, env);
   try {
     await ensureWorker(backend.connection, backend, say, env);
   } catch (e) {
@@ -96,6 +95,11 @@ export async function ensureBackend(say: (line: string) => void, env = process.e
     throw e;
   }
   return backend;
+}
+
+/** The server at TEMPORAL_ADDRESS, started where none answers on a local address (no worker: see ensureBackend). */
+export async function serverBackend(say: (line: string) => void, env = process.env): Promise<Backend> {
+  return backendOf(await ensureServer(say, env), settingsFromEnv(env));
 }
 
 /**

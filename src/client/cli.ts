@@ -3,7 +3,7 @@
 // naming it and the command's help, and an error into the exit code of commands/exit-codes.ts.
 import { Command, CommanderError } from 'commander';
 import type { Client } from '@temporalio/client';
-import { connect, ensureBackend, type Backend } from './backend';
+import { connect, serverBackend, type Backend } from './backend';
 import { answerCommand } from './commands/answer';
 import { cancelCommand } from './commands/cancel';
 import { consultCommand } from './commands/consult';
@@ -16,7 +16,9 @@ import { listCommand } from './commands/list';
 import { pauseCommand } from './commands/pause';
 import { resumeCommand } from './commands/resume';
 import { runCommand } from './commands/run';
+import { scriptedModelCommand } from './commands/scripted-model';
 import { statusCommand } from './commands/status';
+import { temporalCommand } from './commands/temporal';
 import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 import { HELP } from './help';
@@ -41,6 +43,7 @@ export async function main(
   input: Input = process.stdin,
 ): Promise<number> {
   const say = (s: string) => err.write(`${s}\n`);
+  for (const stream of [out, err]) endQuietlyWhenClosed(stream);
   if (!argv.length) {
     say(HELP);
     return EXIT.USAGE;
@@ -56,12 +59,18 @@ export async function main(
     err,
     input,
     connect: async () => (backend ??= await connect()),
-    ensureBackend: async () => (backend ??= await ensureBackend(say)),
+    ensureServer: async () => (backend ??= await serverBackend(say)),
     askQuestions: (client: Client, runId: string, o: { ask?: boolean; json?: boolean }) => {
       if (!o.ask && (o.json || !input.isTTY)) return undefined;
       return (asker = new QuestionAsker(client, runId, input, o.json ? err : out));
     },
     exit: (c) => (code = c),
+  };
+  // The error line on stderr; with --json also as JSON on stdout, for scripts that read only that.
+  const failed = (line: string, exitCode: number, type: string): number => {
+    say(line);
+    if (argv[0] !== 'temporal' && argv.includes('--json')) ctx.json({ error: { message: line.replace(/^replanner: /, ''), type, exitCode } });
+    return exitCode;
   };
   const program = buildProgram(ctx);
   let current: Command = program;
@@ -74,20 +83,33 @@ export async function main(
   } catch (e) {
     if (e instanceof ParseError) {
       if (e.error.code === 'commander.helpDisplayed' || e.error.code === 'commander.help') return e.error.exitCode ? EXIT.USAGE : EXIT.OK;
-      say(parseErrorLine(e.error, e.command));
-      return EXIT.USAGE;
+      return failed(parseErrorLine(e.error, e.command), EXIT.USAGE, 'UsageError');
     }
-    say(errorLine(e, current));
-    return exitCodeOf(e);
+    return failed(errorLine(e, current), exitCodeOf(e), e instanceof Error ? e.constructor.name : 'Error');
   } finally {
     await asker?.close();
     await backend?.close();
   }
 }
 
+/**
+ * `replanner watch <id> | head`: once the reader has gone, a write fails with EPIPE. That is the
+ * reader's choice, not an error: the CLI ends at once, quietly, with exit 0.
+ */
+function endQuietlyWhenClosed(stream: Output): void {
+  const std = stream === process.stdout ? process.stdout : stream === process.stderr ? process.stderr : undefined;
+  if (std && !std.listeners('error').includes(closedPipe)) std.on('error', closedPipe);
+}
+
+function closedPipe(e: NodeJS.ErrnoException): void {
+  if (e.code === 'EPIPE') process.exit(EXIT.OK);
+  throw e;
+}
+
 /** The program and its commands, writing to the context's streams; parse errors throw ParseError. */
 function buildProgram(ctx: CliContext): Command {
-  const program = new Command('replanner').description('a durable, self-replanning LLM agent orchestrator on Temporal');
+  // Positional options: what follows a command is its own (`replanner temporal …` passes it all on).
+  const program = new Command('replanner').description('a durable, self-replanning LLM agent orchestrator on Temporal').enablePositionalOptions();
   // `replanner --help` is the whole CLI on one page; each command's own help lists its options.
   program.helpInformation = () => `${HELP}\n`;
   for (const make of [
@@ -104,11 +126,36 @@ function buildProgram(ctx: CliContext): Command {
     consultCommand,
     workerCommand,
     doctorCommand,
+    scriptedModelCommand,
+    temporalCommand,
   ]) {
     program.addCommand(make(ctx));
   }
   configure(program, ctx);
   return program;
+}
+
+/** Every command's path (`['worker', 'stop']`), from the program itself: what has a `--help` of its own. */
+export function commandPaths(): string[][] {
+  const nothing = () => undefined;
+  const ctx = {
+    print: nothing,
+    say: nothing,
+    json: nothing,
+    out: process.stdout,
+    err: process.stderr,
+    input: process.stdin,
+    exit: nothing,
+  } as unknown as CliContext;
+  const paths: string[][] = [];
+  const walk = (cmd: Command, at: string[]) => {
+    for (const sub of cmd.commands) {
+      paths.push([...at, sub.name()]);
+      walk(sub, [...at, sub.name()]);
+    }
+  };
+  walk(buildProgram(ctx), []);
+  return paths;
 }
 
 /** Every command: output to the context, no process.exit, each command's options its own. */

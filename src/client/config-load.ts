@@ -42,8 +42,10 @@ function readYaml(file: string, viaEnv?: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new ConfigError(`cannot read config file ${file}${viaEnv ? ` (from ${viaEnv})` : ''}: ${code}`);
+    // Not "invalid config": there is no config to be invalid. Still a ConfigError (exit 2).
+    const err = new ConfigError(unreadable(file, (e as NodeJS.ErrnoException).code, (e as Error).message));
+    err.message = `${err.issues[0]!.message}${viaEnv ? ` (named by ${viaEnv})` : ''}`;
+    throw err;
   }
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const err = doc.errors[0];
@@ -54,6 +56,21 @@ function readYaml(file: string, viaEnv?: string): unknown {
     throw new ConfigError(`YAML syntax error in ${where} (line ${pos?.line ?? '?'}): ${msg}`);
   }
   return doc.toJS() as unknown;
+}
+
+/** Why a config file cannot be read, in words (never a bare ENOENT). */
+function unreadable(file: string, code: string | undefined, message: string): string {
+  switch (code) {
+    case 'ENOENT':
+      return `the config file ${file} does not exist`;
+    case 'EISDIR':
+      return `the config file ${file} is a directory, not a file`;
+    case 'EACCES':
+    case 'EPERM':
+      return `the config file ${file} cannot be read: permission denied`;
+    default:
+      return `the config file ${file} cannot be read: ${message}`;
+  }
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

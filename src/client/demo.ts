@@ -1,20 +1,22 @@
 // `npm run demo`: the whole pipeline offline. The LLM is the scripted model (src/scripted-model),
 // an OpenAI-compatible server replaying a scripted scenario (said loudly: it is not a live model); Temporal is real
-// (the persisted local dev server), and the worker really writes files and runs a command.
+// (the persisted local dev server), and the worker really writes files and runs a command. The
+// demo's worker is a detached process that stays, like the server: the Web UI's current details of
+// a run come from a query, which needs a worker even after the run ended.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
-import { workerLogger } from '../worker-logger';
 import { ScriptedModel } from '../scripted-model/server';
 import { decision, scriptDecisions } from '../scripted-model/decisions';
 import { plannedTask, scriptScenario, type Scenario } from '../scripted-model/scenario';
-import { createWorker } from '../worker';
+import { routeOf } from '../route';
 import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
 import { renderStatus } from './render';
 import { startRun } from './runs';
 import { eventPrinter, watchEvents } from './watch';
+import { startWorker, stopWorker } from './worker-start';
+import { readRecords } from './workers';
 
 const INSTRUCTION = 'Create a slugify(text) module with a test that runs, and document how to use it.';
 
@@ -68,7 +70,6 @@ async function main(): Promise<number> {
   print('server — not a live model. Temporal, the workflows, the worker tools and the files are real.');
   if (process.env.OPENAI_API_KEY) print('(OPENAI_API_KEY is set: `replanner run "<instruction>" --workspace DIR` uses the live model.)');
 
-  Runtime.install({ logger: workerLogger('WARN') });
   const fake = await ScriptedModel.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
   // One replan to watch: the first decomposition is one coarse task; the LLM asks (confidently) to
@@ -85,18 +86,21 @@ async function main(): Promise<number> {
   const s = settingsFromEnv();
   // The CLI is fetched first (with progress), then the server is awaited: no wait times out on a download.
   const connection = await ensureServer(print);
-  const taskQueue = `replanner-demo-${process.pid}`;
-  const nativeConnection = await NativeConnection.connect(s.connectOptions);
-  print('Bundling workflows and starting a worker…');
-  const worker = await createWorker({
-    connection: nativeConnection,
-    namespace: s.namespace,
-    taskQueue,
-    llm: { apiKey: 'offline-demo', baseURL: fake.baseURL, model: 'scripted-replay', timeoutMs: 30_000 },
-    // A prebuilt bundle (tests) saves the seconds of bundling.
-    ...(process.env.REPLANNER_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.REPLANNER_WORKFLOW_BUNDLE } } : {}),
-  });
-  const workerRun = worker.run();
+  const taskQueue = `${DEMO_QUEUE}${process.pid}`;
+  // The worker's environment: the scripted model, and no idle exit (it stays as long as the server).
+  // A prebuilt bundle (REPLANNER_WORKFLOW_BUNDLE, tests) saves the seconds of bundling.
+  const workerEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_API_KEY: 'offline-demo',
+    REPLANNER_MODEL: 'scripted-replay',
+    REPLANNER_TASK_QUEUE: taskQueue,
+    REPLANNER_WORKER_IDLE_EXIT: 'off',
+    REPLANNER_LLM_TIMEOUT_MS: '30000',
+  };
+  await stopEarlierDemoWorkers(print);
+  print('Starting a worker (it bundles the workflows first)…');
+  await startWorker(connection, s, routeOf(workerEnv), workerEnv);
   let code = 1;
   try {
     const client = new Client({ connection, namespace: s.namespace });
@@ -113,18 +117,26 @@ async function main(): Promise<number> {
     for (const f of listFiles(workspace)) print(`  ${f}`);
     const calls = fake.requests.filter((r) => r.status === 200).length;
     print(`LLM requests replayed: ${calls} (${[...new Set(fake.requests.map((r) => r.purpose))].join(', ')})`);
-    print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}`);
-    print('The dev server keeps running (persisted in .replanner/temporal.db), so the Web UI link and');
-    print(`\`replanner status ${runId}\` keep working; stop it with \`kill $(cat .replanner/server.pid)\`.`);
+    print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}  (the plan: "Current Details" on that page)`);
+    print("The dev server (persisted in .replanner/temporal.db) and the demo's worker keep running, so that");
+    print(`page shows the plan and \`npx replanner status ${runId}\` keeps working. The next demo replaces this worker.`);
+    print(`Stop both: npx replanner worker stop ${taskQueue} && kill $(cat .replanner/server.pid)`);
     code = final.status === 'DONE' ? 0 : 1;
   } finally {
-    worker.shutdown();
-    await workerRun;
-    await nativeConnection.close();
     await connection.close();
     await fake.stop();
   }
   return code;
+}
+
+/** The demo's workers are on queues named after this prefix and the demo's pid. */
+const DEMO_QUEUE = 'replanner-demo-';
+
+/** The worker an earlier demo left: one demo's worker at a time. */
+async function stopEarlierDemoWorkers(print: (s: string) => void): Promise<void> {
+  for (const record of readRecords().filter((r) => r.taskQueue.startsWith(DEMO_QUEUE))) {
+    if ((await stopWorker(record)) === 'stopped') print(`Stopped the earlier demo's worker (task queue ${record.taskQueue}).`);
+  }
 }
 
 function listFiles(dir: string, base = dir): string[] {

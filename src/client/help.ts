@@ -44,6 +44,13 @@ Usage:
   replanner worker status [--json]                     the workers \`run\` started: queue, endpoint, model,
                                                        pid, alive, started, log
   replanner worker stop <queue>|--all [--json]         stop them gracefully (SIGTERM: tasks in flight end)
+  replanner scripted-model [--port N] [--scenario ask|plain]
+                                                       serve a scripted stand-in for an LLM (not a real
+                                                       model), to try run, watch, answer, pause and diff
+                                                       with no API key; prints what to export
+  replanner temporal <temporal command ...>            the Temporal CLI Replanner fetched, with the same
+                                                       server, namespace and credentials, e.g.
+                                                       replanner temporal workflow list
   replanner doctor [--json]                            check that a run from this shell can succeed: the
                                                        Temporal server, the worker, the LLM endpoint,
                                                        the model, structured output and tool calls,
@@ -65,9 +72,10 @@ Options:
   --wait               wait for the run to end and print its final status (run)
   --ask                ask pending questions on the terminal and send the answers (watch, run --wait);
                        the default when stdin is a terminal and --json is not given
-  --json               machine-readable output (every command)
+  --json               machine-readable output (every command but worker, scripted-model and temporal;
+                       an error is then also a JSON object on stdout)
   --verbose, -v        also decisions that change nothing ("no replan") and notification deliveries (watch, run --wait)
-  --id ID              the run id to use instead of a random one (run)
+  --id ID              the run id to use instead of a random one; an id another run had is refused (run)
   --instruction-file FILE
                        read the instruction from FILE (\`-\`: stdin), for instructions over the inline
                        limit; stored in <workspace>/.replanner/runs/<runId>/instruction.md (run)
@@ -84,8 +92,8 @@ low-confidence replan needs your confirmation (answer yes or no), or when a want
 the question's timeout. A rejected answer (unknown question, empty, no longer pending, a confirmation
 not answered yes/no) exits 2.
 
-Consultations (shown by \`status\` with their choices): each of the four situations offers its own four
-choices (seed 002); answer with the number 1-4 or the key \`status\` shows. Choices that give guidance
+Consultations (shown by \`status\` with their choices): when a task is stuck it asks you how to go on,
+with four choices that fit the situation; answer with the number 1-4 or the key \`status\` shows. Choices that give guidance
 or name what to consult need the text, which goes into the task's next worker request. A rejected
 answer (nothing pending, a choice not offered, no text where needed) exits 2.
 

@@ -48,3 +48,11 @@ export {
   type RunStatus,
 } from '../workflows/messages';
 export { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
+/**
+ * What a run gives back: RunResult (what its workflow returns: `handle.result()`), RunStatus (what
+ * `getStatus` and `watchRun` return), RunStatusValue (every value of their `status`), the tasks.
+ */
+export type { RunResult } from '../workflows/run';
+export type { ShownRunStatus as RunStatusValue } from '../domain/run/state';
+export { TaskState, type Reflection, type TaskRecord } from '../domain/types';
+export type { TokenUsage } from '../domain/usage';

@@ -65,7 +65,9 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       return [`  decision ${head} · confidence ${formatConfidence(e.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`];
     }
     case 'decision_result': {
-      if (e.noop && !verbose) return [];
+      // A result that changed nothing adds only the record's id to a decision already told
+      // ("no replan"): printing it would show that decision twice.
+      if (e.noop) return [];
       const what = e.outcome ? `${e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ')} · ` : '';
       return [
         `  decision ${e.replanId}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${what}${e.result}${e.overrideReason ? ` (${e.overrideReason})` : ''}`,

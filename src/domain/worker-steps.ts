@@ -10,7 +10,7 @@ export interface WorkerStepReport {
   summary?: string;
   toolCalls: number;
   toolErrors: number;
-  /** Signatures of the step's tool calls: `name(short args)`, with `!` appended when it failed. */
+  /** Signatures of the step's tool calls (pacemaker/vitals.ts toolCallSignature: `name(short args)`, `!` appended when it failed). */
   actions: string[];
   /** Workspace-relative directory of the iteration's transcript. */
   logPath: string;

@@ -1,21 +1,39 @@
-// Issue 12: `npm run demo` (its sources, in a process of its own) against the jest run's dev server:
-// it ends DONE, stops its worker with it (the process exits, no worker is left polling its queue),
-// leaves the server running and says how to stop it, so `replanner status` of its run still works.
+// Issue 12 / 28: `npm run demo` (its sources, in a process of its own) against the jest run's dev
+// server: it ends DONE, leaves the server and its worker running so the Web UI link it prints shows
+// the plan (current details come from a query, which needs a worker), and says how to stop both;
+// the command it prints stops the worker.
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { cli } from '../support/cli';
-import { temporalAddress } from '../support/harness';
+import { temporalAddress, until } from '../support/harness';
 import { pollersOf } from '../../src/client/workers';
 import { decideLiveness } from '../../src/domain/worker-lifecycle';
 import type { DecisionRecord } from '../../src/domain/replan';
 
-it('O5 the demo ends DONE, stops its worker, leaves the dev server running and says how to stop it', async () => {
+const workersDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-workers-'));
+const savedWorkersDir = process.env.REPLANNER_WORKERS_DIR;
+beforeAll(() => (process.env.REPLANNER_WORKERS_DIR = workersDir));
+afterAll(async () => {
+  // Whatever happened, no demo worker outlives the test.
+  await cli('worker', 'stop', '--all');
+  process.env.REPLANNER_WORKERS_DIR = savedWorkersDir;
+  fs.rmSync(workersDir, { recursive: true, force: true });
+});
+
+it('O5 the demo ends DONE, leaves the dev server and its worker running so the Web UI shows the plan, and says how to stop both', async () => {
   const root = path.resolve(__dirname, '../..');
   const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'src/client/demo.ts'], {
     cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress(), REPLANNER_WORKFLOW_BUNDLE: process.env.REPLANNER_TEST_BUNDLE, OPENAI_API_KEY: '' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporalAddress(),
+      REPLANNER_WORKFLOW_BUNDLE: process.env.REPLANNER_TEST_BUNDLE,
+      REPLANNER_WORKERS_DIR: workersDir,
+      OPENAI_API_KEY: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -23,16 +41,27 @@ it('O5 the demo ends DONE, stops its worker, leaves the dev server running and s
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   expect({ code, out }).toMatchObject({ code: 0 });
-  expect(out).toContain('stop it with `kill $(cat .replanner/server.pid)`');
   const runId = /Run (\S+) started on/.exec(out)?.[1];
   expect(runId).toBeDefined();
+  const queue = `replanner-demo-${child.pid}`;
+  expect(out).toContain(`/workflows/run-${runId!}  (the plan: "Current Details" on that page)`);
+  expect(out).toContain(`Stop both: npx replanner worker stop ${queue} && kill $(cat .replanner/server.pid)`);
 
-  // No worker is left on the demo's queue: the server may still list the exited demo process, which does not count.
+  // The link shows the plan: the run's current details (the query the Web UI asks) answer, with the demo gone.
   const connection = await Connection.connect({ address: temporalAddress() });
   try {
-    const pollers = await pollersOf(connection, 'default', `replanner-demo-${child.pid}`);
-    expect(pollers.filter((p) => !p.identity.startsWith(`${child.pid}@${os.hostname()} `))).toEqual([]);
-    expect(decideLiveness({ recordedAlive: false, pollers, nowMs: Date.now() }).alive).toBe(false);
+    const handle = new Client({ connection }).workflow.getHandle(`run-${runId!}`);
+    const meta = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(meta.currentDetails).toContain('## 📋 Execution Plan');
+    expect(meta.currentDetails).toMatch(/- \[x\] .*module/);
+
+    // The printed command stops the worker; then nothing polls the demo's queue (a dead poller the server still lists does not count).
+    const stop = await cli('worker', 'stop', queue);
+    expect(stop).toMatchObject({ code: 0 });
+    await until('the demo worker to stop polling', async () => {
+      const pollers = await pollersOf(connection, 'default', queue);
+      return decideLiveness({ recordedAlive: false, pollers, nowMs: Date.now() }).alive ? undefined : true;
+    });
   } finally {
     await connection.close();
   }

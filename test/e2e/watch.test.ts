@@ -232,6 +232,17 @@ describe('replanner watch (V2)', () => {
     // Each step once.
     const keys = steps.map((l) => `${String(l.v.iteration)}.${String(l.v.step)}`);
     expect(new Set(keys).size).toBe(keys.length);
+
+    // watch --verbose (human) prints each decision once: one told while the phase ran (s's, above)
+    // is not printed again when its record comes; every decision the LLM was asked has one line.
+    const verbose = await cli('watch', runId, '--verbose');
+    expect(verbose.code).toBe(0);
+    // (A result line, "decision replan-1: success", follows a decision whose result changed.)
+    const decisionLines = verbose.out
+      .split('\n')
+      .filter((l) => l.startsWith('  decision ') && !/^ {2}decision replan-\d+(?: \(task [^)]+\))?: /.test(l));
+    for (const id of ['s', 'w', 'v']) expect(decisionLines.filter((l) => l.includes(`(task ${id})`))).toHaveLength(1);
+    expect(decisionLines).toHaveLength(decisions.length);
   });
 
   it('V2 watch (human) prints the same stream: phases, the task with how long it took, decisions naming their task; no-op decisions only with --verbose', async () => {

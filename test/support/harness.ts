@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure, Client, Connection, WorkflowFailedError, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { RunResult } from '../../src/workflows/run';
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { hasWorker } from '../../src/client/backend';
 import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { RunOptions } from '../../src/workflows/options';
@@ -43,7 +43,13 @@ export function temporalAddress(): string {
 }
 
 /** `llmTimeoutMs`: the worker's total cap per LLM request (default 10 s; null: none, the progress limits alone, as in production). */
-export async function startHarness(opts: { llmTimeoutMs?: number | null; apiKey?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: {
+    llmTimeoutMs?: number | null;
+    apiKey?: string;
+    /** Worker settings (e.g. no workflow cache), applied last. */ workerOverrides?: Partial<WorkerOptions>;
+  } = {},
+): Promise<Harness> {
   quietRuntime();
   const fake = await FakeOpenAI.start();
   const address = temporalAddress();
@@ -62,6 +68,7 @@ export async function startHarness(opts: { llmTimeoutMs?: number | null; apiKey?
       ...(opts.llmTimeoutMs === null ? {} : { timeoutMs: opts.llmTimeoutMs ?? 10_000 }),
     },
     workflowBundle: bundle ? { codePath: bundle } : undefined,
+    ...(opts.workerOverrides ? { overrides: opts.workerOverrides } : {}),
   });
   const running = worker.run();
   // Tests that go through the CLI would otherwise see "no worker" and start one of their own.

@@ -64,8 +64,22 @@ describe('replanner run --config: errors before anything starts (X12)', () => {
     process.env.REPLANNER_CONFIG = path.join(tmp, 'nope.yaml');
     const r = await cli('run', 'x', '--workspace', tmp);
     expect(r.code).toBe(EXIT.USAGE);
-    expect(r.err).toContain('cannot read config file');
-    expect(r.err).toContain('REPLANNER_CONFIG');
+    expect(r.err).toBe(`replanner: the config file ${path.join(tmp, 'nope.yaml')} does not exist (named by REPLANNER_CONFIG)\n`);
+  });
+
+  it('a missing --config file, or a directory, is named plainly (no ENOENT), exit 2', async () => {
+    const missing = await cli('run', 'x', '--workspace', tmp, '--config', path.join(tmp, 'missing.yaml'));
+    expect(missing).toMatchObject({ code: EXIT.USAGE, out: '' });
+    expect(missing.err).toBe(`replanner: the config file ${path.join(tmp, 'missing.yaml')} does not exist\n`);
+    const dir = await cli('run', 'x', '--workspace', tmp, '--config', tmp);
+    expect(dir.code).toBe(EXIT.USAGE);
+    expect(dir.err).toBe(`replanner: the config file ${tmp} is a directory, not a file\n`);
+    // --json: the same error as JSON on stdout, for scripts.
+    const json = await cli('run', 'x', '--workspace', tmp, '--config', path.join(tmp, 'missing.yaml'), '--json');
+    expect(json.code).toBe(EXIT.USAGE);
+    expect(JSON.parse(json.out)).toEqual({
+      error: { message: `the config file ${path.join(tmp, 'missing.yaml')} does not exist`, type: 'ConfigError', exitCode: EXIT.USAGE },
+    });
   });
 
   it('env overrides are checked: MAX_TOTAL_REPLANS=-1 exits 2', async () => {

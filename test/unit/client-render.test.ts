@@ -214,6 +214,21 @@ describe('renderDecisions (X9)', () => {
     expect(text).toContain('    replanner answer r1 q3 yes (or no)');
   });
 
+  it('each decision with its own time, under its own record (two task decisions of one execution phase)', () => {
+    const at = (iso: string, id: string, task: string) => ({ ...record, replan_id: id, phase: 'execution' as const, task_id: task, timestamp: iso });
+    const text = renderDecisions('r1', {
+      records: [at('2024-01-01T00:00:05.000Z', 'replan-4', 'a'), at('2024-01-01T00:00:42.000Z', 'replan-5', 'b')],
+      dropped: 0,
+      counters: emptyCounters(),
+      questions: [],
+    });
+    const blocks = text.split(/\n(?=replan-)/).slice(1);
+    expect(blocks.map((b) => [/^replan-\d+ · execution \(task (\w+)\)/.exec(b)?.[1], /\n {2}at (\S+)/.exec(b)?.[1]])).toEqual([
+      ['a', '2024-01-01T00:00:05.000Z'],
+      ['b', '2024-01-01T00:00:42.000Z'],
+    ]);
+  });
+
   it('says so when nothing was decided yet', () => {
     const text = renderDecisions('r1', { records: [], dropped: 0, counters: emptyCounters(), questions: [] });
     expect(text).toContain('Decisions of run r1: 0');

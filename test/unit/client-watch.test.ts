@@ -44,7 +44,7 @@ describe('V2 watch printer', () => {
     ]);
   });
 
-  it('V2 a decision that changes nothing, and its record, only with --verbose', () => {
+  it('V2 a decision that changes nothing only with --verbose, and once: its record adds nothing to print', () => {
     const noop: RunEvent = {
       seq: 1,
       time: at(0),
@@ -71,7 +71,7 @@ describe('V2 watch printer', () => {
     expect(runEventLines(noop, 'r1')).toEqual([]);
     expect(runEventLines(result, 'r1')).toEqual([]);
     expect(runEventLines(noop, 'r1', true)).toEqual(['  decision replan-3 · reflection · no replan · confidence 0.90']);
-    expect(runEventLines(result, 'r1', true)).toEqual(['  decision replan-4 (task b): no replan · skipped']);
+    expect(runEventLines(result, 'r1', true)).toEqual([]);
   });
 
   it('V2 a step running long without news gets a line with its elapsed time (not in JSON)', () => {

@@ -38,8 +38,8 @@ export interface CliContext {
   input: Input;
   /** The Temporal server at TEMPORAL_ADDRESS (BackendError when none answers). */
   connect(): Promise<Backend>;
-  /** Like connect, but starts the local dev server when nothing answers (`run`). */
-  ensureBackend(): Promise<Backend>;
+  /** Like connect, but starts the local dev server when nothing answers (`run`; it starts the worker itself). */
+  ensureServer(): Promise<Backend>;
   /**
    * Asks the run's pending questions on the terminal when `--ask` is given, or stdin is a terminal
    * and the output is not JSON (then the prompts go to stderr so stdout stays parseable).

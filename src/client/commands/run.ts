@@ -2,11 +2,15 @@
 // start the run holding its workspace (S3), and with --wait follow it to its end.
 import * as fs from 'node:fs';
 import { Command } from 'commander';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { MAX_BUDGET_TOKENS } from '../../domain/budget';
 import { ConfigError, parseConfig, parseGithubFlag, parseGitlabFlag, type NotificationsConfig, type ReplannerConfig } from '../../domain/config';
+import { notifyTargetOf, targetLabel } from '../../domain/notifications';
 import { countProblem, instructionProblem, runIdProblem } from '../../domain/run-input';
+import { runWorkflowId } from '../../workflows/run';
+import { STATUS_KEY } from '../../workflows/search-attributes';
 import { webUiUrl } from '../backend';
+import { ensureWorker } from '../worker-start';
 import { loadConfig } from '../config-load';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';
@@ -40,7 +44,7 @@ export function runCommand(ctx: CliContext): Command {
     .option('--budget-tokens <n>', "pause with a question (raise or stop) when the run's LLM calls used N tokens")
     .option('--github <owner/repo#N>', 'post the plan checklist and the replan notifications to that issue or pull request')
     .option('--gitlab <group/project!N>', 'the same on a GitLab merge request (!N) or issue (#N)')
-    .option('--id <id>', 'the run id to use instead of a random one')
+    .option('--id <id>', 'the run id to use instead of a random one (an id another run had is refused)')
     .option('--wait', 'wait for the run to end and print its final status')
     .option('--ask', 'with --wait: ask pending questions on the terminal (the default on a terminal without --json)')
     .option('-v, --verbose', 'with --wait: also decisions that change nothing and notification deliveries')
@@ -78,10 +82,16 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   // X12: the config is read and checked before anything starts (server, worker, run).
   const config = runConfig(o);
   const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
-  const backend = await ctx.ensureBackend();
+  const tokenWarning = missingTokenWarning(config, process.env);
+  if (tokenWarning) ctx.say(tokenWarning);
+  const backend = await ctx.ensureServer();
   // S3: one running run per workspace (two would edit the same files).
   const other = await runningRunOn(backend.client, workspace);
   if (other !== undefined) throw new UsageError(busyMessage(workspace, other));
+  // A run id names one run: an id used before, even by a run that ended, is refused.
+  if (o.id !== undefined) await refuseUsedId(backend.client, o.id);
+  // Only now a worker, for this shell's endpoint and model, when no live one polls its queue.
+  await ensureWorker(backend.connection, backend, ctx.say, process.env);
   const runId = o.id ?? newRunId();
   const given = fromFile !== undefined ? await storeInstruction(workspace, runId, text ?? '') : { instruction: text ?? '' };
   // The run holds its workspace (a lock workflow per workspace): of two starts at once, Temporal refuses one.
@@ -130,6 +140,42 @@ function runConfig(o: RunOptions): ReplannerConfig {
     ...(o.budgetTokens !== undefined ? { budget: { ...loaded.budget, maxTokens: Number(o.budgetTokens) } } : {}),
     ...(notifyFlag ? { notifications: withGitlabUrl(notifyFlag, loaded.notifications.gitlab?.url) } : {}),
   });
+}
+
+/**
+ * The tokens are the worker's, read at each delivery; a worker `run` starts has this shell's
+ * environment. Without the token here, say so before anything starts (a worker started elsewhere
+ * may have it, so this warns rather than refuses).
+ */
+export function missingTokenWarning(config: ReplannerConfig, env: NodeJS.ProcessEnv): string | undefined {
+  const target = notifyTargetOf(config.notifications);
+  if (!target) return undefined;
+  const token = target.service === 'github' ? 'GITHUB_TOKEN' : 'GITLAB_TOKEN';
+  if (env[token]?.trim()) return undefined;
+  return (
+    `replanner: warning: ${token} is not set in this shell, so a worker started from it cannot post to ${targetLabel(target)}. ` +
+    `Set ${token} here, or give it to the worker that serves the run; without it the run goes on and \`status\` shows what was not posted.`
+  );
+}
+
+/** An id a run has had (running or ended) is not given to another: `list` and `status` would mix the two. */
+async function refuseUsedId(client: Client, id: string): Promise<void> {
+  const desc = await client.workflow
+    .getHandle(runWorkflowId(id))
+    .describe()
+    .catch((e: unknown) => {
+      if (e instanceof WorkflowNotFoundError) return undefined;
+      throw e;
+    });
+  if (!desc) return;
+  if (desc.status.name === 'RUNNING') {
+    throw new UsageError(`a run with id "${id}" is already running; choose another --id or leave it out for a fresh one`);
+  }
+  const ended = desc.typedSearchAttributes.get(STATUS_KEY) ?? desc.status.name;
+  throw new UsageError(
+    `the run id "${id}" is taken by a run that ended ${ended} (started ${desc.startTime.toISOString()}): ` +
+      `an id names one run, so \`status\` and \`watch\` reach it. Choose another --id, or leave it out for a fresh one`,
+  );
 }
 
 /** S3: the refusal of a second run on a workspace, naming the running one. */

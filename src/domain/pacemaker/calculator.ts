@@ -1,7 +1,7 @@
 // P1–P6: the dynamic loop limit (seed 002 SimpleDynamicPacemaker.calculate_max_loops).
 import { TASK_PROFILES, type TaskProfile } from '../types';
 import { FINAL_FALLBACK_MAX_LOOPS, MAX_LOOPS, MIN_LOOPS, type PacemakerConfig } from './config';
-import { vitalsFactor, vitalsScore, type Vitals } from './vitals';
+import { vitalsFactor, vitalsScore, type TaskSignals, type Vitals } from './vitals';
 
 /** P4: base loops per task profile (seed 002 table). */
 export const BASE_LOOPS: Readonly<Record<TaskProfile, number>> = Object.freeze({
@@ -36,6 +36,11 @@ export interface ComplexityInput {
   toolRuns: number;
   /** Of those, how many failed. */
   toolErrors: number;
+}
+
+/** P3: a task's complexity input: files = its scope paths; history turns = worker steps; error rate = failed / all tool calls. */
+export function taskComplexity(files: number, s: Pick<TaskSignals, 'historyTurns' | 'toolRuns' | 'toolErrors'>): ComplexityInput {
+  return { files, historyTurns: s.historyTurns, toolRuns: s.toolRuns, toolErrors: s.toolErrors };
 }
 
 export interface MaxLoopsInput {

@@ -8,7 +8,7 @@ export const INTERVENTION_KINDS = ['no_progress', 'lost_confidence', 'confused_t
 export type InterventionKind = (typeof INTERVENTION_KINDS)[number];
 
 /**
- * P7: what a choice does (SPEC "Seed fidelity notes"):
+ * P7: what a choice does (docs/requirements.md, P7):
  * - stop: the task stops (BLOCKED); accept: the current result is accepted as DONE;
  * - guidance: the user's text goes into the next worker request; consult_reference: the same,
  *   naming what the worker must consult; consolidate: the worker first consolidates what is done;

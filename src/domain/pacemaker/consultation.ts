@@ -208,3 +208,44 @@ export function takePendingGuidance(state: PacemakerState): { state: PacemakerSt
   const { pendingGuidance, ...rest } = state;
   return { state: rest, guidance: pendingGuidance };
 }
+
+/** P7: the consultation's end: the answer when one came in time, else the configured timeout. */
+export function endConsultation(
+  state: PacemakerState,
+  kind: InterventionKind,
+  answer: ResolvedConsultationAnswer | undefined,
+  config: Pick<PacemakerConfig, 'raise_limit_by' | 'on_consultation_timeout' | 'consultation_timeout_minutes'> = DEFAULT_PACEMAKER_CONFIG,
+): ConsultationResult {
+  return answer ? applyConsultationAnswer(state, answer, config) : applyConsultationTimeout(state, kind, config);
+}
+
+/** How a task ends: its judge (J2) or a consultation said so; REPLAN asks the execution phase to re-decompose it (J6). */
+export type TaskEnd = 'DONE' | 'BLOCKED' | 'REPLAN';
+
+/** P7: the consultation effects that end the task, and how; undefined → the loop goes on. */
+export function consultationEnd(outcome: ConsultationOutcome, answered: boolean): { state: TaskEnd; reason: string } | undefined {
+  switch (outcome.effect) {
+    case 'stop':
+      return { state: 'BLOCKED', reason: answered ? `stopped by the user (${outcome.reason})` : outcome.reason };
+    case 'accept':
+      return { state: 'DONE', reason: outcome.reason };
+    case 'redecompose':
+    case 'simplify':
+      return { state: 'REPLAN', reason: outcome.reason };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * P1/P7: a limit a consultation set (raised, or kept going) is a floor: the limit recomputed after
+ * a later iteration never goes below it. The floor after `outcome`.
+ */
+export function limitFloorAfter(floor: number, outcome: ConsultationOutcome): number {
+  return 'maxLoops' in outcome ? Math.max(floor, outcome.maxLoops) : floor;
+}
+
+/** P1: the recomputed limit, never below the floor consultations set. */
+export function limitAboveFloor(computed: number, floor: number): number {
+  return Math.max(computed, floor);
+}

@@ -1,4 +1,4 @@
-// Duck Pacemaker (SPEC §5, P1–P8). Pure policy.
+// Duck Pacemaker (P1–P8 in docs/requirements.md). Pure policy.
 export * from './config';
 export * from './vitals';
 export * from './calculator';

@@ -1,5 +1,6 @@
 // P2: D.U.C.K. vitals measured from real signals of a task's recent iterations (seed 002).
 // Every value is in [0, 1]; higher is healthier.
+import { clipMiddle } from '../text';
 
 export interface Vitals {
   /** Confidence in the current plan (seed 002: mood = AIのプランに関する自信). */
@@ -117,4 +118,89 @@ export function detectProgress(
   const actions = actionSignatures.join('\n');
   const repeated = (missing !== '' && missing === previous.missing) || (actions !== '' && actions === previous.actions);
   return { progressed: !repeated, marks: { missing, actions } };
+}
+
+// ------------------------------------------------------------------ a task's signals, iteration by iteration
+
+/** Marks a failed tool call: the worker step writes it at the end of the call's signature. */
+export const FAILED_CALL_MARK = '!';
+
+/**
+ * A tool call's signature in a worker step's report: `name(args)`, the arguments as compact JSON
+ * (their raw text when it is not JSON), each clipped, and FAILED_CALL_MARK appended when it failed.
+ */
+export function toolCallSignature(name: string, rawArgs: string, ok: boolean): string {
+  let args = rawArgs;
+  try {
+    args = JSON.stringify(JSON.parse(rawArgs || '{}')) ?? '';
+  } catch {
+    /* keep the raw text */
+  }
+  return `${clipMiddle(name, 40)}(${clipMiddle(args, 80)})${ok ? '' : FAILED_CALL_MARK}`;
+}
+
+export function isFailedCall(signature: string): boolean {
+  return signature.endsWith(FAILED_CALL_MARK);
+}
+
+/** Tool-call signatures a task keeps for focus (P2), and of them the failed ones: small, bounded lists only. */
+export const SIGNAL_WINDOW = 12;
+/** mood (P2) is the mean of the judge's last few confidences. */
+export const JUDGE_CONFIDENCES_KEPT = 3;
+
+/** What a task keeps of its iterations for its vitals (P2), its complexity (P3) and no-progress detection (P7). */
+export interface TaskSignals {
+  judgeConfidences: number[];
+  /** The last SIGNAL_WINDOW tool-call signatures. */
+  actions: string[];
+  /** The failed ones of the last SIGNAL_WINDOW tool calls. */
+  errors: string[];
+  /** Worker steps so far (P3 history turns). */
+  historyTurns: number;
+  toolRuns: number;
+  toolErrors: number;
+  lastMarks: ProgressMarks;
+}
+
+export const NO_TASK_SIGNALS: Readonly<TaskSignals> = Object.freeze({
+  judgeConfidences: [],
+  actions: [],
+  errors: [],
+  historyTurns: 0,
+  toolRuns: 0,
+  toolErrors: 0,
+  lastMarks: {},
+});
+
+/** What one worker → judge iteration showed. */
+export interface IterationSignals {
+  /** The judge's confidence; null when it could not say. */
+  judgeConfidence: number | null;
+  missingRequirements: readonly string[];
+  /** The iteration's tool-call signatures (toolCallSignature). */
+  actionSignatures: readonly string[];
+  steps: number;
+  toolCalls: number;
+  toolErrors: number;
+}
+
+/** P2/P3/P7: the signals after an iteration, and whether it made progress (detectProgress). */
+export function recordTaskSignals(s: TaskSignals, it: IterationSignals): { signals: TaskSignals; progressed: boolean } {
+  const { progressed, marks } = detectProgress(s.lastMarks, it.missingRequirements, it.actionSignatures);
+  const signals: TaskSignals = {
+    judgeConfidences:
+      typeof it.judgeConfidence === 'number' ? [...s.judgeConfidences, it.judgeConfidence].slice(-JUDGE_CONFIDENCES_KEPT) : s.judgeConfidences,
+    actions: [...s.actions, ...it.actionSignatures].slice(-SIGNAL_WINDOW),
+    errors: [...s.errors, ...it.actionSignatures.filter(isFailedCall)].slice(-SIGNAL_WINDOW),
+    historyTurns: s.historyTurns + it.steps,
+    toolRuns: s.toolRuns + it.toolCalls,
+    toolErrors: s.toolErrors + it.toolErrors,
+    lastMarks: marks,
+  };
+  return { signals, progressed };
+}
+
+/** P2: the task's vitals from its signals, after `attemptsUsed` of `maxAttempts` iterations. */
+export function taskVitals(s: TaskSignals, attemptsUsed: number, maxAttempts: number): Vitals {
+  return measureVitals({ judgeConfidences: s.judgeConfidences, recentActions: s.actions, recentErrors: s.errors, attemptsUsed, maxAttempts });
 }

@@ -12,6 +12,8 @@ export interface Inbox<T> {
   add(source: Promise<T>): void;
   /** The oldest undelivered event; waits for one when there is none. */
   take(): Promise<T>;
+  /** Events delivered and not yet taken. */
+  waiting(): number;
 }
 
 export function inbox<T>(): Inbox<T> {
@@ -30,5 +32,6 @@ export function inbox<T>(): Inbox<T> {
       while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       return queue.shift()!;
     },
+    waiting: () => queue.length,
   };
 }

@@ -1,11 +1,13 @@
-// The worker's tool loop, run by TaskWorkflow itself (issue 10): each step is ONE activity
-// (workerStep: one LLM request, then the tool calls it asked for), so the history names every
-// step and its tool calls, a crash is recovered by Temporal retrying the step in flight, and later
-// issues can stop between steps (pause, budgets). The transcript stays on disk; history carries
-// each step's small result (tool-call signatures, counts, usage, the transcript directory).
+// One iteration of a task (J1): the worker's tool loop, then the judge. The loop is run by
+// TaskWorkflow itself: each step is ONE activity (workerStep: one LLM request, then the tool calls
+// it asked for), so the history names every step and its tool calls, a crash is recovered by
+// Temporal retrying the step in flight, and the task can stop between steps (pause, budgets). The
+// transcript stays on disk; history carries each step's small result (tool-call signatures, counts,
+// usage, the transcript directory).
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
-import type { Activities, RunRef } from '../activities';
-import type { TaskSpec } from '../domain/types';
+import type { Activities, RunRef } from '../../activities';
+import type { JudgeResult } from '../../domain/replan/judge-outcome';
+import type { TaskSpec } from '../../domain/types';
 import {
   EMPTY_WORKER_TALLY,
   recordWorkerStep,
@@ -14,10 +16,11 @@ import {
   workerStepLimit,
   type WorkerIterationOutcome,
   type WorkerStepReport,
-} from '../domain/worker-steps';
-import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
-import { workerActivityOptions, type RunOptions } from './options';
-import type { PauseGate } from './pause-gate';
+} from '../../domain/worker-steps';
+import { touchesWorkspace } from '../../domain/workspace-host';
+import { addUsage, ZERO_USAGE, type TokenUsage } from '../../domain/usage';
+import { llmActivityOptions, workerActivityOptions, type RunOptions } from '../options';
+import type { PauseGate } from '../pause-gate';
 
 export interface WorkerIterationInput {
   run: RunRef;
@@ -73,4 +76,17 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
     input.onStep?.(step, r);
   }
   return { ...workerIterationOutcome(tally), usage };
+}
+
+/** J1: the judge's verdict on what the worker did (through the task's gate, like every LLM call). */
+export function judgeIteration(
+  run: RunRef,
+  task: TaskSpec,
+  worker: { summary: string; logPath: string },
+  options: RunOptions,
+  gate: PauseGate,
+): Promise<{ value: JudgeResult; usage: TokenUsage }> {
+  return gate
+    .gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`, touchesWorkspace('judgeTask'))))
+    .judgeTask({ ...run, task, workerSummary: worker.summary, logPath: worker.logPath });
 }

@@ -1,0 +1,113 @@
+// TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
+// re-decompose (REPLAN, for the execution phase: J6). The loop limit comes from the Duck Pacemaker
+// (P1–P6), recomputed after every iteration from measured vitals; when it sees trouble it consults
+// the user and waits durably for the answer (P7). Each part in its own file beside this one: the
+// iteration's activities (iteration.ts), the pacemaker's state (pacer.ts), the consultation
+// (consultation.ts) and what the task shows while it runs (view.ts).
+import { isCancellation } from '@temporalio/workflow';
+import { consultationEnd, DEFAULT_PACEMAKER_CONFIG, pacemakerLogLine } from '../../domain/pacemaker';
+import { judgeOutcome, type JudgeResult } from '../../domain/replan/judge-outcome';
+import { addUsage } from '../../domain/usage';
+import { installLease } from '../budget-lease';
+import { installChildGate } from '../child-gate';
+import { explainActivityFailure } from '../failures';
+import { rungReport } from '../llm-form';
+import { installConsultations } from './consultation';
+import { judgeIteration, runWorkerIteration } from './iteration';
+import { startPacer } from './pacer';
+import type { TaskInput, TaskOutcome } from './types';
+import { taskView } from './view';
+
+export type { TaskOutcome } from './types';
+
+export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
+  const { task, options } = input;
+  const config = options.pacemaker ?? DEFAULT_PACEMAKER_CONFIG;
+  // V1/V2/P8: what the task shows; P1: its first loop limit.
+  const view = taskView(task);
+  const pacer = startPacer(task, config, view);
+  const status = view.status;
+  view.show();
+  // O1: told by the execution phase; every worker step and the judge wait here while paused.
+  // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
+  const lease = installLease(input.budget);
+  // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
+  const gate = installChildGate(options, lease);
+  // P7: the user's answers to the pacemaker's consultations.
+  const consultations = installConsultations(task, config, view, pacer, input.runWorkflowId);
+
+  let feedback: string | undefined;
+  let last: { judge?: JudgeResult; logPath?: string } = {};
+  const finish = (state: TaskOutcome['state'], reason: string): TaskOutcome => {
+    status.state = state === 'DONE' ? 'DONE' : state === 'BLOCKED' ? 'BLOCKED' : 'RUNNING';
+    view.show();
+    const pace = pacer.state;
+    view.paceLog(
+      pacemakerLogLine('end', {
+        taskId: task.id,
+        loopsUsed: pace.iteration,
+        maxLoops: pace.maxLoops,
+        interventions: pace.interventions,
+        outcome: state === 'DONE' ? 'success' : `${state.toLowerCase()}: ${reason}`,
+      }),
+    );
+    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...last, ...rungReport(options) };
+  };
+
+  try {
+    for (;;) {
+      // J1: the worker works (with the judge's feedback and the user's guidance, if any) …
+      status.iteration = pacer.state.iteration + 1;
+      status.state = 'RUNNING';
+      const guidance = pacer.takeGuidance();
+      const worker = await runWorkerIteration({
+        run: input.run,
+        task,
+        steps: input.steps,
+        iteration: status.iteration,
+        feedback,
+        guidance,
+        options,
+        gate,
+        onStep: (step, r) => view.stepDone(status.iteration, step, r),
+      });
+      status.usage = addUsage(status.usage, worker.usage);
+      // … and the judge says whether the task is done.
+      const judged = await judgeIteration(input.run, task, worker, options, gate);
+      status.usage = addUsage(status.usage, judged.usage);
+      const judge = judged.value;
+      status.lastJudgeReason = judge.reason;
+      view.show();
+      last = { judge, logPath: worker.logPath };
+
+      // P1–P3: what this iteration showed: the vitals and the limit.
+      pacer.afterIteration({
+        judgeConfidence: judge.confidence,
+        missingRequirements: judge.missingRequirements,
+        actionSignatures: worker.actionSignatures ?? [],
+        steps: worker.steps,
+        toolCalls: worker.toolCalls,
+        toolErrors: worker.toolErrors,
+      });
+
+      const outcome = judgeOutcome(judge); // J2
+      if (outcome !== 'NEEDS_CONTINUATION') return finish(outcome, judge.reason);
+      status.state = 'NEEDS_CONTINUATION';
+      feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
+
+      // P7: should the pacemaker step in?
+      const step = pacer.next();
+      if (step.action === 'stop') {
+        return finish('BLOCKED', `not done after ${pacer.state.iteration} worker iterations (${step.reason}): ${judge.reason}`.trim());
+      }
+      if (step.action === 'consult') {
+        const { outcome: effect, answered } = await consultations.consult(step.intervention);
+        const end = consultationEnd(effect, answered);
+        if (end) return finish(end.state, end.reason);
+      }
+    }
+  } catch (err) {
+    if (isCancellation(err)) await consultations.withdraw();
+    throw explainActivityFailure(`task ${task.id}`, err);
+  }
+}
