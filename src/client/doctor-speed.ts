@@ -172,7 +172,8 @@ export async function measureSpeed(settings: LlmSettings, rung: LlmRung, instruc
     report.error = err instanceof Error ? err.message : String(err);
   }
   // The prompt's size as estimated for every purpose alike (a server's own count may leave out the tools).
-  report.serverPromptTokens = usage?.promptTokens || undefined;
+  // A server that sends no usage (llama-cpp-python ignores include_usage) leaves our own estimate there: not its count.
+  report.serverPromptTokens = usage?.promptTokens && usage.promptTokens !== report.promptTokens ? usage.promptTokens : undefined;
   if (marks.reading === undefined || marks.first === undefined) return report;
   report.firstTokenMs = marks.first - marks.reading;
   report.writtenTokens = marks.tokens;

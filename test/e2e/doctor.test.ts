@@ -36,6 +36,8 @@ function scriptGoodModel(): void {
   h.fake.always('doctor_tools_required', { toolCalls: [{ name: 'report_ok', arguments: { ok: true } }] });
   // M1: the speed probe (a run's largest prompt) answered at a pace: 300 ms to the first token, 20 tokens 20 ms apart.
   h.fake.always('doctor_speed', { pace: { firstTokenMs: 300, tokens: 20, tokenMs: 20 }, then: { content: JSON.stringify({ ok: true }) } });
+  // The server's own count of the prompt (a tokenizer's, not our estimate of ~4 characters a token).
+  h.fake.usage('doctor_speed', { prompt: 1234, completion: 20 });
 }
 
 async function doctor(): Promise<{ code: number; out: string; err: string; lines: string[] }> {
@@ -85,7 +87,7 @@ describe('replanner doctor', () => {
     const speed = h.fake.requests[2]!;
     expect([speed.purpose, speed.stream, speed.status, speed.body.max_tokens]).toEqual(['doctor_speed', true, 200, 64]);
     expect(line(r.lines, /Speed/)).toMatch(
-      /^✓ Speed: read a ~[\d,]+-token prompt \([a-z_]+'s, the largest JSON call a run makes; [\d,]+ by the server's count\) in [\d.]+ s \([\d.,]+ tokens\/s\), wrote \d+ tokens at [\d.,]+ tokens\/s; expected per call: goal_understanding [\d.]+ s, .*; the limits fit/,
+      /^✓ Speed: read a ~[\d,]+-token prompt \([a-z_]+'s, the largest JSON call a run makes; 1,234 by the server's count\) in [\d.]+ s \([\d.,]+ tokens\/s\), wrote \d+ tokens at [\d.,]+ tokens\/s; expected per call: goal_understanding [\d.]+ s, .*; the limits fit/,
     );
     expect(h.fake.requests).toHaveLength(3);
   });
