@@ -24,12 +24,13 @@ import type { TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway, RawReply } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
-import { workerPrompt } from '../llm/prompts/task';
+import { workerPrompt, type StuckPromptInput } from '../llm/prompts/task';
 import type { TokenUsage } from '../domain/usage';
 import { startActivityHeartbeat, type Heartbeat } from './heartbeat';
 import { readInstruction, readJson, removeJournaled, runDir, safeName, writeJsonAtomic } from './run-files';
 import { clipMiddle } from '../domain/text';
 import { toolCallSignature } from '../domain/pacemaker/vitals';
+import { callPrint, MAX_CALL_PRINTS, replyPrint } from '../domain/stuck/fingerprint';
 import { narrowSandbox, sandboxSettingsFromEnv } from './tools/sandbox';
 import { runTool, TOOL_DEFINITIONS } from './tools';
 
@@ -42,6 +43,8 @@ export interface WorkerPromptInput {
   steps: string[];
   feedback?: string;
   guidance?: string;
+  /** P9: the previous iteration was ended by the stuck detector: what it repeated and what the tools answered. */
+  stuck?: StuckPromptInput;
 }
 
 export interface WorkerStepInput {
@@ -151,7 +154,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     const changed = stepFileChanges(rec.calls);
     return {
       step: input.step,
-      ...(rec.calls.length === 0 ? { summary: clipMiddle(rec.content.trim() || '(the worker gave no summary)', 2000) } : {}),
+      ...(rec.calls.length === 0
+        ? { summary: clipMiddle(rec.content.trim() || '(the worker gave no summary)', 2000), reply: replyPrint(rec.content) }
+        : {}),
       toolCalls: rec.calls.length,
       toolErrors: rec.calls.filter((c) => c.ok !== true).length,
       actions: actions.slice(-MAX_SIGNATURES),
@@ -161,6 +166,10 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(changed.more ? { moreFiles: changed.more } : {}),
       ...(rec.rung ? { llmRung: rec.rung } : {}),
       ...(rec.stream === false ? { llmStream: false as const } : {}),
+      // P9: what the stuck detector compares, a few hashes and short lines per call (never the output).
+      ...(rec.calls.length
+        ? { prints: rec.calls.slice(-MAX_CALL_PRINTS).map((c) => callPrint(c.name, c.arguments, c.ok === true, c.output ?? '')) }
+        : {}),
     };
   } finally {
     beat.stop();

@@ -93,6 +93,10 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
     case 'consultation_closed':
       return [`  consultation ${e.consultationId} of task ${e.taskId} closed`];
     case 'notification':
+      if (e.refused) return [`  notification to ${e.target} could not be posted (${e.refused} so far): ${oneLine(e.error ?? 'refused', 200)}`];
+      if (e.waitingUntil) return [`  notifications to ${e.target} wait until ${e.waitingUntil}: ${oneLine(e.error ?? 'no answer', 200)}`];
+      if (e.left) return [`  ${e.left} notification(s) to ${e.target} not delivered when the run ended: ${oneLine(e.error ?? 'no answer', 200)}`];
+      if (e.recovered) return [`  notifications to ${e.target} delivered again (${e.delivered} so far)`];
       return e.error
         ? [`  notification to ${e.target} failed: ${oneLine(e.error, 200)}`]
         : verbose
@@ -112,10 +116,12 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
 /** V2: a worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
 export function workerStepLine(
   taskId: string,
-  s: { iteration: number; step: number; actions: string[]; toolErrors: number; summary?: string },
+  s: { iteration: number; step: number; actions: string[]; toolErrors: number; summary?: string; stuck?: string },
 ): string {
   const calls = s.actions.length ? s.actions.join(', ') : s.summary !== undefined ? `answer: ${oneLine(s.summary, 120)}` : 'no tool call';
-  return `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${s.toolErrors} failed)` : ''}`;
+  const line = `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${s.toolErrors} failed)` : ''}`;
+  // P9: the stuck detector ended the iteration here.
+  return s.stuck ? `${line}\n      ${taskId} · ${oneLine(s.stuck, 240)}` : line;
 }
 
 /** "12s", "3m 05s", "1h 02m". */

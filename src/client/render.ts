@@ -1,6 +1,6 @@
 // Human-readable views of a run's status and decisions for the CLI and the demo (what `watch`
 // prints as the run goes is in render-events.ts).
-import { notificationsLine } from '../domain/notifications';
+import { notificationsLine } from '../domain/run/deliveries';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 import type { FileChange } from '../domain/file-changes';

@@ -1,12 +1,14 @@
 // X11: the plan checklist comment (seed 004 §11.4), edited in place on every revision.
 // Pure: no clock — pass `revisedAt` if a timestamp should be shown.
-import { oneLine } from './text';
+import { clipLine, oneLine } from './text';
 import { TaskState } from './types';
 
 export interface ChecklistTask {
   id: string;
   title: string;
   state: TaskState;
+  /** Why a blocked or cancelled task stopped (its summary), shown on its line. */
+  reason?: string;
 }
 
 export interface ChecklistInput {
@@ -24,6 +26,10 @@ export interface ChecklistInput {
   previousProgress?: { done: number; total: number };
   /** Optional timestamp text (workflow time), shown under the title. */
   revisedAt?: string;
+  /** Markdown blocks shown under the progress line (the issue's own sections: questions, deliveries). */
+  notes?: readonly string[];
+  /** Markdown blocks kept in the history section after the earlier plans (e.g. notifications not posted). */
+  extraHistory?: readonly string[];
 }
 
 export const CHECKLIST_HISTORY_SUMMARY = '📜 Previous Plan History';
@@ -59,11 +65,28 @@ const STATE_NOTES: Partial<Record<TaskState, string>> = {
   [TaskState.CANCELLED]: ' — ✖ cancelled',
 };
 
+/** A blocked task's own work failed (its reason as the execution phase words it), rather than waiting on another. */
+const FAILED_REASON = /^(task failed|re-decomposition failed|re-decomposition refused)\b/i;
+const MAX_REASON_LINE = 200;
+
+/**
+ * X11: how a task that stopped reads, with its one-line reason: "❌ task failed: …" (its own work
+ * failed), "⛔ blocked by a" (waits on a task that did not finish), "⛔ blocked: …" (the judge's
+ * reason), "✖ cancelled: …".
+ */
+function stateNote(t: ChecklistTask): string {
+  const why = t.reason?.trim() ? clipLine(t.reason, MAX_REASON_LINE) : undefined;
+  if (!why || (t.state !== TaskState.BLOCKED && t.state !== TaskState.CANCELLED)) return STATE_NOTES[t.state] ?? '';
+  if (t.state === TaskState.CANCELLED) return ` — ✖ cancelled: ${why}`;
+  if (FAILED_REASON.test(why)) return ` — ❌ ${why}`;
+  return /^blocked by /i.test(why) ? ` — ⛔ ${why}` : ` — ⛔ blocked: ${why}`;
+}
+
 function taskLine(t: ChecklistTask): string {
   const item = `**${oneLine(t.id)}**: ${oneLine(t.title)}`;
   if (t.state === TaskState.REPLACED_BY_REPLAN) return `- [ ] ~~${item}~~ — replaced by replan`;
   const box = t.state === TaskState.DONE ? '[x]' : '[ ]';
-  return `- ${box} ${item}${STATE_NOTES[t.state] ?? ''}`;
+  return `- ${box} ${item}${stateNote(t)}`;
 }
 
 /** Remove a rendered checklist's own history block (its content is kept separately). */
@@ -144,12 +167,36 @@ export function renderChecklist(input: ChecklistInput): string {
   out.push('');
   const p = checklistProgress(input.tasks);
   out.push(progressLine(p.done, p.total, input.replanCount));
-  if (input.previousPlans.length > 0) {
-    out.push('', HISTORY_OPEN, '');
-    input.previousPlans.forEach((plan, i) => out.push(historyEntry(plan, i), ''));
-    out.push('</details>');
-  }
-  return out.join('\n');
+  return [out.join('\n'), ...tail(input.notes, input.previousPlans, input.extraHistory)].join('\n');
+}
+
+/** The notes under the plan, then the history block (earlier plans, oldest first, then the extra entries). */
+function tail(notes: readonly string[] = [], plans: readonly string[], extra: readonly string[] = []): string[] {
+  const out = notes.flatMap((n) => ['', n]);
+  if (plans.length === 0 && extra.length === 0) return out;
+  out.push('', HISTORY_OPEN, '');
+  plans.forEach((plan, i) => out.push(historyEntry(plan, i), ''));
+  extra.forEach((x) => out.push(x, ''));
+  out.push('</details>');
+  return out;
+}
+
+/**
+ * X11: a revision that starts a new checklist while its new plan is being made: never an empty
+ * plan on the thread. The last real plan (`lastPlan`, rendered) stays, marked as under revision
+ * (`banner`), its own earlier plans in the history block.
+ */
+export function renderUnderRevision(p: {
+  lastPlan: string;
+  banner: string;
+  earlierPlans: readonly string[];
+  notes?: readonly string[];
+  extraHistory?: readonly string[];
+}): string {
+  const lines = stripHistory(p.lastPlan).trimEnd().split('\n');
+  const head = /^#{1,6} /.test(lines[0] ?? '') ? [lines.shift()!, ''] : [];
+  while (lines[0] === '') lines.shift();
+  return [[...head, p.banner, '', ...lines].join('\n'), ...tail(p.notes, p.earlierPlans, p.extraHistory)].join('\n');
 }
 
 /**

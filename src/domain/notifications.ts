@@ -1,8 +1,8 @@
 // X10 / X11: where the run's notifications go and how they are delivered: the target from the
-// config, the markers that find a comment again, the neutralizing of LLM text, how a delivery
-// failure is judged and the run's record of deliveries. Pure: what to post is decided in
-// src/domain/run/notifications-due.ts, *when* by the workflow (src/workflows/run/notifications.ts); the
-// activities (src/activities/notifications) only carry the text.
+// config, the markers that find a comment again, the neutralizing of LLM text and how a delivery
+// failure is judged. Pure: what to post is decided in src/domain/run/notifications-due.ts, the
+// run's record and queue of deliveries is src/domain/run/deliveries.ts, *when* is the workflow's
+// (src/workflows/run/notifications.ts); the activities (src/activities/notifications) carry the text.
 import type { NotificationsConfig } from './config/notifications';
 import { decideRetry, type FailureKind, type NetworkErrorKind } from './failures';
 import { clipLine } from './text';
@@ -80,11 +80,15 @@ export function targetAllowed(t: NotifyTarget, allow: string | undefined): boole
 // ---------------------------------------------------------------- delivery failures
 
 export type NotifyService = NotifyTarget['service'];
+
+/** The failure types of the notification activities: refused for good, or unavailable for now. */
+export const NOTIFICATION_REJECTED = 'NotificationRejected';
+export const NOTIFICATION_UNAVAILABLE = 'NotificationUnavailable';
 const SERVICE_NAME: Record<NotifyService, string> = { github: 'GitHub', gitlab: 'GitLab' };
 const TOKEN_NAME: Record<NotifyService, string> = { github: 'GITHUB_TOKEN', gitlab: 'GITLAB_TOKEN' };
 
-/** Longest wait for a rate limit's reset: beyond it the notification is given up (and reported). */
-export const MAX_RATE_LIMIT_WAIT_MS = 5 * 60_000;
+/** An outage's retry-after is believed up to this; a longer one is left to the run's backoff. */
+const MAX_OUTAGE_WAIT_MS = 5 * 60_000;
 
 export interface DeliveryFailureInput {
   service: NotifyService;
@@ -112,9 +116,9 @@ export interface DeliveryFailure {
 /**
  * X10: what a failed delivery means. Retried or not as the retry table (./failures.ts) says: a
  * rate limit (429, or GitHub's 403 with `x-ratelimit-remaining: 0` or `retry-after`) after its
- * reset, when that is at most MAX_RATE_LIMIT_WAIT_MS away; 5xx and no response with backoff.
- * 401 / 403 / 404 / other 4xx will not fix themselves: the notification is given up at once and
- * reported (the next one tries again: a token fixed meanwhile works).
+ * reset, however far; 5xx and no response with backoff. 401 / 403 / 404 / 422 and other 4xx will
+ * not fix themselves: refused at once and reported (the next one tries again: a token fixed
+ * meanwhile works).
  */
 export function classifyDeliveryFailure(f: DeliveryFailureInput): DeliveryFailure {
   const svc = SERVICE_NAME[f.service];
@@ -126,10 +130,8 @@ export function classifyDeliveryFailure(f: DeliveryFailureInput): DeliveryFailur
   if (d.kind === 'rate_limit') {
     const wait = d.retryAfterMs;
     const resetAt = wait !== undefined ? ` until ${new Date(f.nowMs + wait).toISOString()}` : '';
-    const message = `${svc}: ${f.status} rate limited${resetAt}`;
-    if (wait !== undefined && wait > MAX_RATE_LIMIT_WAIT_MS)
-      return { ...told(`${message} (too long to wait; later notifications try again)`), retryable: false };
-    return { ...told(message), ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
+    // X10: waited for however far (the table bounds a server's wait to a day): nothing is dropped.
+    return { ...told(`${svc}: ${f.status} rate limited${resetAt}`), ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
   }
   if (f.status === 401) return told(`${svc}: 401 Unauthorized (check ${token})`);
   if (f.status === 403) return told(`${svc}: 403 Forbidden (check ${token}'s scope)`);
@@ -137,43 +139,7 @@ export function classifyDeliveryFailure(f: DeliveryFailureInput): DeliveryFailur
     return told(`${svc}: 404 Not Found (check the ${f.service === 'github' ? 'repository' : 'project'} and number, and that ${token} can see it)`);
   }
   if (d.kind !== 'outage') return told(`${svc}: ${f.status} refused${detail}`);
-  // An outage's retry-after is followed when it is a sane wait; a longer one: Temporal's backoff.
-  const wait = d.retryAfterMs !== undefined && d.retryAfterMs <= MAX_RATE_LIMIT_WAIT_MS ? { retryAfterMs: d.retryAfterMs } : {};
+  // An outage's retry-after is followed when it is a sane wait; a longer one: the run's backoff.
+  const wait = d.retryAfterMs !== undefined && d.retryAfterMs <= MAX_OUTAGE_WAIT_MS ? { retryAfterMs: d.retryAfterMs } : {};
   return { ...told(`${svc}: ${f.status} ${f.status >= 500 ? 'server error' : 'failed'}${detail}`), ...wait };
-}
-
-// ---------------------------------------------------------------- the run's record of deliveries
-
-/** What the run keeps about its notifications (RunState.notifications). */
-export interface NotificationLedger {
-  target: string;
-  /** X11: the checklist comment, once created (edited in place from then on). */
-  checklistCommentId?: number;
-  delivered: number;
-  /** Notifications (and checklist edits) given up after their retries. */
-  failed: number;
-  lastError?: string;
-  lastErrorAt?: string;
-}
-
-export function emptyLedger(target: NotifyTarget): NotificationLedger {
-  return { target: targetLabel(target), delivered: 0, failed: 0 };
-}
-
-export function noteDelivered(l: NotificationLedger, checklistCommentId?: number): NotificationLedger {
-  return { ...l, delivered: l.delivered + 1, ...(checklistCommentId !== undefined ? { checklistCommentId } : {}) };
-}
-
-export function noteUndelivered(l: NotificationLedger, error: string, at: string): NotificationLedger {
-  return { ...l, failed: l.failed + 1, lastError: clipLine(error, 500), lastErrorAt: at };
-}
-
-/**
- * What `status` shows: "Notifications: GitHub o/r#12: 4 delivered" or, after a failure,
- * "Notifications: GitHub: 403 Forbidden (check GITHUB_TOKEN's scope) — 3 notifications not delivered".
- */
-export function notificationsLine(l: NotificationLedger): string {
-  const ok = `${l.delivered} delivered to ${l.target}`;
-  if (!l.failed) return `Notifications: ${ok}`;
-  return `Notifications: ${l.lastError ?? 'failed'} — ${l.failed} notification${l.failed === 1 ? '' : 's'} not delivered (${ok})`;
 }

@@ -13,6 +13,8 @@ export interface TaskStepLine {
   actions: string[];
   toolErrors: number;
   summary?: string;
+  /** P9: the stuck detector ended the iteration at this step (its note). */
+  stuck?: string;
 }
 
 export const TASK_DETAIL_STEPS = 30;
@@ -31,6 +33,12 @@ export function addStepLine(lines: readonly TaskStepLine[], iteration: number, s
   return [...lines, line].slice(-TASK_DETAIL_STEPS);
 }
 
+/** P9: marks the newest line (the step the detector stopped at) with the stuck note. */
+export function markStuckLine(lines: readonly TaskStepLine[], note: string): TaskStepLine[] {
+  const last = lines[lines.length - 1];
+  return last ? [...lines.slice(0, -1), { ...last, stuck: clip(note, 300) }] : [...lines];
+}
+
 export interface TaskDetailsView {
   taskId: string;
   title: string;
@@ -39,6 +47,8 @@ export interface TaskDetailsView {
   maxIterations: number;
   lastJudgeReason?: string;
   consultation?: string;
+  /** P9: the stuck detector's newest note, with the totals of the task. */
+  stuck?: string;
   steps: readonly TaskStepLine[];
   /** Steps before the listed ones (dropped to keep the details small). */
   earlierSteps: number;
@@ -64,6 +74,7 @@ export function taskDetails(v: TaskDetailsView): string {
     `**State**: ${v.state} · iteration ${v.iteration} of at most ${v.maxIterations}`,
   ];
   if (v.lastJudgeReason) out.push('', `**Judge**: ${v.lastJudgeReason.replace(/\s+/g, ' ').slice(0, 500)}`);
+  if (v.stuck) out.push('', `**Stuck**: ${v.stuck.replace(/\s+/g, ' ').slice(0, 500)}`);
   if (v.consultation) out.push('', `**Waiting for your answer**: ${v.consultation.replace(/\s+/g, ' ').slice(0, 500)}`);
   out.push('', '### Files changed');
   if (!v.files?.length && !v.unlistedFiles) out.push('_No file written or edited yet._');
@@ -76,6 +87,7 @@ export function taskDetails(v: TaskDetailsView): string {
     const calls = s.actions.length ? s.actions.map(code).join(', ') : 'no tool call';
     const errors = s.toolErrors ? ` (${s.toolErrors} failed)` : '';
     out.push(`- iteration ${s.iteration}, step ${s.step}: ${calls}${errors}${s.summary !== undefined ? ` — answer: ${s.summary}` : ''}`);
+    if (s.stuck) out.push(`  - ${s.stuck}`);
   }
   return clipUtf8(out.join('\n'), DETAILS_MAX_BYTES);
 }

@@ -1,4 +1,4 @@
-// Core vocabulary shared by every layer (SPEC J4, P4, X1). Pure types: no Temporal, no I/O.
+// Core vocabulary shared by every layer (J4, P4, X1). Pure types: no Temporal, no I/O.
 
 /** J4: the states a task moves through. */
 export const TaskState = {

@@ -3,6 +3,7 @@
 // the final answer, the step count (history turns), tool calls, failed tool calls and the last
 // tool-call signatures (repetition → focus).
 import type { FileChange } from './file-changes';
+import type { CallPrint } from './stuck/fingerprint';
 
 /** What one worker step reports back into workflow history (small by design). */
 export interface WorkerStepReport {
@@ -18,6 +19,10 @@ export interface WorkerStepReport {
   files?: FileChange[];
   /** V3: changed files past the listed ones. */
   moreFiles?: number;
+  /** P9: the stuck detector's fingerprints of the step's last calls (callPrint; absent before P9 and with no call). */
+  prints?: CallPrint[];
+  /** P9: replyPrint of the reply when it called no tool. */
+  reply?: string;
 }
 
 export interface WorkerTally {

@@ -1,4 +1,4 @@
-// Tiny real requests that find out what an OpenAI-compatible endpoint and model can do (SPEC M2):
+// Tiny real requests that find out what an OpenAI-compatible endpoint and model can do (M2):
 // is it there, does it list the model, which way of asking for JSON it accepts (the M1 ladder:
 // json_schema strict → json_object with the schema → prompt-only), and does the model answer with a
 // tool call when tools are offered. `replanner doctor` prints them; the gateway's ladder could start

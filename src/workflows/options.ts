@@ -40,6 +40,10 @@ export interface RunOptions {
    * without a host): every activity stays on the run's own queue.
    */
   hostQueue?: string;
+  /** X10: how long the end of a run flushes notifications still queued, at most (default 5 minutes). */
+  notifyFlushMs?: number;
+  /** X14 / P7: the first wait before the run reads its issue's replies for answers (default 10 s; it grows while nothing changes). */
+  trackerPollMs?: number;
   /**
    * O2 / S2: the run's workflow id, set by RunWorkflow: where its phases and tasks report LLM and
    * host trouble. Not the root of the chain: a run started by the CLI is a child of its workspace lock.

@@ -9,9 +9,9 @@ import { WorkspaceBusy } from '../../src/client/workspace-lock';
 import { startRun } from '../../src/client/runs';
 import { FAST, temporalAddress, uniqueId, workflowExists, type Harness } from '../support/harness';
 import { clusterForSuite, harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-hooks';
-import { startWorkerProcess } from '../support/worker-proc';
+import { startHostWorker } from '../support/worker-proc';
 import { scriptScenario } from '../support/scenario';
-import { activitiesOfRun, hostOfIdentity } from '../support/run-activities';
+import { activitiesOfRun, hostOfIdentity, PLANNING, WORKSPACE_BOUND } from '../support/run-activities';
 import type { TestCluster } from '../support/cluster';
 
 let cluster: TestCluster;
@@ -21,9 +21,6 @@ clusterForSuite(
   () => harnessForWorkerProcesses((x) => (h = x)),
 );
 const tmp = tempDirsForSuite();
-
-const WORKSPACE_BOUND = new Set(['workerStep', 'understandGoal', 'judgeTask']);
-const PLANNING = new Set(['decomposeTasks', 'judgePlanQuality', 'planActions', 'decideReplan', 'reflect']);
 
 describe('issue 29 on a Temporal cluster (PostgreSQL, four services)', () => {
   it('B1 the cluster is four server processes on PostgreSQL, and the harness talks to its frontend', async () => {
@@ -44,12 +41,7 @@ describe('issue 29 on a Temporal cluster (PostgreSQL, four services)', () => {
     });
     const root = tmp('replanner-cluster-host-a-');
     const worker = (host: string, roots: string) =>
-      startWorkerProcess({
-        address: temporalAddress(),
-        taskQueue: queue,
-        llmBaseURL: h.fake.baseURL,
-        env: { REPLANNER_HOST: host, REPLANNER_WORKSPACE_ROOTS: roots, REPLANNER_STATE_DIR: tmp(`replanner-state-${host}-`) },
-      });
+      startHostWorker({ taskQueue: queue, llmBaseURL: h.fake.baseURL, host, roots, stateDir: tmp(`replanner-state-${host}-`) });
     await worker('host-a', root);
     // host-b owns no workspace (like compose's worker-b): an empty directory of its own.
     await worker('host-b', tmp('replanner-owns-nothing-'));

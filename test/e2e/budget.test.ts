@@ -1,4 +1,4 @@
-// Issue 12, SPEC O3 through the `replanner` CLI, in-process against the real dev server and a real
+// Issue 12, O3 through the `replanner` CLI, in-process against the real dev server and a real
 // worker: `run --budget-tokens`, the budget question in `status`, `answer` raising the limit or
 // stopping the run, and how `status` / `watch` show a run stopped by its budget.
 import { main } from '../../src/client/cli';

@@ -1,4 +1,4 @@
-// Issue 13 (SPEC S3, S1) through the real `replanner run` against the dev server and a real worker:
+// Issue 13 (S3, S1) through the real `replanner run` against the dev server and a real worker:
 // long instructions by file or stdin, one running run per workspace, a config that asks for no sandbox.
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 23 (SPEC O5) through the real `replanner` CLI against the dev server: a run started with a
+// Issue 23 (O5) through the real `replanner` CLI against the dev server: a run started with a
 // bare `client.workflow.start` on a task queue no worker polls, and runs Temporal itself
 // terminated. `status`, `decisions` and `watch` say which queue and how to start its worker (exit 3),
 // and a terminated run shows its final state with the reason, never the SDK's query error.

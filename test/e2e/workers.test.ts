@@ -69,6 +69,16 @@ afterAll(async () => {
 });
 
 describe('issue 12 worker lifecycle', () => {
+  /** On endpoint A, a run of one task writing `files`, started with the CLI from `shell` and paused at once; its id. */
+  async function startPausedRun(shell: Record<string, string>, idPrefix: string, files: Record<string, string>): Promise<string> {
+    fakeA.reset();
+    scriptScenario(fakeA, { tasks: [{ id: 'one', title: 'write two files', files }], workerDelayMs: 300 });
+    const id = uniqueId(idPrefix);
+    expect((await inShell(shell, () => cli('run', 'write two files', '--workspace', tmp('replanner-ws-'), '--id', id))).code).toBe(0);
+    expect((await inShell(shell, () => cli('pause', id))).code).toBe(0);
+    return id;
+  }
+
   it('two runs started from shells with different OPENAI_BASE_URL each reach their own endpoint and end DONE', async () => {
     scriptScenario(fakeA, oneFile('alpha.txt'));
     scriptScenario(fakeB, oneFile('beta.txt'));
@@ -178,12 +188,8 @@ describe('issue 12 worker lifecycle', () => {
   it('resume from a shell with another key restarts the worker (the fix after a 401); the run ends DONE on the new key', async () => {
     const queue = readRecords().find((r) => r.endpoint === fakeA.baseURL)!.taskQueue;
     const before = readRecord(queue)!;
-    fakeA.reset();
-    scriptScenario(fakeA, { tasks: [{ id: 'one', title: 'write two files', files: { 'e1.txt': '1', 'e2.txt': '2' } }], workerDelayMs: 300 });
-    const id = uniqueId('wr');
     const shell = { ...shellA(), OPENAI_API_KEY: 'key-a2' };
-    expect((await inShell(shell, () => cli('run', 'write two files', '--workspace', tmp('replanner-ws-'), '--id', id))).code).toBe(0);
-    expect((await inShell(shell, () => cli('pause', id))).code).toBe(0);
+    const id = await startPausedRun(shell, 'wr', { 'e1.txt': '1', 'e2.txt': '2' });
     // Calls in flight when the pause arrived finish (an activity already started may still send one).
     const quiet = () => until('no LLM call in flight', async () => (fakeA.requests.every((r) => r.finishedAt !== undefined) ? true : undefined));
     await quiet();
@@ -206,12 +212,8 @@ describe('issue 12 worker lifecycle', () => {
 
   it('a paused run whose worker was killed gets a new one from resume in a shell that routes to it; another shell is told what it needs (exit 3)', async () => {
     const queue = readRecords().find((r) => r.endpoint === fakeA.baseURL)!.taskQueue;
-    fakeA.reset();
-    scriptScenario(fakeA, { tasks: [{ id: 'one', title: 'write two files', files: { 'f1.txt': '1', 'f2.txt': '2' } }], workerDelayMs: 300 });
-    const id = uniqueId('wp');
     const shell = { ...shellA(), OPENAI_API_KEY: 'key-a3' };
-    expect((await inShell(shell, () => cli('run', 'write two files', '--workspace', tmp('replanner-ws-'), '--id', id))).code).toBe(0);
-    expect((await inShell(shell, () => cli('pause', id))).code).toBe(0);
+    const id = await startPausedRun(shell, 'wp', { 'f1.txt': '1', 'f2.txt': '2' });
     const killed = readRecord(queue)!;
     process.kill(killed.pid, 'SIGKILL');
     await until('the worker to die', async () => (isOurWorker(killed.pid) ? undefined : true), 10_000);

@@ -1,9 +1,12 @@
 /**
  * The shared core of the fake GitHub and GitLab servers (fake-github.ts, fake-gitlab.ts): a real
- * HTTP server on 127.0.0.1 that keeps comments in memory, logs every request, checks the token,
- * and answers scripted faults (a status with headers, or a request held unanswered — a crash
- * between the create and its result). No jest here: plain Node, like fake-openai.ts.
+ * HTTP server on 127.0.0.1 that keeps comments (with their authors and times) in memory, logs every
+ * request, checks the token, answers a conditional GET (If-None-Match) with 304 when nothing
+ * changed, knows which users may write, and answers scripted faults (a status with headers, for a
+ * number of requests or for a while, or a request held unanswered — a crash between the create and
+ * its result). No jest here: plain Node, like fake-openai.ts.
  */
+import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -14,11 +17,23 @@ export interface StoredComment {
   body: string;
   /** How many times it was edited. */
   edits: number;
+  /** Who wrote it: the token's own user ('replanner') unless a test wrote it as someone else. */
+  user: string;
+  /** Date.now() when created, and when last edited. */
+  createdAt: number;
+  updatedAt: number;
 }
+
+/** The token's own user (the bot that posts the run's comments). */
+export const BOT_USER = 'replanner';
 
 export interface ForgeRequest {
   method: string;
   path: string;
+  /** The query string's parameters. */
+  query: Record<string, string>;
+  /** The If-None-Match the client sent (a conditional GET). */
+  ifNoneMatch?: string;
   /** The parsed JSON body (POST / PATCH / PUT). */
   body?: { body?: string };
   /** What the server answered (undefined: held, never answered). */
@@ -45,7 +60,11 @@ export interface Route {
 interface Scripted {
   match: (r: ForgeRequest) => boolean;
   times: number;
+  /** Fails every matching request until this time (Date.now()), however many. */
+  until?: number;
   fault?: Fault | ((r: ForgeRequest) => Fault);
+  /** Carried out, then answered with this fault (a proxy's 502 after the write reached the server). */
+  after?: Fault;
   hold?: () => void;
 }
 
@@ -58,6 +77,9 @@ export abstract class FakeForge {
   private nextId = 1000;
   private server!: http.Server;
   baseURL = '';
+  /** Users and whether they may write (GitHub permission / GitLab access level), by name; ids by name. */
+  protected readonly writers = new Map<string, boolean>([[BOT_USER, true]]);
+  protected readonly userIds = new Map<string, number>([[BOT_USER, 1]]);
 
   protected constructor(
     /** The token the client must present; anything else is a 401. */
@@ -79,6 +101,39 @@ export abstract class FakeForge {
     this.scripted.push({ match, times, fault });
   }
 
+  /** Every request that `match` answers with `fault` for the next `ms` milliseconds (an outage, a rate limit). */
+  failFor(match: (r: ForgeRequest) => boolean, ms: number, fault: Fault | ((r: ForgeRequest) => Fault)): void {
+    this.scripted.push({ match, times: Number.POSITIVE_INFINITY, until: Date.now() + ms, fault });
+  }
+
+  /** The next `times` requests that `match` are carried out, then answered with `fault` (the client cannot know the write was made). */
+  failAfter(match: (r: ForgeRequest) => boolean, fault: Fault, times = 1): void {
+    this.scripted.push({ match, times, after: fault });
+  }
+
+  /** A user of the forge, who may write to the repository / project or not. */
+  addUser(name: string, mayWrite: boolean): void {
+    this.writers.set(name, mayWrite);
+    if (!this.userIds.has(name)) this.userIds.set(name, 100 + this.userIds.size);
+  }
+
+  /** A comment written by `user` (a person replying on the thread). */
+  reply(thread: string, body: string, user: string): StoredComment {
+    if (!this.userIds.has(user)) this.addUser(user, false);
+    return this.create(thread, body, user);
+  }
+
+  /** A person edits a comment (its updated time moves). */
+  editAs(id: number, body: string): StoredComment | undefined {
+    return this.edit(id, body);
+  }
+
+  /** A person deletes a comment. */
+  remove(id: number): void {
+    const i = this.comments.findIndex((c) => c.id === id);
+    if (i >= 0) this.comments.splice(i, 1);
+  }
+
   /**
    * The next request that `match` is carried out (the comment is stored) but never answered: the
    * client's process dies before it learns the result. Resolves when that request arrived.
@@ -91,27 +146,46 @@ export abstract class FakeForge {
     });
   }
 
-  protected create(thread: string, body: string): StoredComment {
-    const c = { id: this.nextId++, thread, body, edits: 0 };
+  protected create(thread: string, body: string, user = BOT_USER): StoredComment {
+    // Times only move forward, each comment at least 1 ms after the last change.
+    const now = Math.max(Date.now(), this.lastChange + 1);
+    this.lastChange = now;
+    const c = { id: this.nextId++, thread, body, edits: 0, user, createdAt: now, updatedAt: now };
     this.comments.push(c);
     return c;
   }
+  private lastChange = 0;
 
   protected edit(id: number, body: string): StoredComment | undefined {
     const c = this.comments.find((x) => x.id === id);
     if (c) {
       c.body = body;
       c.edits += 1;
+      c.updatedAt = Math.max(Date.now(), this.lastChange + 1);
+      this.lastChange = c.updatedAt;
     }
     return c;
   }
 
-  /** One page of a thread's comments, and the next page's number if there is one. */
-  protected list(thread: string, url: URL): { page: StoredComment[]; next?: number } {
-    const all = this.comments.filter((c) => c.thread === thread);
-    const per = Number(url.searchParams.get('per_page') ?? url.searchParams.get('perPage') ?? 30);
-    const page = Number(url.searchParams.get('page') ?? 1);
-    return { page: all.slice((page - 1) * per, page * per), ...(page * per < all.length ? { next: page + 1 } : {}) };
+  /**
+   * One page of `items` (the forge's page size: `perPageDefault` unless asked, at most 100), and the
+   * next page's number if there is one.
+   */
+  protected pageOf<T>(items: T[], url: URL, perPageDefault: number): { page: T[]; next?: number } {
+    const asked = Number(url.searchParams.get('per_page') ?? url.searchParams.get('perPage') ?? perPageDefault);
+    const per = Math.max(1, Math.min(100, Number.isFinite(asked) ? asked : perPageDefault));
+    const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+    return { page: items.slice((page - 1) * per, page * per), ...(page * per < items.length ? { next: page + 1 } : {}) };
+  }
+
+  /** A thread's comments, oldest first. */
+  protected threadComments(thread: string): StoredComment[] {
+    return this.comments.filter((c) => c.thread === thread);
+  }
+
+  /** The comments (notes) of a thread: `owner/repo#n`, `group/project#n` or `group/project!n`. */
+  commentsOf(thread: string): StoredComment[] {
+    return this.threadComments(thread);
   }
 
   private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -125,15 +199,32 @@ export abstract class FakeForge {
       body = undefined;
     }
     const url = new URL(req.url ?? '/', 'http://x');
-    const rec: ForgeRequest = { method: req.method ?? 'GET', path: url.pathname, ...(body ? { body } : {}), at: Date.now() };
+    const ifNoneMatch = req.headers['if-none-match'];
+    const rec: ForgeRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams.entries()),
+      ...(typeof ifNoneMatch === 'string' ? { ifNoneMatch } : {}),
+      ...(body ? { body } : {}),
+      at: Date.now(),
+    };
     this.requests.push(rec);
     const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(json);
+      // A conditional GET of an unchanged resource: 304, no body (as GitHub and GitLab answer).
+      const etag = rec.method === 'GET' && status === 200 ? `W/"${createHash('sha1').update(text).digest('hex')}"` : undefined;
+      if (etag && rec.ifNoneMatch === etag) {
+        rec.status = 304;
+        res.writeHead(304, { etag, ...headers });
+        res.end();
+        return;
+      }
       rec.status = status;
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-      res.end(JSON.stringify(json));
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(etag ? { etag } : {}), ...headers });
+      res.end(text);
     };
     if (this.tokenOf(req) !== this.token) return send(401, { message: 'Bad credentials' });
-    const s = this.scripted.find((x) => x.times > 0 && x.match(rec));
+    const s = this.scripted.find((x) => x.times > 0 && (x.until === undefined || Date.now() < x.until) && x.match(rec));
     if (s?.fault) {
       s.times -= 1;
       const f = typeof s.fault === 'function' ? s.fault(rec) : s.fault;
@@ -143,6 +234,10 @@ export abstract class FakeForge {
       const m = r.method === rec.method ? r.pattern.exec(url.pathname) : null;
       if (!m) continue;
       const [status, json, headers] = r.handle(m, body, url, rec);
+      if (s?.after) {
+        s.times -= 1;
+        return send(s.after.status, { message: s.after.message ?? http.STATUS_CODES[s.after.status] ?? 'error' }, s.after.headers);
+      }
       if (s?.hold) {
         // Carried out, never answered: the connection stays open until the client goes away.
         s.times -= 1;

@@ -1,12 +1,12 @@
 /**
- * A real HTTP server speaking the GitLab notes endpoints Replanner uses, for @gitbeaker/rest:
- * GET/POST /api/v4/projects/:id/(issues|merge_requests)/:iid/notes and PUT …/notes/:note_id.
- * The project id is URL-encoded ("group%2Fproject"). Token: the PRIVATE-TOKEN header.
+ * A real HTTP server speaking the GitLab endpoints Replanner uses, for @gitbeaker/rest:
+ * GET/POST /api/v4/projects/:id/(issues|merge_requests)/:iid/notes (20 a page unless asked, at most
+ * 100; `order_by` created_at | updated_at, `sort` asc | desc), PUT …/notes/:note_id and
+ * GET /api/v4/projects/:id/members/all/:user_id. The project id is URL-encoded
+ * ("group%2Fproject"). Token: the PRIVATE-TOKEN header.
  */
 import type * as http from 'node:http';
 import { FakeForge, type Route, type StoredComment } from './fake-forge';
-
-const view = (c: StoredComment) => ({ id: c.id, body: c.body, system: false, author: { username: 'replanner' } });
 
 export class FakeGitLab extends FakeForge {
   static async start(token: string): Promise<FakeGitLab> {
@@ -20,6 +20,17 @@ export class FakeGitLab extends FakeForge {
     return typeof t === 'string' ? t : undefined;
   }
 
+  private view(c: StoredComment) {
+    return {
+      id: c.id,
+      body: c.body,
+      system: false,
+      author: { username: c.user, id: this.userIds.get(c.user) ?? 0 },
+      created_at: new Date(c.createdAt).toISOString(),
+      updated_at: new Date(c.updatedAt).toISOString(),
+    };
+  }
+
   protected routes(): Route[] {
     const thread = (m: RegExpExecArray) => `${decodeURIComponent(m[1]!)}${m[2] === 'merge_requests' ? '!' : '#'}${m[3]}`;
     const notes = '^/api/v4/projects/([^/]+)/(issues|merge_requests)/(\\d+)/notes';
@@ -28,11 +39,15 @@ export class FakeGitLab extends FakeForge {
         method: 'GET',
         pattern: new RegExp(`${notes}$`),
         handle: (m, _b, url) => {
+          const key = url.searchParams.get('order_by') === 'updated_at' ? 'updatedAt' : 'createdAt';
+          // GitLab lists notes newest first unless asked otherwise.
+          const desc = url.searchParams.get('sort') !== 'asc';
+          const all = [...this.threadComments(thread(m))].sort((a, b) => (a[key] - b[key] || a.id - b.id) * (desc ? -1 : 1));
           // Offset pagination as GitLab does it: x-next-page, and the link header gitbeaker follows.
-          const { page, next } = this.list(thread(m), url);
+          const { page, next } = this.pageOf(all, url, 20);
           const to = new URL(`${this.baseURL}${url.pathname}${url.search}`);
           to.searchParams.set('page', String(next));
-          return [200, page.map(view), next ? { 'x-next-page': String(next), link: `<${to.href}>; rel="next"` } : undefined];
+          return [200, page.map((c) => this.view(c)), next ? { 'x-next-page': String(next), link: `<${to.href}>; rel="next"` } : undefined];
         },
       },
       {
@@ -42,7 +57,7 @@ export class FakeGitLab extends FakeForge {
           if (typeof b?.body !== 'string') return [400, { message: 'body is missing' }];
           const c = this.create(thread(m), b.body);
           rec.commentId = c.id;
-          return [201, view(c)];
+          return [201, this.view(c)];
         },
       },
       {
@@ -52,7 +67,18 @@ export class FakeGitLab extends FakeForge {
           const c = typeof b?.body === 'string' ? this.edit(Number(m[4]), b.body) : undefined;
           if (!c || c.thread !== thread(m)) return [404, { message: '404 Not found' }];
           rec.commentId = c.id;
-          return [200, view(c)];
+          return [200, this.view(c)];
+        },
+      },
+      {
+        method: 'GET',
+        pattern: /^\/api\/v4\/projects\/([^/]+)\/members\/all\/(\d+)$/,
+        handle: (m) => {
+          const id = Number(m[2]);
+          const user = [...this.userIds.entries()].find(([, v]) => v === id)?.[0];
+          // A member with write access is a Developer (30); others are Reporters (20); strangers are not members.
+          if (user === undefined || !this.writers.has(user)) return [404, { message: '404 Not found' }];
+          return [200, { id, username: user, access_level: this.writers.get(user) ? 30 : 20 }];
         },
       },
     ];
@@ -60,6 +86,6 @@ export class FakeGitLab extends FakeForge {
 
   /** Notes of `group/project!n` (merge request) or `group/project#n` (issue). */
   notesOf(thread: string): StoredComment[] {
-    return this.comments.filter((c) => c.thread === thread);
+    return this.threadComments(thread);
   }
 }

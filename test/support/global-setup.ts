@@ -1,4 +1,4 @@
-// One real Temporal dev server and one workflow bundle for the whole jest run (DESIGN: Testing).
+// One real Temporal dev server and one workflow bundle for the whole jest run (docs/development.md, Tests).
 // TEMPORAL_ADDRESS set → use that server instead of starting one.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';

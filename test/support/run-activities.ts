@@ -2,6 +2,11 @@
 // pairs every ActivityTaskScheduled (type, task queue) with its ActivityTaskStarted (worker identity).
 import type { Client } from '@temporalio/client';
 
+/** The activities of a plain run that read or write its workspace (they run on the workspace's host). */
+export const WORKSPACE_BOUND = new Set(['workerStep', 'understandGoal', 'judgeTask']);
+/** Its planning calls (any host may run them). */
+export const PLANNING = new Set(['decomposeTasks', 'judgePlanQuality', 'planActions', 'decideReplan', 'reflect']);
+
 export interface ActivityPlace {
   workflowId: string;
   type: string;

@@ -13,6 +13,11 @@ export {
   type ScenarioTask,
 } from '../../src/scripted-model/scenario';
 
+/** A task "write <id>" that writes `<id>.txt` holding its id in capitals (a.txt: "A"), after `dependencies`. */
+export function fileTask(id: string, dependencies: string[] = []): ScenarioTask {
+  return { id, title: `write ${id}`, ...(dependencies.length ? { dependencies } : {}), files: { [`${id}.txt`]: id.toUpperCase() } };
+}
+
 /** Tasks that each write four files: four tool-call steps and a summary step = 5 worker steps per task. */
 export function fourFileTasks(ids: string[]): ScenarioTask[] {
   return ids.map((id) => ({

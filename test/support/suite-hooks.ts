@@ -7,6 +7,21 @@ import { killAllWorkers } from './worker-proc';
 import { TestCluster } from './cluster';
 
 /**
+ * The usual suite on the jest run's dev server: one harness for all its tests (handed to `use`),
+ * stopped after all. Unless `keepScript`, the scripted model's script and log are cleared before
+ * each test, so no test sees another's.
+ */
+export function harnessForSuite(use: (h: Harness) => void, opts: { keepScript?: boolean; harness?: Parameters<typeof startHarness>[0] } = {}): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness(opts.harness);
+    use(h);
+  });
+  afterAll(async () => h?.stop());
+  if (!opts.keepScript) beforeEach(() => h?.fake.reset());
+}
+
+/**
  * For a suite whose tests start worker processes: the harness is started before all its tests
  * (handed to `use`), and after all of them every worker process is killed, then the harness stopped.
  */

@@ -1,4 +1,4 @@
-// The Temporal Web UI in a real browser (SPEC V1): Debian's Chromium (scripts/ensure-browser)
+// The Temporal Web UI in a real browser (V1): Debian's Chromium (scripts/ensure-browser)
 // driven by playwright-core, against the jest run's dev server, whose UI global-setup starts.
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';

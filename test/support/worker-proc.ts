@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { connectClient, temporalTarget, type TemporalTarget } from '../../src/connection';
 import { pollersOf } from '../../src/client/workers';
-import { until } from './harness';
+import { temporalAddress, until } from './harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKER_SCRIPT = path.join(ROOT, 'test/support/worker-process.js');
@@ -99,4 +99,14 @@ export async function killWorker(w: WorkerProc): Promise<void> {
 /** Never leave a worker process behind, whatever happened in the test. */
 export async function killAllWorkers(): Promise<void> {
   for (const w of started.splice(0)) await killWorker(w);
+}
+
+/** A worker process of workspace host `host` owning the workspaces under `roots`, its state in `stateDir`. */
+export function startHostWorker(p: { taskQueue: string; llmBaseURL: string; host: string; roots: string; stateDir: string }): Promise<WorkerProc> {
+  return startWorkerProcess({
+    address: temporalAddress(),
+    taskQueue: p.taskQueue,
+    llmBaseURL: p.llmBaseURL,
+    env: { REPLANNER_HOST: p.host, REPLANNER_WORKSPACE_ROOTS: p.roots, REPLANNER_STATE_DIR: p.stateDir },
+  });
 }

@@ -28,7 +28,7 @@ describe('one-way layers (issue 27)', () => {
     expect(graph.edges.some((e) => e.from.startsWith('src/workflows/') && e.to.startsWith('src/domain/'))).toBe(true);
   });
 
-  it('the configs cite documents that exist (docs/…, not an outside DESIGN.md)', () => {
+  it('the configs cite documents that exist (docs/…, none outside this repository)', () => {
     const cited = ['eslint.config.mjs', 'jest.config.js'].flatMap((f) =>
       [...fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/[\w./-]*\b[A-Za-z][\w-]*\.md\b/g)].map((m) => ({ f, doc: m[0] })),
     );

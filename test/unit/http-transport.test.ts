@@ -1,4 +1,4 @@
-// Issue 11 / SPEC O2: the worker's HTTP transport for the OpenAI client (src/llm/http-transport.ts)
+// Issue 11 / O2: the worker's HTTP transport for the OpenAI client (src/llm/http-transport.ts)
 // against a real local HTTP server: what fetch would do with compressed and redirected replies, the
 // failures the error mapping relies on (refused, cut off, aborted, timed out), and kept-alive sockets.
 // Every FakeOpenAI scenario also runs through it (fake-openai.test.ts).

@@ -1,7 +1,7 @@
 // The words of the replanning layer and the planning phases (src/llm/prompts: replan-feedback,
 // escalation, questions, refinement), pinned byte for byte: the scripted model and the workflow
 // tests match on them.
-import { NO_REPLAN, type ReplanDecision } from '../../src/domain/replan/decision';
+import type { ReplanDecision } from '../../src/domain/replan/decision';
 import type { DecisionRecord } from '../../src/domain/replan/decision-log';
 import type { Question } from '../../src/domain/replan/questions';
 import type { QualityJudgeResult, RefinementDecision } from '../../src/domain/refinement';
@@ -18,14 +18,9 @@ import {
 } from '../../src/llm/prompts/questions';
 import { graphRepairFeedback, joinFeedback, refinementFeedback } from '../../src/llm/prompts/refinement';
 import { loopWarning, replanFeedback, replanPromptExtras } from '../../src/llm/prompts/replan-feedback';
+import { wantedReplan } from '../support/decisions';
 
-const decision = (over: Partial<ReplanDecision> = {}): ReplanDecision => ({
-  ...NO_REPLAN('the tests fail'),
-  replan_needed: true,
-  confidence: 0.9,
-  replan_type: 'partial_replan',
-  ...over,
-});
+const decision = (over: Partial<ReplanDecision> = {}) => wantedReplan('partial_replan', 0.9, 'the tests fail', [], over);
 const record = (n: number, over: Partial<DecisionRecord> = {}): DecisionRecord => ({
   replan_id: `replan-${n}`,
   phase: 'execution',

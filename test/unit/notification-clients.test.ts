@@ -4,7 +4,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure, defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
-import { deliveryFailure, NOTIFICATION_REJECTED, NOTIFICATION_UNAVAILABLE } from '../../src/activities/notifications';
+import { deliveryFailure } from '../../src/activities/notifications';
+import { NOTIFICATION_REJECTED, NOTIFICATION_UNAVAILABLE } from '../../src/domain/notifications';
 import { githubThread } from '../../src/activities/notifications/github';
 import { gitlabThread } from '../../src/activities/notifications/gitlab';
 import type { UpstreamFailureDetails } from '../../src/domain/failures';

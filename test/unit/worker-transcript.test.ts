@@ -13,25 +13,11 @@ beforeAll(() => {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'prompt.json'), JSON.stringify({ system: 'SYSTEM', user: 'USER' }));
   const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2, calls: 1 };
-  fs.writeFileSync(
-    path.join(dir, 'step-001.json'),
-    JSON.stringify({
-      step: 1,
-      content: '',
-      usage,
-      calls: [{ id: 'c1', name: 'write_file', arguments: '{"path":"a.txt"}', ok: true, output: 'wrote a.txt' }],
-    }),
-  );
-  fs.writeFileSync(
-    path.join(dir, 'step-002.json'),
-    JSON.stringify({
-      step: 2,
-      content: '',
-      usage,
-      calls: [{ id: 'c2', name: 'run_command', arguments: '{"argv":["ls"]}', ok: false, output: 'exit 2' }],
-    }),
-  );
-  fs.writeFileSync(path.join(dir, 'step-003.json'), JSON.stringify({ step: 3, content: 'all done', usage, calls: [] }));
+  const writeStep = (step: number, content: string, calls: object[]) =>
+    fs.writeFileSync(path.join(dir, `step-${String(step).padStart(3, '0')}.json`), JSON.stringify({ step, content, usage, calls }));
+  writeStep(1, '', [{ id: 'c1', name: 'write_file', arguments: '{"path":"a.txt"}', ok: true, output: 'wrote a.txt' }]);
+  writeStep(2, '', [{ id: 'c2', name: 'run_command', arguments: '{"argv":["ls"]}', ok: false, output: 'exit 2' }]);
+  writeStep(3, 'all done', []);
   fs.writeFileSync(path.join(ws, 'secret.txt'), 'do not read');
 });
 afterAll(() => fs.rmSync(ws, { recursive: true, force: true }));

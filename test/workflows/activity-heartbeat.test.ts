@@ -5,20 +5,18 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { DEFAULT_GOAL, scriptScenario } from '../support/scenario';
+import { FAST, runOutcome, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
+import { DEFAULT_GOAL, scriptScenario, fileTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  // A request timeout past the slow replies: only a missing heartbeat could end an attempt early.
-  h = await startHarness({ llmTimeoutMs: 60_000 });
-});
-afterAll(async () => h?.stop());
+// A request timeout past the slow replies: only a missing heartbeat could end an attempt early.
+harnessForSuite((started) => (h = started), { keepScript: true, harness: { llmTimeoutMs: 60_000 } });
 
 describe('O4 one heartbeat helper', () => {
   it('O4 calls slower than their heartbeat timeout finish on attempt 1; a worker step beats with its step number', async () => {
     // Worker steps: a 2 s heartbeat timeout, each reply 5 s late. Planning calls: the fixed 10 s, one reply 12 s late.
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }], workerDelayMs: 5000 });
+    scriptScenario(h.fake, { tasks: [fileTask('a')], workerDelayMs: 5000 });
     h.fake.script('goal_understanding', { delayMs: 12_000, then: { json: DEFAULT_GOAL } });
     const runId = uniqueId('hb');
     const workflowId = runWorkflowId(runId);

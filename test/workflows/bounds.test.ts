@@ -6,16 +6,13 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { FAST, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { decision, scriptDecisions } from '../support/decisions';
-import { plannedTask, scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
+import { plannedTask, scriptScenario, taskIdOf, type ScenarioTask, fileTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 async function startRun(config?: unknown, extra: Partial<RunInput> = {}) {
   const runId = uniqueId('bounds');
@@ -88,10 +85,7 @@ describe('S3 plan size (planning.maxTasks)', () => {
 
   it('S3 J6 a re-decomposition that makes the plan exceed planning.maxTasks is asked again, then the task is BLOCKED with the reason', async () => {
     scriptScenario(h.fake, {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', files: { 'b.txt': 'B' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b')],
       judge: (id) =>
         id === 'a'
           ? { success: false, shouldContinue: false, shouldReplan: true, reason: 'scope too large', missingRequirements: [] }
@@ -126,7 +120,7 @@ describe('X3 / X9 a reflection plan revision', () => {
   it('X3 X9 plan_revision with two additional_actions → two new tasks run, the run ends DONE; the record keeps both plans with task states', async () => {
     // The scripted worker knows the new tasks by their ids (add-1, add-2): they write b.txt and c.txt.
     scriptScenario(h.fake, {
-      tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }],
+      tasks: [fileTask('a')],
       replacements: {
         unused: [
           { id: 'add-1', title: 'write b', files: { 'b.txt': 'B' } },
@@ -180,10 +174,7 @@ describe('X3 / X9 a reflection plan revision', () => {
 describe('X3 X11 which tasks a jump reopens (applyJump)', () => {
   it('X3 X11 a retry decided after reflection runs the BLOCKED task again (completed work kept) and the run ends DONE', async () => {
     scriptScenario(h.fake, {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', files: { 'b.txt': 'B' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b')],
       judge: (id, n) =>
         id === 'b' && n === 1
           ? { success: false, shouldContinue: false, shouldReplan: false, reason: 'b.txt is wrong', missingRequirements: [] }

@@ -1,24 +1,22 @@
-// Issue 12, SPEC O3: a durable per-run token budget. Three parallel tasks whose workers take 5 steps
+// Issue 12, O3: a durable per-run token budget. Three parallel tasks whose workers take 5 steps
 // each; every LLM answer reports 200 tokens (the fake's per-purpose usage), so the run needs about
 // 5,600 tokens: a 5,000-token budget pauses it with the budget question, and what the LLM reported
 // never exceeds the budget by more than one call. Raising the limit continues to DONE; answering
 // stop ends the run STOPPED as a failed workflow (RunStoppedByBudget) carrying the final status.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, budgetGrantSignal, budgetRequestSignal, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { MEMO_STATUS } from '../../src/domain/run/views';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
-import { FAST, runOutcome, startHarness, uniqueId, sleep, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, sleep, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { fourFileTasks, scriptScenario } from '../support/scenario';
+import { pausedByBudget } from '../support/run-waits';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const PER_CALL = 200;
 const BUDGET = 5000;
@@ -29,49 +27,23 @@ const TASKS = fourFileTasks(['a', 'b', 'c']);
 async function startBudgetedRun(budget: Record<string, unknown> = { maxTokens: BUDGET }, tasks = TASKS) {
   scriptScenario(h.fake, { tasks, workerDelayMs: 150 });
   h.fake.usage('*', { prompt: 150, completion: 50 });
-  const runId = uniqueId('budget');
-  const handle = await h.client.workflow.start(RunWorkflow, {
-    taskQueue: h.taskQueue,
-    workflowId: runWorkflowId(runId),
-    args: [
-      {
-        runId,
-        instruction: 'write the files of a, b and c',
-        workspace: h.workspace(),
-        options: { ...FAST, maxParallelTasks: 3 },
-        config: { budget },
-      },
-    ],
-  });
+  const { runId, handle } = await startRun(
+    h,
+    {
+      instruction: 'write the files of a, b and c',
+      workspace: h.workspace(),
+      options: { ...FAST, maxParallelTasks: 3 },
+      config: { budget },
+    },
+    'budget',
+  );
   return { runId, handle };
-}
-
-/** Waits until the run is paused by its budget and no LLM call is in flight any more. */
-async function pausedByBudget(handle: Awaited<ReturnType<typeof startBudgetedRun>>['handle']): Promise<RunStatus> {
-  const s = await until(
-    'the budget pause',
-    async () => {
-      const st = await handle.query(statusQuery);
-      return st.status === 'PAUSED' && st.pause?.kind === 'budget' ? st : undefined;
-    },
-    90_000,
-  );
-  // Calls in flight finish, and a task may still spend what it was lent before the pause reached it.
-  await until(
-    'the calls in flight to finish',
-    async () => {
-      const last = Math.max(...h.fake.requests.map((r) => r.startedAt));
-      return h.fake.requests.every((r) => r.finishedAt !== undefined) && Date.now() - last > 2000 ? true : undefined;
-    },
-    30_000,
-  );
-  return s;
 }
 
 describe('O3 a durable per-run token budget', () => {
   it('O3 a 5,000-token budget on three parallel tasks pauses the run with the budget question; usage stays within one call of the budget; raising it continues to DONE', async () => {
     const { handle } = await startBudgetedRun();
-    const paused = await pausedByBudget(handle);
+    const paused = await pausedByBudget(handle, h.fake);
 
     // The question, answered like the others.
     const q = paused.questions!.find((x) => x.kind === 'budget')!;
@@ -137,7 +109,7 @@ describe('O3 a durable per-run token budget', () => {
     const { handle } = await startBudgetedRun();
     // Planning calls larger than worker steps: a task is still lent what it asks for (no more).
     h.fake.usage('task_decomposition', { prompt: 700, completion: 100 });
-    const paused = await pausedByBudget(handle);
+    const paused = await pausedByBudget(handle, h.fake);
     const q = paused.questions!.find((x) => x.kind === 'budget')!;
     await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: q.id, answer: 'stop' }] });
 
@@ -169,7 +141,7 @@ describe('O3 a durable per-run token budget', () => {
     // $1 per million prompt tokens, $3 per million completion tokens: a 150 + 50 token call costs $0.0003.
     const prices = { 'fake-model': { inputPerMTok: 1, outputPerMTok: 3 } };
     const { handle } = await startBudgetedRun({ maxCostUsd: 0.004, prices }, TASKS.slice(0, 1));
-    const paused = await pausedByBudget(handle);
+    const paused = await pausedByBudget(handle, h.fake);
     const q = paused.questions!.find((x) => x.kind === 'budget')!;
     expect(q.text).toMatch(/used [\d,]+ tokens, \$0\.00\d\d of \$0\.0040/);
     expect(q.text).toContain('"raise $<dollars>"');

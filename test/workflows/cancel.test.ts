@@ -6,23 +6,18 @@ import { CancelledFailure } from '@temporalio/common';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario } from '../support/scenario';
+import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
+import { scriptScenario, fileTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
+harnessForSuite((started) => (h = started), { keepScript: true });
 
 describe('B3 a cancelled run (issue 12 edges)', () => {
   it('B3 cancelling a run while two parallel tasks wait on slow worker LLM calls: run and tasks CANCELLED, every workflow Canceled, no BLOCKED, no replan', async () => {
     // Every worker reply takes a minute: both tasks are inside their first worker step's LLM request.
     scriptScenario(h.fake, {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', files: { 'b.txt': 'B' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b')],
       workerDelayMs: 60_000,
     });
     const runId = uniqueId('cancel');

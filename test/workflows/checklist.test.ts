@@ -10,16 +10,13 @@ import { taskWorkflowId } from '../../src/workflows/execution';
 import { decisionsQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { plannedTask, scriptScenario, type Scenario } from '../support/scenario';
+import { FAST, runOutcome, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
+import { plannedTask, scriptScenario, type Scenario, fileTask } from '../support/scenario';
 
 const exec = promisify(execFile);
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 async function temporal(...args: string[]): Promise<string> {
   const r = await exec(process.env.TEMPORAL_CLI_PATH!, [...args, '--address', temporalAddress()], { maxBuffer: 16 * 1024 * 1024 });
@@ -73,10 +70,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
   it('V1 X11 a partial replan: `temporal workflow metadata` shows "Execution Plan (Revised #1)", the completed check kept, the earlier plan in <details> and the progress line', async () => {
     // b fails once (BLOCKED); the decision after it is a partial replan; b then runs again and succeeds.
     const scenario: Scenario = {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b', ['a'])],
       judge: (id, n) =>
         id === 'b' && n === 1
           ? { success: false, shouldContinue: false, shouldReplan: false, reason: 'b.txt is wrong', missingRequirements: [] }
@@ -141,10 +135,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
 
   it('V1 X11 a task re-decomposition starts a new checklist, the earlier one in <details>; the record keeps the plan it produced', async () => {
     const scenario: Scenario = {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', files: { 'b.txt': 'B' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b')],
     };
     scriptScenario(h.fake, scenario);
     // The first decomposition is one coarse task; after the re-decomposition the planner gives a and b.

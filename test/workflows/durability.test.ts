@@ -9,17 +9,16 @@ import { CancelledFailure } from '@temporalio/common';
 import { createWorker } from '../../src/worker';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario, type ScenarioTask } from '../support/scenario';
+import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
+import { scriptScenario, type ScenarioTask, fileTask } from '../support/scenario';
 import { FakeOpenAI } from '../support/fake-openai';
 import { freePort, OwnDevServer } from '../support/dev-server';
 
 describe('cancellation', () => {
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h?.stop());
+  harnessForSuite((started) => (h = started), { keepScript: true });
 
   it('B3 cancelling a run cancels its running tasks and their activities; status shows CANCELLED', async () => {
     // The command ticks into a file; "killed" is seen from outside as the ticking stopping (its pid
@@ -32,12 +31,7 @@ describe('cancellation', () => {
       ],
     });
     const ws = h.workspace();
-    const runId = uniqueId('cancel');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'run something slow', workspace: ws, options: FAST }],
-    });
+    const { runId, handle } = await startRun(h, { instruction: 'run something slow', workspace: ws, options: FAST }, 'cancel');
     const ticks = () => {
       try {
         return Number(fs.readFileSync(path.join(ws, 'ticks'), 'utf8')) || 0;
@@ -77,11 +71,7 @@ describe('server restart', () => {
     const server = new OwnDevServer(path.join(dir, 'temporal.db'), await freePort());
     await server.start();
     const fake = await FakeOpenAI.start();
-    const tasks: ScenarioTask[] = [
-      { id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } },
-      { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-      { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
-    ];
+    const tasks: ScenarioTask[] = [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }, fileTask('b', ['a']), fileTask('c')];
     scriptScenario(fake, { tasks, workerDelayMs: 1500 });
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const taskQueue = uniqueId('restart');

@@ -1,7 +1,8 @@
 // Issue 2: the first real slice and the LLM gateway's failure handling, on the real dev server.
 import { GoalUnderstandingWorkflow } from '../../src/workflows/phases';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
-import { FAST, failureOf, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, failureOf, uniqueId, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 
 const GOAL = {
@@ -14,11 +15,7 @@ const GOAL = {
 };
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 function start(instruction = 'add input validation to the signup API and test it') {
   const workspace = h.workspace({ 'README.md': '# signup service\n' });

@@ -6,15 +6,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chainGraph, runHistories } from '../../bench/run';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { startHarness, uniqueId, type Harness } from '../support/harness';
+import { uniqueId, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
+harnessForSuite((started) => (h = started), { keepScript: true });
 
 describe('B1 history per LLM call', () => {
   it('B1 S2 the 9-task chain graph at parallel 1: at most 12 history events per LLM call over all its workflows', async () => {
@@ -23,11 +21,7 @@ describe('B1 history per LLM call', () => {
     scriptScenario(h.fake, { tasks: plan, latencyMs: 0 });
     const runId = uniqueId('hist');
     const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-hist-'));
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'bench', workspace: ws, options: { maxParallelTasks: 1 } }],
-    });
+    const { handle } = await startRun(h, { runId, instruction: 'bench', workspace: ws, options: { maxParallelTasks: 1 } }, 'hist');
     expect((await handle.result()).status).toBe('DONE');
     const calls = h.fake.requests.length;
     const hist = await runHistories(h.client, handle.workflowId, plan, 1);

@@ -1,27 +1,21 @@
 // C2 / C5: every replanning prompt (phase replan decisions, task re-decomposition) carries the user's
 // original instruction and the Coverage criterion, whatever the instruction looks like: Japanese,
 // or so long that it must be cut to a token budget (head and tail kept around a marker).
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import type { RecordedRequest } from '../support/fake-openai';
 import { lastUserMessage } from '../support/fake-openai';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
-import { scriptScenario, taskIdOf, type Scenario } from '../support/scenario';
+import { scriptScenario, taskIdOf, type Scenario, fileTask } from '../support/scenario';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 /** A run with one phase replan (goal revision) and one J6 task re-decomposition. */
 const SCENARIO: Scenario = {
-  tasks: [
-    { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-    { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-  ],
+  tasks: [fileTask('a'), fileTask('b', ['a'])],
   judge: (id, n) =>
     id === 'a' && n === 1
       ? { success: false, shouldContinue: false, shouldReplan: true, reason: 'scope too large', missingRequirements: ['x'] }
@@ -38,12 +32,7 @@ const SCENARIO: Scenario = {
 async function runWith(instruction: string) {
   scriptScenario(h.fake, SCENARIO);
   scriptDecisions(h.fake, { goal_understanding: [decision({ confidence: 0.9, type: 'goal_revision', issue: 'objective unclear' })] });
-  const runId = uniqueId('instr');
-  const handle = await h.client.workflow.start(RunWorkflow, {
-    taskQueue: h.taskQueue,
-    workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction, workspace: h.workspace(), options: FAST }],
-  });
+  const { handle } = await startRun(h, { instruction, workspace: h.workspace(), options: FAST }, 'instr');
   const result = await handle.result();
   expect(result.status).toBe('DONE');
   // The paths we claim to cover were all taken: a phase replan and a task re-decomposition.

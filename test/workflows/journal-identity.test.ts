@@ -4,27 +4,21 @@
 // first and writes its own files.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
-import { scriptScenario } from '../support/scenario';
+import { FAST, uniqueId, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
+import { startRun } from '../support/start-run';
+import { scriptScenario, fileTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
+harnessForSuite((started) => (h = started), { keepScript: true });
 
 it('S4 the same --id twice within a minute in one workspace: the second run sends as many LLM requests and writes its files', async () => {
-  scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+  scriptScenario(h.fake, { tasks: [fileTask('a')] });
   const ws = h.workspace();
   const runId = uniqueId('same');
   const runOnce = async () => {
     const before = h.fake.requests.filter((r) => r.status === 200).length;
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write a', workspace: ws, options: FAST }],
-    });
+    const { handle } = await startRun(h, { runId, instruction: 'write a', workspace: ws, options: FAST });
     const result = await handle.result();
     expect(result.status).toBe('DONE');
     return h.fake.requests.filter((r) => r.status === 200).length - before;

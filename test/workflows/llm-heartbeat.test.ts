@@ -1,4 +1,4 @@
-// Issue 12, SPEC O4: every LLM activity heartbeats with a short heartbeat timeout. The worker is
+// Issue 12, O4: every LLM activity heartbeats with a short heartbeat timeout. The worker is
 // SIGKILLed while goal_understanding's LLM call hangs: another worker retries that call within
 // 30 s, measured on the child workflow's history (attempt 1 scheduled → attempt 2 started).
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';

@@ -1,4 +1,4 @@
-// Issue 22, SPEC M1: strict structured outputs on the wire and the fallback ladder, against the real
+// Issue 22, M1: strict structured outputs on the wire and the fallback ladder, against the real
 // dev server and the scripted OpenAI-compatible server. Every structured request of a full run
 // (every purpose, every phase's decision variant, the worker's tools) is strict-mode valid; a server
 // that rejects json_schema (a 400, or llama-cpp-python's 500) is answered through json_object, one

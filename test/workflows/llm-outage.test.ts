@@ -1,4 +1,4 @@
-// Issue 12, SPEC O2: no run ends FAILED for a reason the user can fix. On the real dev server with
+// Issue 12, O2: no run ends FAILED for a reason the user can fix. On the real dev server with
 // the scripted OpenAI-compatible server: the endpoint refuses connections for 90 s in the middle of
 // execution → the run is PAUSED with the outage reason, resumes by itself and ends DONE with no task
 // BLOCKED and no replan; a user pause during an outage outlives it; a planning call's outage pauses

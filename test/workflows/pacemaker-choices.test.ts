@@ -1,4 +1,4 @@
-// Issue 10 (SPEC "Seed fidelity notes" P7, P2): every choice of every Duck Pacemaker pattern, answered
+// Issue 10 (P7, P2 as docs/requirements.md words them): every choice of every Duck Pacemaker pattern, answered
 // on a real TaskWorkflow, with its effect seen from outside: the task's outcome, the next worker
 // request in the fake's log, the limit in the taskStatus query.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
@@ -13,18 +13,16 @@ import {
   type TaskStatus,
 } from '../../src/workflows/messages';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { runWorkflowId } from '../../src/workflows/run';
 import { TaskWorkflow, type TaskOutcome } from '../../src/workflows/task';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario, taskIdOf } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const TEXT = 'Keep the parser in lib/strings.ts and reuse tokenize().';
 
@@ -219,11 +217,7 @@ describe('P8 P4 the pacemaker lines in the task status', () => {
   it('P4 a profile the planner does not know becomes UNKNOWN and gets base 8 end to end (never another profile)', async () => {
     const runId = uniqueId('p4');
     scriptScenario(h.fake, { tasks: [{ id: 'odd', title: 'an odd task', profile: 'INTERPRETIVE_DANCE', files: { 'odd.txt': 'x' } }] });
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'do the odd task', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { runId, instruction: 'do the odd task', workspace: h.workspace(), options: FAST }, 'p4');
     expect((await handle.result()).status).toBe('DONE');
     const ts = await h.client.workflow.getHandle(`${runWorkflowId(runId)}.task-odd`).query(taskStatusQuery);
     expect(ts.pacemakerLog?.[0]).toMatch(/profile=UNKNOWN limit=\d+ \(base 8\b/);

@@ -1,23 +1,20 @@
-// Issue 5: the Duck Pacemaker in TaskWorkflow (SPEC §5 P1–P8): a stalling task consults the user,
+// Issue 5: the Duck Pacemaker in TaskWorkflow (P1–P8): a stalling task consults the user,
 // who answers through the CLI; the answer's effect is visible in what the worker is asked next.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { cli } from '../support/cli';
 import { renderStatus } from '../../src/client/render';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { answerConsultationSignal, answerConsultationUpdate, statusQuery, taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, until, runOutcome, type Harness } from '../support/harness';
+import { FAST, until, runOutcome, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
 import type { InterventionKind } from '../../src/domain/pacemaker';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const GUIDANCE = 'The parser must live in lib/strings.ts; stop rewriting stall.txt.';
 
@@ -53,12 +50,11 @@ function stallingRun(kind: InterventionKind = 'no_progress') {
 }
 
 async function startStalling(kind: InterventionKind = 'no_progress') {
-  const runId = uniqueId('duck');
-  const handle = await h.client.workflow.start(RunWorkflow, {
-    taskQueue: h.taskQueue,
-    workflowId: runWorkflowId(runId),
-    args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST, config: { pacemaker: TRIGGER[kind].pacemaker } }],
-  });
+  const { runId, handle } = await startRun(
+    h,
+    { instruction: 'make the parser work', workspace: h.workspace(), options: FAST, config: { pacemaker: TRIGGER[kind].pacemaker } },
+    'duck',
+  );
   const status = await until<RunStatus>('a consultation in the run status', async () => {
     const s = await handle.query(statusQuery);
     return s.consultations?.length ? s : undefined;

@@ -1,18 +1,15 @@
-// Issue 12, SPEC O1 safe points besides worker steps: a pause during a planning phase's LLM call
+// Issue 12, O1 safe points besides worker steps: a pause during a planning phase's LLM call
 // keeps that call and starts neither the replan decision nor the next phase; a pauseGate signal
 // forged on a task from outside pauses at worst that task, and `resume` on the run undoes it.
 import { taskWorkflowId } from '../../src/workflows/execution';
 import { pauseGateSignal, pauseUpdate, resumeUpdate, statusQuery } from '../../src/workflows/messages';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, sleep, until, type Harness } from '../support/harness';
-import { scriptScenario, DEFAULT_GOAL } from '../support/scenario';
+import { FAST, sleep, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
+import { scriptScenario, DEFAULT_GOAL, fileTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 /** Waits until no LLM request is in flight and none started in the last `quietMs`. */
 const quiet = (quietMs = 1500) =>
@@ -27,14 +24,9 @@ const quiet = (quietMs = 1500) =>
 
 describe('O1 safe points', () => {
   it('O1 paused during goal_understanding: the call in flight is kept, no replan decision or next phase starts; resume → DONE, goal asked once', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
     h.fake.script('goal_understanding', { delayMs: 2000, then: { json: DEFAULT_GOAL } });
-    const runId = uniqueId('pause-phase');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write a', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write a', workspace: h.workspace(), options: FAST }, 'pause-phase');
     await until('the goal_understanding call in flight', async () => (h.fake.requestsFor('goal_understanding').length ? true : undefined));
     await handle.executeUpdate(pauseUpdate, { args: [{}] });
     await quiet();
@@ -56,12 +48,7 @@ describe('O1 safe points', () => {
       tasks: [{ id: 'a', title: 'write a', files: { 'a1.txt': '1', 'a2.txt': '2', 'a3.txt': '3' } }],
       workerDelayMs: 700,
     });
-    const runId = uniqueId('forged-gate');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the a files', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write the a files', workspace: h.workspace(), options: FAST }, 'forged-gate');
     await until('the first worker step', async () => (h.fake.requestsFor('worker_step').length ? true : undefined));
     await h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 'a')).signal(pauseGateSignal, { paused: true });
     await quiet();

@@ -1,21 +1,20 @@
-// Issue 12, SPEC O1: pause and resume. Two tasks whose workers take 5 steps each run in parallel;
+// Issue 12, O1: pause and resume. Two tasks whose workers take 5 steps each run in parallel;
 // the run is paused after step 2: the calls in flight finish, then no LLM request arrives while
 // paused. The worker is SIGKILLed and the server restarted while paused: still PAUSED with the
 // same counters and decision log. Resumed (with the temporal CLI): DONE, no step requested twice.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { runWorkflowId } from '../../src/workflows/run';
 import { decisionsQuery, pauseUpdate, statusQuery, type PauseAck } from '../../src/workflows/messages';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
-import { freePort, OwnDevServer } from '../support/dev-server';
-import { FakeOpenAI } from '../support/fake-openai';
-import { FAST, uniqueId, sleep, until } from '../support/harness';
+import { FAST, sleep, until } from '../support/harness';
+import { startRun } from '../support/start-run';
 import { fourFileTasks, scriptScenario, taskIdOf, workerStepsSoFar } from '../support/scenario';
-import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
+import { killAllWorkers } from '../support/worker-proc';
+import { startOwnServerRun } from '../support/own-server-run';
+import { untilCallsSettled } from '../support/run-waits';
 
 const exec = promisify(execFile);
 
@@ -26,26 +25,17 @@ const TASKS = fourFileTasks(['a', 'b']);
 
 describe('O1 pause and resume', () => {
   it('O1 pause after step 2 of two parallel 5-step tasks: nothing new starts while paused, PAUSED survives worker SIGKILL and server restart, resume ends DONE without repeating a step', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-pause-'));
-    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-ws-'));
-    const server = new OwnDevServer(path.join(dir, 'temporal.db'), await freePort());
-    await server.start();
-    const fake = await FakeOpenAI.start();
+    const w = await startOwnServerRun('pause');
+    const { fake } = w;
     scriptScenario(fake, { tasks: TASKS, workerDelayMs: 700 });
-    const taskQueue = uniqueId('pause');
-    const workerParams = { address: server.address, taskQueue, llmBaseURL: fake.baseURL };
-    let worker = await startWorkerProcess(workerParams);
-    const connection = await Connection.connect({ address: server.address });
-    const client = new Client({ connection });
     const cli = (...args: string[]) =>
-      exec(process.env.TEMPORAL_CLI_PATH!, [...args, '--address', server.address, '-o', 'json'], { maxBuffer: 8 * 1024 * 1024 });
+      exec(process.env.TEMPORAL_CLI_PATH!, [...args, '--address', w.server.address, '-o', 'json'], { maxBuffer: 8 * 1024 * 1024 });
     try {
-      const runId = uniqueId('pause');
-      const handle = await client.workflow.start(RunWorkflow, {
-        taskQueue,
-        workflowId: runWorkflowId(runId),
-        args: [{ runId, instruction: 'write the files of a and b', workspace: ws, options: { ...FAST, maxParallelTasks: 2 } }],
-      });
+      const { runId, handle } = await startRun(
+        w,
+        { instruction: 'write the files of a and b', workspace: w.workspace, options: { ...FAST, maxParallelTasks: 2 } },
+        'pause',
+      );
       const stepRequests = (task: string, step: number) =>
         fake.requestsFor('worker_step').filter((r) => taskIdOf(r) === task && workerStepsSoFar(r) === step - 1);
       // Step 2 of both tasks has been asked for: pause.
@@ -54,14 +44,7 @@ describe('O1 pause and resume', () => {
       expect(ack).toMatchObject({ runId, status: 'PAUSED', changed: true, pause: { by: 'user', kind: 'user', reason: 'reviewing the first files' } });
 
       // The calls in flight finish (and the pause reaches every task); then nothing more arrives.
-      await until(
-        'the calls in flight to finish',
-        async () => {
-          const last = Math.max(...fake.requests.map((r) => r.startedAt));
-          return fake.requests.every((r) => r.finishedAt !== undefined) && Date.now() - last > 2000 ? true : undefined;
-        },
-        30_000,
-      );
+      await untilCallsSettled(fake);
       const seen = fake.requests.length;
       await sleep(4000);
       expect(fake.requests.length).toBe(seen);
@@ -86,11 +69,7 @@ describe('O1 pause and resume', () => {
       const tasksBefore = JSON.stringify(paused.tasks);
 
       // Worker SIGKILL and server restart while paused.
-      await killWorker(worker);
-      await server.stop('SIGTERM');
-      await sleep(500);
-      await server.start();
-      worker = await startWorkerProcess(workerParams);
+      await w.crashAndRestart();
       const after = await until('status after the restart', async () => handle.query(statusQuery), 60_000);
       expect(after.status).toBe('PAUSED');
       expect(after.pause).toEqual(paused.pause);
@@ -108,7 +87,7 @@ describe('O1 pause and resume', () => {
       expect(resumed.result).toMatchObject({ status: 'RUNNING', changed: true });
       const result = await handle.result();
       expect(result.status).toBe('DONE');
-      for (const t of TASKS) for (const f of Object.keys(t.files!)) expect(fs.existsSync(path.join(ws, f))).toBe(true);
+      for (const t of TASKS) for (const f of Object.keys(t.files!)) expect(fs.existsSync(path.join(w.workspace, f))).toBe(true);
       // Every step of every task was answered exactly once: none before the pause was asked again.
       for (const t of ['a', 'b']) {
         for (let step = 1; step <= 5; step++) {
@@ -117,12 +96,7 @@ describe('O1 pause and resume', () => {
       }
       expect((await handle.describe()).typedSearchAttributes.get(STATUS_KEY)).toBe('DONE');
     } finally {
-      await killAllWorkers();
-      await connection.close();
-      await fake.stop();
-      await server.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-      fs.rmSync(ws, { recursive: true, force: true });
+      await w.stop();
     }
   });
 });

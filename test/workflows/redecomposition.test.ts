@@ -4,16 +4,13 @@
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import type { TaskRecord } from '../../src/domain/types';
-import { FAST, startHarness, uniqueId, runOutcome, type Harness } from '../support/harness';
-import { scriptScenario, taskIdOf, type ScenarioTask } from '../support/scenario';
+import { FAST, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
+import { scriptScenario, taskIdOf, type ScenarioTask, fileTask } from '../support/scenario';
 import { nth } from '../support/lists';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const INSTRUCTION = 'write the files a, b and c, each verified';
 
@@ -26,11 +23,7 @@ function startRun(extra: Partial<RunInput> = {}) {
   });
 }
 
-const TASKS: ScenarioTask[] = [
-  { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-  { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-  { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
-];
+const TASKS: ScenarioTask[] = [fileTask('a'), fileTask('b', ['a']), fileTask('c')];
 
 const SCOPE_TOO_LARGE = {
   success: false,

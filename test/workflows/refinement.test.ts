@@ -1,20 +1,17 @@
-// Issue 5: plan quality judge and the refinement loop in task_decomposition (SPEC §3 R1–R7, §4 C1/C3),
+// Issue 5: plan quality judge and the refinement loop in task_decomposition (R1–R7, C1, C3),
 // on the real dev server with the scripted LLM.
 import { WorkflowFailedError } from '@temporalio/client';
 import { renderStatus } from '../../src/client/render';
 import { statusQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { lastUserMessage } from '../support/fake-openai';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, uniqueId, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { plannedTask, scriptScenario, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const INSTRUCTION = 'write the parser and document it in the README';
 

@@ -1,28 +1,24 @@
 // V2: the run's event log lives in its workflow state: it survives continue-as-new (sequence numbers
 // go on from the previous run of the chain) and reading it with a cursor adds nothing to history.
 import { eventsQuery, statusQuery, type RunEvent } from '../../src/workflows/messages';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
-import { scriptScenario } from '../support/scenario';
+import { FAST, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
+import { scriptScenario, fileTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 describe('V2 the run event log', () => {
   it('V2 the event log survives continue-as-new: every phase entry of every run of the chain, sequence numbers monotonic, read once with a cursor', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
     scriptDecisions(h.fake, { reflection: [decision({ confidence: 0.6, type: 'plan_revision', issue: 'docs missing' })] });
-    const runId = uniqueId('ev');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the file a.txt', workspace: h.workspace(), options: { ...FAST, continueAsNewAfterEvents: 1 } }],
-    });
+    const { handle } = await startRun(
+      h,
+      { instruction: 'write the file a.txt', workspace: h.workspace(), options: { ...FAST, continueAsNewAfterEvents: 1 } },
+      'ev',
+    );
     expect((await handle.result()).status).toBe('DONE');
     // It really continued as new (one run per phase).
     const runs: string[] = [];

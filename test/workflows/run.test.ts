@@ -4,18 +4,15 @@ import * as path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, failureOf, runOutcome, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, failureOf, runOutcome, uniqueId, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
-import { scriptScenario } from '../support/scenario';
+import { scriptScenario, fileTask } from '../support/scenario';
 import { saveHistories } from '../support/histories';
 import { hostSettingsFromEnv } from '../../src/host-settings';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 // Workspace affinity: these runs name their host (the harness worker's), as the CLI's runs do, so
 // the recorded histories replay the host-queue path too.
@@ -34,10 +31,10 @@ describe('RunWorkflow', () => {
     scriptScenario(h.fake, {
       workerDelayMs: 300,
       tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
+        fileTask('a'),
         { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' }, command: ['node', '-e', "require('fs').readFileSync('a.txt')"] },
-        { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
-        { id: 'd', title: 'write d', dependencies: ['c'], files: { 'd.txt': 'D' } },
+        fileTask('c'),
+        fileTask('d', ['c']),
       ],
     });
     const ws = h.workspace();
@@ -85,11 +82,7 @@ describe('RunWorkflow', () => {
 
   it('J2 a BLOCKED task blocks its dependents and the run reports which and why', async () => {
     scriptScenario(h.fake, {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-        { id: 'c', title: 'write c', files: { 'c.txt': 'C' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b', ['a']), fileTask('c')],
       judge: (id) =>
         id === 'a'
           ? {
@@ -119,7 +112,7 @@ describe('RunWorkflow', () => {
 
   it('J2 NEEDS_CONTINUATION runs the worker again with the judge feedback', async () => {
     scriptScenario(h.fake, {
-      tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }],
+      tasks: [fileTask('a')],
       judge: (_id, n) =>
         n === 1
           ? { success: false, shouldContinue: true, shouldReplan: false, reason: 'tests missing', missingRequirements: ['a test for a.txt'] }

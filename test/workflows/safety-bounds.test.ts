@@ -1,4 +1,4 @@
-// Issue 13 (SPEC S1, S3, S4) against the real dev server, a real worker and the real sandbox:
+// Issue 13 (S1, S3, S4) against the real dev server, a real worker and the real sandbox:
 // RunWorkflow checks what it was started with; a run's config can only narrow the sandbox; a key
 // a command prints ends up in no history, journal, transcript or log.
 import * as fs from 'node:fs';

@@ -6,15 +6,13 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
+import { FAST, uniqueId, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
 import { scriptScenario } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
+harnessForSuite((started) => (h = started), { keepScript: true });
 
 it('S1 writes outside, a home file, a symlink out, a setsid process, .replanner/ and the network: each refused or contained', async () => {
   const root = path.resolve(__dirname, '../..');
@@ -50,11 +48,11 @@ it('S1 writes outside, a home file, a symlink out, a setsid process, .replanner/
     });
     const runId = uniqueId('escape');
     const ws = h.workspace();
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'try to get out', workspace: ws, options: { ...FAST, maxParallelTasks: 6 } }],
-    });
+    const { handle } = await startRun(
+      h,
+      { runId, instruction: 'try to get out', workspace: ws, options: { ...FAST, maxParallelTasks: 6 } },
+      'escape',
+    );
     expect((await handle.result()).status).toBe('DONE');
     await new Promise((r) => setTimeout(r, 2500)); // the setsid process would have written by now
 

@@ -6,16 +6,13 @@ import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import type { RunOptions } from '../../src/workflows/options';
 import type { RecordedRequest } from '../support/fake-openai';
-import { FAST, startHarness, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { harnessForSuite } from '../support/suite-hooks';
 import { decision, decisionPhaseOf } from '../support/decisions';
 import { NO_REPLAN_DECISION, scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 const task = (id: string): ScenarioTask => ({ id, title: `write ${id}`, files: { [`${id}.txt`]: id.toUpperCase() } });
 

@@ -1,4 +1,4 @@
-// Issue 10, SPEC S2: sealed messages. Bad and forged signals/updates are sent with the real
+// Issue 10, S2: sealed messages. Bad and forged signals/updates are sent with the real
 // `temporal` CLI to a run (and its task workflow) that is waiting for the user; nothing they carry
 // changes what `status` shows or fails a workflow task, every update is refused with its reason,
 // and the run still finishes once the real answer comes. Later issues add their messages here.
@@ -14,18 +14,15 @@ import {
   taskStatusQuery,
   type RunStatus,
 } from '../../src/workflows/messages';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type Scenario, type ScenarioTask } from '../support/scenario';
+import { FAST, runOutcome, temporalAddress, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
+import { scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type Scenario, type ScenarioTask, fileTask } from '../support/scenario';
 
 const exec = promisify(execFile);
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.stop());
-beforeEach(() => h.fake.reset());
+harnessForSuite((started) => (h = started));
 
 type Kind = 'signal' | 'update';
 /** One row: what is sent, to which workflow, and (for an update) the reason it must be refused with. */
@@ -38,7 +35,7 @@ interface Row {
 }
 
 /** Sends one message with the real CLI; returns the CLI's stderr when it failed. */
-async function send(workflowId: string, r: Row): Promise<{ ok: boolean; stderr: string }> {
+async function send(workflowId: string, r: Pick<Row, 'kind' | 'name' | 'input'>): Promise<{ ok: boolean; stderr: string }> {
   const args =
     r.kind === 'signal'
       ? ['workflow', 'signal', '--address', temporalAddress(), '-w', workflowId, '--name', r.name, '--input', r.input]
@@ -98,155 +95,92 @@ const replaced = (id: string, by: string[]) =>
   JSON.stringify({ ...JSON.parse(task(id, 'REPLACED_BY_REPLAN')), replanningInfo: { iteration: 0, maxIterations: 2, replacedBy: by } });
 const HUGE = 'x'.repeat(100_000);
 
+/** A row: a signal the server must accept; an update it must refuse with `reason`. */
+const signal = (what: string, name: string, input: string): Row => ({ what, kind: 'signal', name, input });
+const update = (what: string, name: string, input: string, reason: string): Row => ({ what, kind: 'update', name, input, reason });
+
 /** Malformed shapes, null, wrong types, extra keys and huge strings: the same for every run. */
 const MALFORMED: Row[] = [
-  { what: 'taskProgress null', kind: 'signal', name: 'taskProgress', input: 'null' },
-  { what: 'taskProgress of the issue report', kind: 'signal', name: 'taskProgress', input: '{"tasks":"not-a-list","usage":5}' },
-  { what: 'taskProgress a number', kind: 'signal', name: 'taskProgress', input: '42' },
-  { what: 'taskProgress extra key', kind: 'signal', name: 'taskProgress', input: `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}` },
-  {
-    what: 'taskProgress task with a huge title',
-    kind: 'signal',
-    name: 'taskProgress',
-    input: `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`,
-  },
-  { what: 'taskConsultation null', kind: 'signal', name: 'taskConsultation', input: 'null' },
-  { what: 'taskConsultation wrong types', kind: 'signal', name: 'taskConsultation', input: '{"taskId":7,"consultationId":[],"consultation":"open"}' },
-  { what: 'answerClarificationSignal null', kind: 'signal', name: 'answerClarificationSignal', input: 'null' },
-  { what: 'answerClarificationSignal wrong types', kind: 'signal', name: 'answerClarificationSignal', input: '{"questionId":1,"answer":false}' },
-  {
-    what: 'answerClarificationSignal extra key',
-    kind: 'signal',
-    name: 'answerClarificationSignal',
-    input: '{"questionId":"q1","answer":"CSV","admin":true}',
-  },
+  signal('taskProgress null', 'taskProgress', 'null'),
+  signal('taskProgress of the issue report', 'taskProgress', '{"tasks":"not-a-list","usage":5}'),
+  signal('taskProgress a number', 'taskProgress', '42'),
+  signal('taskProgress extra key', 'taskProgress', `{"round":1,"seq":99,"tasks":[],"usage":${USAGE},"admin":true}`),
+  signal(
+    'taskProgress task with a huge title',
+    'taskProgress',
+    `{"round":1,"seq":99,"tasks":[${task('a').replace('task a', HUGE)}],"usage":${USAGE}}`,
+  ),
+  signal('taskConsultation null', 'taskConsultation', 'null'),
+  signal('taskConsultation wrong types', 'taskConsultation', '{"taskId":7,"consultationId":[],"consultation":"open"}'),
+  signal('answerClarificationSignal null', 'answerClarificationSignal', 'null'),
+  signal('answerClarificationSignal wrong types', 'answerClarificationSignal', '{"questionId":1,"answer":false}'),
+  signal('answerClarificationSignal extra key', 'answerClarificationSignal', '{"questionId":"q1","answer":"CSV","admin":true}'),
   // O2 (issue 12): LLM trouble reports with bad payloads pause nothing; a forged recovery ends no pause.
-  { what: 'llmTrouble null', kind: 'signal', name: 'llmTrouble', input: 'null' },
-  { what: 'llmTrouble wrong types', kind: 'signal', name: 'llmTrouble', input: '{"trouble":1,"error":[]}' },
-  { what: 'llmTrouble unknown trouble', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"budget","error":"x"}' },
-  { what: 'llmTrouble extra key', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","admin":true}' },
-  { what: 'llmTrouble huge error', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ trouble: 'rejected', error: HUGE }) },
-  { what: 'llmTrouble recovered with no outage', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"recovered"}' },
+  signal('llmTrouble null', 'llmTrouble', 'null'),
+  signal('llmTrouble wrong types', 'llmTrouble', '{"trouble":1,"error":[]}'),
+  signal('llmTrouble unknown trouble', 'llmTrouble', '{"trouble":"budget","error":"x"}'),
+  signal('llmTrouble extra key', 'llmTrouble', '{"trouble":"unavailable","admin":true}'),
+  signal('llmTrouble huge error', 'llmTrouble', JSON.stringify({ trouble: 'rejected', error: HUGE })),
+  signal('llmTrouble recovered with no outage', 'llmTrouble', '{"trouble":"recovered"}'),
   // S2 (issue 21): a trouble report names only its sender; the run asks that workflow, if it is its own.
-  { what: 'llmTrouble from a stranger', kind: 'signal', name: 'llmTrouble', input: '{"from":"stranger"}' },
-  { what: 'llmTrouble with a claim beside the sender', kind: 'signal', name: 'llmTrouble', input: '{"from":"x","trouble":"rejected"}' },
-  { what: 'an unknown signal (the removed executionDecision)', kind: 'signal', name: 'executionDecision', input: '{"taskId":"a"}' },
-  { what: 'an unknown update', kind: 'update', name: 'setStatus', input: '{"status":"DONE"}', reason: 'setStatus' },
-  { what: 'answerClarification null', kind: 'update', name: 'answerClarification', input: 'null', reason: 'invalid payload' },
-  { what: 'answerClarification a string', kind: 'update', name: 'answerClarification', input: '"CSV"', reason: 'invalid payload' },
-  {
-    what: 'answerClarification wrong types',
-    kind: 'update',
-    name: 'answerClarification',
-    input: '{"questionId":1,"answer":false}',
-    reason: 'invalid payload (questionId',
-  },
-  {
-    what: 'answerClarification extra key',
-    kind: 'update',
-    name: 'answerClarification',
-    input: '{"questionId":"q1","answer":"CSV","admin":true}',
-    reason: 'invalid payload',
-  },
-  {
-    what: 'answerClarification huge answer',
-    kind: 'update',
-    name: 'answerClarification',
-    input: JSON.stringify({ questionId: 'q1', answer: HUGE }),
-    reason: 'invalid payload (answer',
-  },
+  signal('llmTrouble from a stranger', 'llmTrouble', '{"from":"stranger"}'),
+  signal('llmTrouble with a claim beside the sender', 'llmTrouble', '{"from":"x","trouble":"rejected"}'),
+  signal('an unknown signal (the removed executionDecision)', 'executionDecision', '{"taskId":"a"}'),
+  update('an unknown update', 'setStatus', '{"status":"DONE"}', 'setStatus'),
+  update('answerClarification null', 'answerClarification', 'null', 'invalid payload'),
+  update('answerClarification a string', 'answerClarification', '"CSV"', 'invalid payload'),
+  update('answerClarification wrong types', 'answerClarification', '{"questionId":1,"answer":false}', 'invalid payload (questionId'),
+  update('answerClarification extra key', 'answerClarification', '{"questionId":"q1","answer":"CSV","admin":true}', 'invalid payload'),
+  update('answerClarification huge answer', 'answerClarification', JSON.stringify({ questionId: 'q1', answer: HUGE }), 'invalid payload (answer'),
   // O1 (issue 12): pause and resume with bad payloads pause nothing.
-  { what: 'pauseSignal a string', kind: 'signal', name: 'pauseSignal', input: '"stop"' },
-  { what: 'pauseSignal wrong types', kind: 'signal', name: 'pauseSignal', input: '{"reason":7}' },
-  { what: 'pauseSignal extra key', kind: 'signal', name: 'pauseSignal', input: '{"reason":"x","admin":true}' },
-  { what: 'pauseSignal huge reason', kind: 'signal', name: 'pauseSignal', input: JSON.stringify({ reason: HUGE }) },
-  { what: 'resumeSignal extra key', kind: 'signal', name: 'resumeSignal', input: '{"force":true}' },
-  { what: 'pause a string', kind: 'update', name: 'pause', input: '"now"', reason: 'invalid payload' },
-  { what: 'pause wrong types', kind: 'update', name: 'pause', input: '{"reason":[1]}', reason: 'invalid payload (reason' },
-  { what: 'pause extra key', kind: 'update', name: 'pause', input: '{"reason":"x","admin":true}', reason: 'invalid payload' },
-  { what: 'pause huge reason', kind: 'update', name: 'pause', input: JSON.stringify({ reason: HUGE }), reason: 'invalid payload (reason' },
-  { what: 'resume extra key', kind: 'update', name: 'resume', input: '{"force":true}', reason: 'invalid payload' },
-  { what: 'pauseGate (internal) to the run', kind: 'signal', name: 'pauseGate', input: '{"paused":true}' },
+  signal('pauseSignal a string', 'pauseSignal', '"stop"'),
+  signal('pauseSignal wrong types', 'pauseSignal', '{"reason":7}'),
+  signal('pauseSignal extra key', 'pauseSignal', '{"reason":"x","admin":true}'),
+  signal('pauseSignal huge reason', 'pauseSignal', JSON.stringify({ reason: HUGE })),
+  signal('resumeSignal extra key', 'resumeSignal', '{"force":true}'),
+  update('pause a string', 'pause', '"now"', 'invalid payload'),
+  update('pause wrong types', 'pause', '{"reason":[1]}', 'invalid payload (reason'),
+  update('pause extra key', 'pause', '{"reason":"x","admin":true}', 'invalid payload'),
+  update('pause huge reason', 'pause', JSON.stringify({ reason: HUGE }), 'invalid payload (reason'),
+  update('resume extra key', 'resume', '{"force":true}', 'invalid payload'),
+  signal('pauseGate (internal) to the run', 'pauseGate', '{"paused":true}'),
   // O3 (issue 12): the budget leases' internal messages. A run takes requests only from its running
   // phase child and never takes a grant (its limit changes only by the answer to its budget question).
-  { what: 'budgetRequest null', kind: 'signal', name: 'budgetRequest', input: 'null' },
-  { what: 'budgetRequest wrong types', kind: 'signal', name: 'budgetRequest', input: '{"from":1,"seq":"1","want":-5,"largest":null}' },
-  { what: 'budgetRequest huge want', kind: 'signal', name: 'budgetRequest', input: '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}' },
-  {
-    what: 'budgetRequest from a stranger',
-    kind: 'signal',
-    name: 'budgetRequest',
-    input: '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}',
-  },
-  { what: 'budgetGrant to the run', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
+  signal('budgetRequest null', 'budgetRequest', 'null'),
+  signal('budgetRequest wrong types', 'budgetRequest', '{"from":1,"seq":"1","want":-5,"largest":null}'),
+  signal('budgetRequest huge want', 'budgetRequest', '{"from":"x","seq":1,"want":1e15,"largest":0,"spent":0}'),
+  signal('budgetRequest from a stranger', 'budgetRequest', '{"from":"stranger","seq":1,"want":100,"largest":0,"spent":100}'),
+  signal('budgetGrant to the run', 'budgetGrant', '{"seq":1,"tokens":1000000}'),
 ];
 
 describe('S2 sealed messages', () => {
   it('S2 a run waiting on a question: malformed and forged messages change nothing, fail nothing, updates say why; then the answer → DONE', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A' } }] });
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
     scriptDecisions(h.fake, {
       goal_understanding: [
         decision({ confidence: 0.9, type: 'clarification_request', issue: 'the format is unclear', questions: ['Which output format?'] }),
       ],
     });
-    const runId = uniqueId('sealed');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST }, 'sealed');
     await until('the pending question q1', async () => (await handle.query(statusQuery)).questions?.find((q) => q.id === 'q1'));
     const before = JSON.stringify(await handle.query(statusQuery));
 
     await sendAll(handle.workflowId, [
       ...MALFORMED,
       // Well-formed forgeries.
-      {
-        what: 'progress of an unknown task',
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":1,"tasks":[${task('zz')}],"usage":${USAGE}}`,
-      },
-      { what: 'progress from the past (round 0)', kind: 'signal', name: 'taskProgress', input: `{"round":0,"seq":1,"tasks":[],"usage":${USAGE}}` },
-      {
-        what: 'a consultation nobody asked',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: `{"taskId":"a","consultationId":"a-c1","consultation":${consultation('a', 1)}}`,
-      },
-      {
-        what: 'closing a consultation nobody opened',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: '{"taskId":"a","consultationId":"a-c1","consultation":null}',
-      },
-      {
-        what: 'an answer signal for an unknown question',
-        kind: 'signal',
-        name: 'answerClarificationSignal',
-        input: '{"questionId":"q9","answer":"CSV"}',
-      },
-      {
-        what: 'an answer for an unknown question',
-        kind: 'update',
-        name: 'answerClarification',
-        input: '{"questionId":"q9","answer":"CSV"}',
-        reason: 'unknown question "q9" (pending: q1)',
-      },
-      {
-        what: 'an empty answer',
-        kind: 'update',
-        name: 'answerClarification',
-        input: '{"questionId":"q1","answer":"  "}',
-        reason: 'the answer to q1 is empty',
-      },
+      signal('progress of an unknown task', 'taskProgress', `{"round":1,"seq":1,"tasks":[${task('zz')}],"usage":${USAGE}}`),
+      signal('progress from the past (round 0)', 'taskProgress', `{"round":0,"seq":1,"tasks":[],"usage":${USAGE}}`),
+      signal('a consultation nobody asked', 'taskConsultation', `{"taskId":"a","consultationId":"a-c1","consultation":${consultation('a', 1)}}`),
+      signal('closing a consultation nobody opened', 'taskConsultation', '{"taskId":"a","consultationId":"a-c1","consultation":null}'),
+      signal('an answer signal for an unknown question', 'answerClarificationSignal', '{"questionId":"q9","answer":"CSV"}'),
+      update('an answer for an unknown question', 'answerClarification', '{"questionId":"q9","answer":"CSV"}', 'unknown question "q9" (pending: q1)'),
+      update('an empty answer', 'answerClarification', '{"questionId":"q1","answer":"  "}', 'the answer to q1 is empty'),
     ]);
 
     expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
     expect(await workflowTaskFailures(handle)).toEqual([]);
 
     const answered = await send(handle.workflowId, {
-      what: 'the answer',
       kind: 'update',
       name: 'answerClarification',
       input: '{"questionId":"q1","answer":"plain text"}',
@@ -266,12 +200,7 @@ describe('S2 sealed messages', () => {
           : { success: false, shouldContinue: true, shouldReplan: false, reason: 'still not done', missingRequirements: ['a working parser'] },
     };
     scriptScenario(h.fake, scenario);
-    const runId = uniqueId('sealed');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'make the parser work', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'make the parser work', workspace: h.workspace(), options: FAST }, 'sealed');
     const status = await until<RunStatus>('a consultation in the run status', async () => {
       const s = await handle.query(statusQuery);
       return s.consultations?.length ? s : undefined;
@@ -284,108 +213,61 @@ describe('S2 sealed messages', () => {
 
     await sendAll(handle.workflowId, [
       ...MALFORMED,
-      {
-        what: 'a sequence number from the past',
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":1,"tasks":${tasks},"usage":${USAGE}}`,
-      },
-      { what: 'another round', kind: 'signal', name: 'taskProgress', input: `{"round":2,"seq":1000,"tasks":${tasks},"usage":${USAGE}}` },
-      {
-        what: 'progress skipping ahead (seq 1000) that would finish the task',
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":1000,"tasks":[${task('s', 'DONE')}],"usage":${USAGE}}`,
-      },
+      signal('a sequence number from the past', 'taskProgress', `{"round":1,"seq":1,"tasks":${tasks},"usage":${USAGE}}`),
+      signal('another round', 'taskProgress', `{"round":2,"seq":1000,"tasks":${tasks},"usage":${USAGE}}`),
+      signal(
+        'progress skipping ahead (seq 1000) that would finish the task',
+        'taskProgress',
+        `{"round":1,"seq":1000,"tasks":[${task('s', 'DONE')}],"usage":${USAGE}}`,
+      ),
       // A report carries only what changed (a delta): forged deltas at every sequence number the
       // run may expect next are refused for what they carry.
       ...[1, 2, 3, 4, 5].flatMap((seq): Row[] => [
-        {
-          what: `progress naming an unknown task (seq ${seq})`,
-          kind: 'signal',
-          name: 'taskProgress',
-          input: `{"round":1,"seq":${seq},"tasks":[${task('zz')}],"usage":${USAGE}}`,
-        },
-        {
-          what: `a task replaced without its replacement (seq ${seq})`,
-          kind: 'signal',
-          name: 'taskProgress',
-          input: `{"round":1,"seq":${seq},"tasks":[${replaced('s', ['s.1'])}],"usage":${USAGE}}`,
-        },
+        signal(`progress naming an unknown task (seq ${seq})`, 'taskProgress', `{"round":1,"seq":${seq},"tasks":[${task('zz')}],"usage":${USAGE}}`),
+        signal(
+          `a task replaced without its replacement (seq ${seq})`,
+          'taskProgress',
+          `{"round":1,"seq":${seq},"tasks":[${replaced('s', ['s.1'])}],"usage":${USAGE}}`,
+        ),
       ]),
-      {
-        what: 'the open consultation again',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: `{"taskId":"s","consultationId":"s-c1","consultation":${consultation('s', 1)}}`,
-      },
-      {
-        what: 'a consultation of an unknown task',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: `{"taskId":"zz","consultationId":"zz-c1","consultation":${consultation('zz', 1)}}`,
-      },
-      {
-        what: 'closing another consultation',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: '{"taskId":"s","consultationId":"s-c7","consultation":null}',
-      },
+      signal('the open consultation again', 'taskConsultation', `{"taskId":"s","consultationId":"s-c1","consultation":${consultation('s', 1)}}`),
+      signal(
+        'a consultation of an unknown task',
+        'taskConsultation',
+        `{"taskId":"zz","consultationId":"zz-c1","consultation":${consultation('zz', 1)}}`,
+      ),
+      signal('closing another consultation', 'taskConsultation', '{"taskId":"s","consultationId":"s-c7","consultation":null}'),
       // S2 (issue 21): a poke names only the task; the run reads the task's consultation from the task.
-      {
-        what: 'a poke for the consulting task (the run looks again: s-c1 still open)',
-        kind: 'signal',
-        name: 'taskConsultation',
-        input: '{"taskId":"s"}',
-      },
-      { what: 'a poke for an unknown task', kind: 'signal', name: 'taskConsultation', input: '{"taskId":"zz"}' },
+      signal('a poke for the consulting task (the run looks again: s-c1 still open)', 'taskConsultation', '{"taskId":"s"}'),
+      signal('a poke for an unknown task', 'taskConsultation', '{"taskId":"zz"}'),
     ]);
     await sendAll(taskHandle.workflowId, [
-      { what: 'answerConsultation null', kind: 'update', name: 'answerConsultation', input: 'null', reason: 'invalid answer: payload' },
-      {
-        what: 'answerConsultation wrong types',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: '{"choice":{"n":1}}',
-        reason: 'invalid answer: choice',
-      },
-      {
-        what: 'answerConsultation extra key',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: '{"choice":"stop","admin":true}',
-        reason: 'invalid answer: payload: Unrecognized key',
-      },
-      {
-        what: 'answerConsultation huge guidance',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: JSON.stringify({ choice: 'guidance', guidance: HUGE }),
-        reason: 'invalid answer: guidance',
-      },
-      {
-        what: 'answerConsultation another id',
-        kind: 'update',
-        name: 'answerConsultation',
-        input: '{"consultationId":"s-c9","choice":"stop"}',
-        reason: 'consultation "s-c9" is not pending',
-      },
-      { what: 'answerConsultationSignal null', kind: 'signal', name: 'answerConsultationSignal', input: 'null' },
-      { what: 'pauseGate null', kind: 'signal', name: 'pauseGate', input: 'null' },
-      { what: 'pauseGate wrong types', kind: 'signal', name: 'pauseGate', input: '{"paused":"yes"}' },
-      { what: 'pauseGate extra key', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"admin":true}' },
-      { what: 'pauseGate unknown kind', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":["admin"]}' },
-      { what: 'pauseGate kinds not a list', kind: 'signal', name: 'pauseGate', input: '{"paused":true,"kinds":"user"}' },
-      { what: 'budgetGrant null', kind: 'signal', name: 'budgetGrant', input: 'null' },
-      { what: 'budgetGrant extra key', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":5,"admin":true}' },
-      { what: 'budgetGrant answering no request', kind: 'signal', name: 'budgetGrant', input: '{"seq":1,"tokens":1000000}' },
-      { what: 'answerConsultationSignal extra key', kind: 'signal', name: 'answerConsultationSignal', input: '{"choice":"stop","admin":true}' },
-      {
-        what: 'answerConsultationSignal another id',
-        kind: 'signal',
-        name: 'answerConsultationSignal',
-        input: '{"consultationId":"s-c9","choice":"stop"}',
-      },
+      update('answerConsultation null', 'answerConsultation', 'null', 'invalid answer: payload'),
+      update('answerConsultation wrong types', 'answerConsultation', '{"choice":{"n":1}}', 'invalid answer: choice'),
+      update('answerConsultation extra key', 'answerConsultation', '{"choice":"stop","admin":true}', 'invalid answer: payload: Unrecognized key'),
+      update(
+        'answerConsultation huge guidance',
+        'answerConsultation',
+        JSON.stringify({ choice: 'guidance', guidance: HUGE }),
+        'invalid answer: guidance',
+      ),
+      update(
+        'answerConsultation another id',
+        'answerConsultation',
+        '{"consultationId":"s-c9","choice":"stop"}',
+        'consultation "s-c9" is not pending',
+      ),
+      signal('answerConsultationSignal null', 'answerConsultationSignal', 'null'),
+      signal('pauseGate null', 'pauseGate', 'null'),
+      signal('pauseGate wrong types', 'pauseGate', '{"paused":"yes"}'),
+      signal('pauseGate extra key', 'pauseGate', '{"paused":true,"admin":true}'),
+      signal('pauseGate unknown kind', 'pauseGate', '{"paused":true,"kinds":["admin"]}'),
+      signal('pauseGate kinds not a list', 'pauseGate', '{"paused":true,"kinds":"user"}'),
+      signal('budgetGrant null', 'budgetGrant', 'null'),
+      signal('budgetGrant extra key', 'budgetGrant', '{"seq":1,"tokens":5,"admin":true}'),
+      signal('budgetGrant answering no request', 'budgetGrant', '{"seq":1,"tokens":1000000}'),
+      signal('answerConsultationSignal extra key', 'answerConsultationSignal', '{"choice":"stop","admin":true}'),
+      signal('answerConsultationSignal another id', 'answerConsultationSignal', '{"consultationId":"s-c9","choice":"stop"}'),
     ]);
 
     expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
@@ -395,7 +277,6 @@ describe('S2 sealed messages', () => {
 
     unstuck = true;
     const answered = await send(taskHandle.workflowId, {
-      what: 'the answer',
       kind: 'update',
       name: 'answerConsultation',
       input: '{"consultationId":"s-c1","choice":"guidance","guidance":"write the parser in parser.ts"}',
@@ -409,12 +290,7 @@ describe('S2 sealed messages', () => {
   it('S2 a running run: a forged taskProgress (a real task id, DONE, every next sequence number) and forged llmTrouble sent with the temporal CLI change nothing, pause nothing; the run ends DONE', async () => {
     // The worker is slow, so the task is still running while the forgeries arrive.
     scriptScenario(h.fake, { workerDelayMs: 1500, tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }] });
-    const runId = uniqueId('sealed');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the files a.txt and a2.txt', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write the files a.txt and a2.txt', workspace: h.workspace(), options: FAST }, 'sealed');
     const wf = handle.workflowId;
     const running = await until<RunStatus>('task a running', async () => {
       const s = await handle.query(statusQuery);
@@ -422,23 +298,15 @@ describe('S2 sealed messages', () => {
     });
     expect(running.phase).toBe('execution');
     await sendAll(wf, [
-      ...[1, 2, 3, 4, 5, 6].map((seq): Row => ({
-        what: `taskProgress: task a DONE (seq ${seq})`,
-        kind: 'signal',
-        name: 'taskProgress',
-        input: `{"round":1,"seq":${seq},"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`,
-      })),
-      { what: 'llmTrouble: rejected (the old claim)', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"rejected","error":"forged: bad key"}' },
-      { what: 'llmTrouble: unavailable (the old claim)', kind: 'signal', name: 'llmTrouble', input: '{"trouble":"unavailable","error":"forged"}' },
-      { what: 'llmTrouble naming the running task', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: taskWorkflowId(wf, 'a') }) },
-      { what: 'llmTrouble naming the execution phase', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: `${wf}.execution-1` }) },
-      { what: 'llmTrouble naming the run itself', kind: 'signal', name: 'llmTrouble', input: JSON.stringify({ from: wf }) },
-      {
-        what: 'llmTrouble naming a task that does not exist',
-        kind: 'signal',
-        name: 'llmTrouble',
-        input: JSON.stringify({ from: taskWorkflowId(wf, 'zz') }),
-      },
+      ...[1, 2, 3, 4, 5, 6].map((seq) =>
+        signal(`taskProgress: task a DONE (seq ${seq})`, 'taskProgress', `{"round":1,"seq":${seq},"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`),
+      ),
+      signal('llmTrouble: rejected (the old claim)', 'llmTrouble', '{"trouble":"rejected","error":"forged: bad key"}'),
+      signal('llmTrouble: unavailable (the old claim)', 'llmTrouble', '{"trouble":"unavailable","error":"forged"}'),
+      signal('llmTrouble naming the running task', 'llmTrouble', JSON.stringify({ from: taskWorkflowId(wf, 'a') })),
+      signal('llmTrouble naming the execution phase', 'llmTrouble', JSON.stringify({ from: `${wf}.execution-1` })),
+      signal('llmTrouble naming the run itself', 'llmTrouble', JSON.stringify({ from: wf })),
+      signal('llmTrouble naming a task that does not exist', 'llmTrouble', JSON.stringify({ from: taskWorkflowId(wf, 'zz') })),
     ]);
     // The same with the real client (issue 21), and a consultation for the running task: the next
     // consultation id in the old message's shape, and the poke the task itself sends.
@@ -471,10 +339,7 @@ describe('S2 sealed messages', () => {
     expect(await workflowTaskFailures(handle)).toEqual([]);
   });
   it('S2 O2 a forged llmTrouble naming a task that recovered from an earlier outage does not end a later outage; the real recovery does → DONE', async () => {
-    const tasks: ScenarioTask[] = [
-      { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-      { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-    ];
+    const tasks: ScenarioTask[] = [fileTask('a'), fileTask('b', ['a'])];
     scriptScenario(h.fake, { tasks });
     // a: its step's quick attempts fail (an outage), the first probe gets through (a recovers);
     // b: the quick attempts and two probes (3 attempts each) fail: a second outage of 15 s or more.
@@ -494,12 +359,7 @@ describe('S2 sealed messages', () => {
         workerStepsSoFar(req),
       );
     });
-    const runId = uniqueId('sealed-outage');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write a.txt, then b.txt', workspace: h.workspace(), options: FAST }],
-    });
+    const { handle } = await startRun(h, { instruction: 'write a.txt, then b.txt', workspace: h.workspace(), options: FAST }, 'sealed-outage');
     const wf = handle.workflowId;
     const outageOf = (task: string) => async () => {
       const s = await handle.query(statusQuery);

@@ -4,9 +4,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
+import { runWorkflowId } from '../../src/workflows/run';
 import type { WorkerStepResult } from '../../src/activities/worker-step';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { startRun } from '../support/start-run';
 import { startWorkerProcess as startWorker } from '../support/worker-proc';
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
@@ -51,12 +52,7 @@ describe('worker steps as activities', () => {
   it('B1 a 5-step worker: 5 workerStep activities in the task history, 5 requests, each step names its tool calls', async () => {
     scriptScenario(h.fake, { tasks: [FIVE_STEPS] });
     const ws = h.workspace();
-    const runId = uniqueId('steps');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'write the four parts', workspace: ws, options: FAST }],
-    });
+    const { runId, handle } = await startRun(h, { instruction: 'write the four parts', workspace: ws, options: FAST }, 'steps');
     const result = await handle.result();
     expect(result.status).toBe('DONE');
 
@@ -102,6 +98,18 @@ describe('worker steps as activities', () => {
 const killQueue = uniqueId('worker-steps-kill');
 const startWorkerProcess = () => startWorker({ address: temporalAddress(), taskQueue: killQueue, llmBaseURL: h.fake.baseURL });
 
+/**
+ * A worker process of its own on the kill queue and a run on it. A short heartbeat timeout: a step
+ * lost with the worker is retried within seconds (O4).
+ */
+async function startKillableRun(instruction: string, idPrefix: string) {
+  const worker = await startWorkerProcess();
+  const ws = h.workspace();
+  const options = { ...FAST, workerHeartbeatTimeoutMs: 3000 };
+  const { runId, handle } = await startRun({ client: h.client, taskQueue: killQueue }, { instruction, workspace: ws, options }, idPrefix);
+  return { worker, ws, runId, handle };
+}
+
 describe('worker SIGKILLed between steps', () => {
   it('B2 the worker SIGKILLed during step 4: a new worker retries step 4 only; steps 1-3 are requested exactly once', async () => {
     scriptScenario(h.fake, { tasks: [FIVE_STEPS] });
@@ -115,15 +123,7 @@ describe('worker SIGKILLed between steps', () => {
       }
       return workerReply(FIVE_STEPS, done);
     });
-    const worker = await startWorkerProcess();
-    const ws = h.workspace();
-    const runId = uniqueId('steps-kill');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: killQueue,
-      workflowId: runWorkflowId(runId),
-      // A short heartbeat timeout: the step lost with the worker is retried within seconds (O4).
-      args: [{ runId, instruction: 'write the four parts', workspace: ws, options: { ...FAST, workerHeartbeatTimeoutMs: 3000 } }],
-    });
+    const { worker, ws, runId, handle } = await startKillableRun('write the four parts', 'steps-kill');
 
     await until('step 4 to be requested', async () => (h.fake.requestsFor('worker_step').some((r) => workerStepsSoFar(r) === 3) ? true : undefined));
     expect(h.fake.requestsFor('worker_step').map(workerStepsSoFar)).toEqual([0, 1, 2, 3]);
@@ -177,14 +177,7 @@ describe('worker SIGKILLed between the tool calls of a step', () => {
           }
         : { content: 'Task a done: counted once.' },
     );
-    const worker = await startWorkerProcess();
-    const ws = h.workspace();
-    const runId = uniqueId('tools-kill');
-    const handle = await h.client.workflow.start(RunWorkflow, {
-      taskQueue: killQueue,
-      workflowId: runWorkflowId(runId),
-      args: [{ runId, instruction: 'count once', workspace: ws, options: { ...FAST, workerHeartbeatTimeoutMs: 3000 } }],
-    });
+    const { worker, ws, runId, handle } = await startKillableRun('count once', 'tools-kill');
 
     // The second command runs, so the first one has finished and its result is on disk.
     await until('the second command to start', async () => (fs.existsSync(path.join(ws, 'started')) ? true : undefined));

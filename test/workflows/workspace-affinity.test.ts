@@ -7,11 +7,11 @@ import * as path from 'node:path';
 import { startRun } from '../../src/client/runs';
 import { NoWorkspaceHost } from '../../src/client/workspace-host';
 import { statusQuery } from '../../src/workflows/messages';
-import { FAST, temporalAddress, uniqueId, type Harness } from '../support/harness';
+import { FAST, uniqueId, type Harness } from '../support/harness';
 import { harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-hooks';
-import { startWorkerProcess } from '../support/worker-proc';
-import { scriptScenario } from '../support/scenario';
-import { activitiesOfRun, hostOfIdentity } from '../support/run-activities';
+import { startHostWorker } from '../support/worker-proc';
+import { scriptScenario, fileTask } from '../support/scenario';
+import { activitiesOfRun, hostOfIdentity, PLANNING, WORKSPACE_BOUND } from '../support/run-activities';
 import { cli } from '../support/cli';
 
 let h: Harness;
@@ -22,24 +22,12 @@ const tmp = tempDirsForSuite();
 
 /** A worker process of `host` owning the workspaces under `root`. */
 const hostWorker = (host: string, root: string) =>
-  startWorkerProcess({
-    address: temporalAddress(),
-    taskQueue: queue,
-    llmBaseURL: h.fake.baseURL,
-    env: { REPLANNER_HOST: host, REPLANNER_WORKSPACE_ROOTS: root, REPLANNER_STATE_DIR: tmp(`replanner-state-${host}-`) },
-  });
-
-/** Activities that read or write the workspace; the rest of a plain run's are planning calls. */
-const WORKSPACE_BOUND = new Set(['workerStep', 'understandGoal', 'judgeTask']);
-const PLANNING = new Set(['decomposeTasks', 'judgePlanQuality', 'planActions', 'decideReplan', 'reflect']);
+  startHostWorker({ taskQueue: queue, llmBaseURL: h.fake.baseURL, host, roots: root, stateDir: tmp(`replanner-state-${host}-`) });
 
 describe('workspace affinity', () => {
   it('B1 O2 two hosts: every workspace-bound activity runs on the owner host, planning calls on both; an unowned workspace is refused naming the fix', async () => {
     scriptScenario(h.fake, {
-      tasks: [
-        { id: 'a', title: 'write a', files: { 'a.txt': 'A' } },
-        { id: 'b', title: 'write b', dependencies: ['a'], files: { 'b.txt': 'B' } },
-      ],
+      tasks: [fileTask('a'), fileTask('b', ['a'])],
     });
     const rootA = tmp('replanner-host-a-');
     const rootB = tmp('replanner-host-b-');

@@ -3,9 +3,32 @@
 import { Octokit } from '@octokit/rest';
 import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';
-import { REQUEST_TIMEOUT_MS, type CommentThread, type RequestProblem } from './thread';
+import { githubMayWrite } from '../../domain/run/tracker-answers';
+import { REQUEST_TIMEOUT_MS, type CommentThread, type RepliesPage, type RequestProblem, type ThreadComment } from './thread';
 
 type GithubTarget = Extract<NotifyTarget, { service: 'github' }>;
+
+/** Pages of 100 comments the replies poll reads at most (a burst of replies beyond is read at the next poll). */
+const MAX_REPLY_PAGES = 3;
+
+interface GithubComment {
+  id: number;
+  body?: string;
+  user: { login: string; id?: number } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const replyOf = (c: GithubComment): ThreadComment => ({
+  id: c.id,
+  author: c.user?.login ?? '',
+  ...(typeof c.user?.id === 'number' ? { authorId: c.user.id } : {}),
+  body: c.body ?? '',
+  createdAt: c.created_at,
+  updatedAt: c.updated_at,
+});
+
+const statusOf = (err: unknown): unknown => (err as { status?: unknown }).status;
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -34,6 +57,43 @@ export function githubThread(target: GithubTarget, token: string, baseUrl: strin
     },
     async update(id, body) {
       await octokit.rest.issues.updateComment({ ...where, comment_id: id, body, request: request() });
+    },
+    async changedSince(since, etag, max): Promise<RepliesPage> {
+      const comments: ThreadComment[] = [];
+      let tag: string | undefined;
+      for (let page = 1; page <= MAX_REPLY_PAGES && comments.length < max; page++) {
+        // Only the first page is conditional: a 304 there means nothing changed (and costs no rate limit).
+        const headers = page === 1 && etag ? { 'if-none-match': etag } : {};
+        let r;
+        try {
+          r = await octokit.rest.issues.listComments({
+            ...where,
+            issue_number: target.number,
+            since,
+            per_page: 100,
+            page,
+            headers,
+            request: request(),
+          });
+        } catch (err) {
+          if (page === 1 && statusOf(err) === 304) return { notModified: true, ...(etag ? { etag } : {}) };
+          throw err;
+        }
+        if (page === 1) tag = r.headers.etag;
+        comments.push(...(r.data as GithubComment[]).map(replyOf));
+        if (r.data.length < 100) break;
+      }
+      return { notModified: false, ...(tag ? { etag: tag } : {}), comments: comments.slice(0, max) };
+    },
+    async canWrite({ author }) {
+      try {
+        const r = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...where, username: author, request: request() });
+        return githubMayWrite(r.data.permission, (r.data as { role_name?: unknown }).role_name);
+      } catch (err) {
+        // No such user (or one GitHub will not tell about): no write access.
+        if (statusOf(err) === 404) return false;
+        throw err;
+      }
     },
     problemOf(err: unknown): RequestProblem {
       const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown } };

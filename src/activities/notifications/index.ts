@@ -1,12 +1,15 @@
-// X10 / X11: the notification activities. The token is the worker's (GITHUB_TOKEN / GITLAB_TOKEN),
-// read here at each call: it never travels in a workflow's input, history, memo or log. Every
-// failure leaves as an ApplicationFailure whose message, details and cause have every secret value
-// replaced (a client's error can echo request headers).
+// X10 / X11 / X14: the notification activities: the checklist comment, one notification, and the
+// poll of the thread's replies. The token is the worker's (GITHUB_TOKEN / GITLAB_TOKEN), read here
+// at each call: it never travels in a workflow's input, history, memo or log. Every failure leaves
+// as an ApplicationFailure whose message, details and cause have every secret value replaced (a
+// client's error can echo request headers).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { failureDetails, scrubbedError } from '../../domain/failures';
 import {
   checklistMarker,
   classifyDeliveryFailure,
+  NOTIFICATION_REJECTED,
+  NOTIFICATION_UNAVAILABLE,
   notificationMarker,
   targetAllowed,
   targetLabel,
@@ -14,6 +17,7 @@ import {
   type NotifyService,
   type NotifyTarget,
 } from '../../domain/notifications';
+import { MAX_COMMANDS_PER_POLL, parseReplyCommand, type PollResult, type SeenCommand } from '../../domain/run/tracker-answers';
 import { redactSecrets, secretValues } from '../tools/redact';
 import { githubThread } from './github';
 import { gitlabThread } from './gitlab';
@@ -38,11 +42,22 @@ export interface NotificationInput {
   /** Unique within the run: its marker finds a comment a lost attempt already posted. */
   key: string;
   body: string;
+  /** An earlier try may have posted it: look for its marker first. */
+  lookFirst?: boolean;
 }
 
-/** Failure types: the workflow's retry policy does not retry a rejection. */
-export const NOTIFICATION_REJECTED = 'NotificationRejected';
-export const NOTIFICATION_UNAVAILABLE = 'NotificationUnavailable';
+export interface RepliesInput {
+  target: NotifyTarget;
+  /** Replies changed at or after this time (ISO, the forge's clock). */
+  since: string;
+  /** The last poll's ETag: an unchanged thread answers "not modified". */
+  etag?: string;
+  /** Replies (`id@updatedAt`) read already at `since`. */
+  skip?: string[];
+}
+
+/** Replies a poll reads at most (the newest changes beyond wait for the next poll). */
+const MAX_REPLIES_READ = 300;
 
 function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread {
   if (!targetAllowed(target, env.REPLANNER_NOTIFY_ALLOW)) {
@@ -128,14 +143,53 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
     async postNotification(input: NotificationInput): Promise<{ commentId: number }> {
       const marker = notificationMarker(input.runId, input.key);
       return deliver(input.target, async (thread) => {
-        if (Context.current().info.attempt > 1) {
+        if (input.lookFirst === true || Context.current().info.attempt > 1) {
           const found = await thread.find(marker);
           if (found !== undefined) return { commentId: found };
         }
         return { commentId: await thread.create(withMarker(marker, input.body)) };
       });
     },
+
+    /**
+     * X14 / P7: the replies changed since the last poll that carry a command (`/answer`,
+     * `/consult`), each with whether its author may write to the repository. A conditional
+     * request: an unchanged thread answers "not modified" at no cost.
+     */
+    async pollReplies(input: RepliesInput): Promise<PollResult> {
+      return deliver(input.target, async (thread) => {
+        const page = await thread.changedSince(input.since, input.etag, MAX_REPLIES_READ);
+        if (page.notModified) return { notModified: true, ...(page.etag ? { etag: page.etag } : {}), commands: [] };
+        const skip = new Set(input.skip ?? []);
+        const fresh = page.comments.filter((c) => !skip.has(`${c.id}@${c.updatedAt}`));
+        const writers = new Map<string, Promise<boolean>>();
+        const commands: SeenCommand[] = [];
+        let read = 0;
+        for (const c of fresh) {
+          const command = parseReplyCommand(c.body);
+          if (command && commands.length >= MAX_COMMANDS_PER_POLL) break;
+          read++;
+          if (!command) continue;
+          if (!writers.has(c.author)) writers.set(c.author, thread.canWrite(c));
+          const authorised = await writers.get(c.author)!;
+          commands.push({ commentId: c.id, author: c.author, createdAt: c.createdAt, updatedAt: c.updatedAt, authorised, command });
+        }
+        const key = (c: { id: number; updatedAt: string }) => `${c.id}@${c.updatedAt}`;
+        if (read < fresh.length) {
+          // More commands than one poll takes: read from the same point again (no ETag), skipping these.
+          return { notModified: false, newest: input.since, atNewest: fresh.slice(0, read).map(key), commands };
+        }
+        const newest = page.comments.reduce<string | undefined>(
+          (m, c) => (m === undefined || Date.parse(c.updatedAt) > Date.parse(m) ? c.updatedAt : m),
+          undefined,
+        );
+        return {
+          notModified: false,
+          ...(page.etag ? { etag: page.etag } : {}),
+          ...(newest ? { newest, atNewest: page.comments.filter((c) => c.updatedAt === newest).map(key) } : {}),
+          commands,
+        };
+      });
+    },
   };
 }
-
-export type NotificationActivities = ReturnType<typeof createNotificationActivities>;

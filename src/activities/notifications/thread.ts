@@ -1,6 +1,8 @@
 // X10/X11: the comments of one issue or merge request, as the notification activities need them:
-// find the run's own comment by its hidden marker, create one, edit one. One adapter per service
-// (github.ts, gitlab.ts) over its well-kept client library.
+// find the run's own comment by its hidden marker, create one, edit one; X14 / P7: read the replies
+// changed since a time (a conditional request: "not modified" costs nothing) and ask whether their
+// author may write to the repository. One adapter per service (github.ts, gitlab.ts) over its
+// well-kept client library.
 
 import type { NetworkErrorKind } from '../../domain/failures';
 
@@ -16,11 +18,30 @@ export interface RequestProblem {
   detail?: string;
 }
 
+/** A comment of the thread as the replies poll reads it. */
+export interface ThreadComment {
+  id: number;
+  /** The author's login (GitHub) or username (GitLab). */
+  author: string;
+  /** The author's numeric id (GitLab's member lookup needs it). */
+  authorId?: number;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The replies changed since a time: none (the server said "not modified"), or the comments. */
+export type RepliesPage = { notModified: true; etag?: string } | { notModified: false; etag?: string; comments: ThreadComment[] };
+
 export interface CommentThread {
   /** The id of the first comment whose body contains `marker`, if any. */
   find(marker: string): Promise<number | undefined>;
   create(body: string): Promise<number>;
   update(id: number, body: string): Promise<void>;
+  /** The comments created or edited at or after `since` (ISO), at most `max`, oldest change first; conditional on `etag`. */
+  changedSince(since: string, etag: string | undefined, max: number): Promise<RepliesPage>;
+  /** Whether the author may write to the repository (GitHub: write, maintain or admin; GitLab: Developer or above). */
+  canWrite(author: Pick<ThreadComment, 'author' | 'authorId'>): Promise<boolean>;
   /** Reads what a client error says (status, headers, message) without its request (which holds the token). */
   problemOf(err: unknown): RequestProblem;
 }

@@ -1,7 +1,7 @@
 // read_file, write_file, edit_file.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { optionalNumber, parseArgs, requiredString } from './args';
+import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { clipOutput } from '../../domain/text';
 import { looksBinary } from './output';
@@ -10,11 +10,10 @@ import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
 
 /** read_file {path, offset?, limit?}: offset is a 1-based line number, limit a line count. */
 export async function readFile(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
-  const tool = 'read_file';
-  const args = parseArgs(tool, raw);
-  const p = requiredString(tool, args, 'path');
-  const offset = optionalNumber(tool, args, 'offset', { integer: true, min: 1 }) ?? 1;
-  const limit = optionalNumber(tool, args, 'limit', { integer: true, min: 1 });
+  const args = toolArgs('read_file', raw);
+  const p = args.string('path');
+  const offset = args.optionalNumber('offset', { integer: true, min: 1 }) ?? 1;
+  const limit = args.optionalNumber('limit', { integer: true, min: 1 });
   const { abs, rel } = await resolveInWorkspace(root, 'path', p);
   let buf: Buffer;
   try {
@@ -37,10 +36,9 @@ export async function readFile(root: string, raw: unknown, opts: ResolvedToolOpt
 
 /** write_file {path, content}: creates parent directories, replaces the file. */
 export async function writeFile(root: string, raw: unknown): Promise<ToolResult> {
-  const tool = 'write_file';
-  const args = parseArgs(tool, raw);
-  const p = requiredString(tool, args, 'path');
-  const content = requiredString(tool, args, 'content', { allowEmpty: true });
+  const args = toolArgs('write_file', raw);
+  const p = args.string('path');
+  const content = args.string('content', { allowEmpty: true });
   const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
   try {
     await fsp.mkdir(path.dirname(abs), { recursive: true });
@@ -53,11 +51,10 @@ export async function writeFile(root: string, raw: unknown): Promise<ToolResult>
 
 /** edit_file {path, old_string, new_string}: replaces exactly one occurrence of old_string. */
 export async function editFile(root: string, raw: unknown): Promise<ToolResult> {
-  const tool = 'edit_file';
-  const args = parseArgs(tool, raw);
-  const p = requiredString(tool, args, 'path');
-  const oldString = requiredString(tool, args, 'old_string');
-  const newString = requiredString(tool, args, 'new_string', { allowEmpty: true });
+  const args = toolArgs('edit_file', raw);
+  const p = args.string('path');
+  const oldString = args.string('old_string');
+  const newString = args.string('new_string', { allowEmpty: true });
   const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
   let text: string;
   try {

@@ -9,7 +9,7 @@ import { sandboxSettingsFromEnv } from './sandbox';
 import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_CHARS, ResolvedToolOptions, ToolError, ToolOptions, ToolResult, fail } from './types';
 
 export { TOOL_DEFINITIONS } from './definitions';
-export type { ToolDefinition, ToolOptions, ToolResult } from './types';
+export type { ToolOptions, ToolResult } from './types';
 
 type Handler = (root: string, args: unknown, opts: ResolvedToolOptions) => Promise<ToolResult>;
 

@@ -1,6 +1,6 @@
 // list_dir {path?, depth?}: entries relative to the workspace root, directories end in '/'.
 import { promises as fsp } from 'node:fs';
-import { optionalNumber, optionalString, parseArgs } from './args';
+import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { clipOutput } from '../../domain/text';
 import { walk } from './walk';
@@ -11,10 +11,9 @@ export const MAX_LIST_DEPTH = 5;
 const MAX_ENTRIES = 5000;
 
 export async function listDir(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
-  const tool = 'list_dir';
-  const args = parseArgs(tool, raw);
-  const p = optionalString(tool, args, 'path') || '.';
-  const depth = Math.min(optionalNumber(tool, args, 'depth', { integer: true, min: 1 }) ?? 1, MAX_LIST_DEPTH);
+  const args = toolArgs('list_dir', raw);
+  const p = args.optionalString('path') || '.';
+  const depth = Math.min(args.optionalNumber('depth', { integer: true, min: 1 }) ?? 1, MAX_LIST_DEPTH);
   const { abs, rel } = await resolveInWorkspace(root, 'path', p);
   try {
     const st = await fsp.stat(abs);

@@ -2,7 +2,7 @@
 // group so a timeout or abort kills it together with everything it started.
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
-import { optionalNumber, optionalString, parseArgs, requiredStringArray } from './args';
+import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { joinOutputEnds } from '../../domain/text';
 import { bwrapArgs, bwrapBinary, commandEnv, noSandboxMessage, sandboxAvailability } from './sandbox';
@@ -14,12 +14,11 @@ import { ResolvedToolOptions, ToolError, ToolResult } from './types';
 const PIPE_GRACE_MS = 250;
 
 export async function runCommand(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
-  const tool = 'run_command';
-  const args = parseArgs(tool, raw);
-  const argv = requiredStringArray(tool, args, 'argv');
-  const cwdArg = optionalString(tool, args, 'cwd') || '.';
-  const requestedSec = optionalNumber(tool, args, 'timeout_seconds', { min: 0 });
-  if (requestedSec === 0) throw new ToolError(`invalid arguments for ${tool}: 'timeout_seconds' must be > 0`);
+  const args = toolArgs('run_command', raw);
+  const argv = args.stringArray('argv');
+  const cwdArg = args.optionalString('cwd') || '.';
+  const requestedSec = args.optionalNumber('timeout_seconds', { min: 0 });
+  if (requestedSec === 0) throw args.invalid('timeout_seconds', 'must be > 0');
   const { abs: cwd, rel: cwdRel } = await resolveInWorkspace(root, 'cwd', cwdArg);
   try {
     if (!(await fsp.stat(cwd)).isDirectory()) throw new ToolError(`'cwd' is not a directory: ${cwdRel}`);

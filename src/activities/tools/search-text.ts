@@ -1,24 +1,23 @@
 // search_text {pattern, path?, regex?, max_results?}: "file:line: text", pure Node.
 import { promises as fsp } from 'node:fs';
-import { optionalBoolean, optionalNumber, optionalString, parseArgs, requiredString } from './args';
+import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { clipAfter, clipOutput } from '../../domain/text';
 import { looksBinary } from './output';
 import { walk } from './walk';
 import { resolveInWorkspace, toRel } from './workspace';
-import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
+import { ResolvedToolOptions, ToolResult, succeed } from './types';
 
 const DEFAULT_MAX_RESULTS = 50;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_LINE_CHARS = 300;
 
 export async function searchText(root: string, raw: unknown, opts: ResolvedToolOptions): Promise<ToolResult> {
-  const tool = 'search_text';
-  const args = parseArgs(tool, raw);
-  const pattern = requiredString(tool, args, 'pattern');
-  const p = optionalString(tool, args, 'path') || '.';
-  const isRegex = optionalBoolean(tool, args, 'regex') ?? false;
-  const maxResults = optionalNumber(tool, args, 'max_results', { integer: true, min: 1 }) ?? DEFAULT_MAX_RESULTS;
+  const args = toolArgs('search_text', raw);
+  const pattern = args.string('pattern');
+  const p = args.optionalString('path') || '.';
+  const isRegex = args.optionalBoolean('regex') ?? false;
+  const maxResults = args.optionalNumber('max_results', { integer: true, min: 1 }) ?? DEFAULT_MAX_RESULTS;
   const { abs, rel } = await resolveInWorkspace(root, 'path', p);
 
   let matches: (line: string) => boolean;
@@ -27,7 +26,7 @@ export async function searchText(root: string, raw: unknown, opts: ResolvedToolO
     try {
       re = new RegExp(pattern);
     } catch (err) {
-      throw new ToolError(`invalid arguments for ${tool}: 'pattern' is not a valid regular expression: ${(err as Error).message}`);
+      throw args.invalid('pattern', `is not a valid regular expression: ${(err as Error).message}`);
     }
     matches = (line) => re.test(line);
   } else {

@@ -46,6 +46,8 @@ export const RunOptionsInputSchema = lazySchema(() =>
         .optional(),
       maxGraphRepairs: bounded(0, 10),
       continueAsNewAfterEvents: bounded(1, 40_000),
+      notifyFlushMs: bounded(0, 10 * 60_000),
+      trackerPollMs: bounded(100, 120_000),
     },
     { error: 'must be a mapping (key: value)' },
   ),

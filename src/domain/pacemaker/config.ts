@@ -1,6 +1,7 @@
 // P1–P7: Duck Pacemaker configuration (seed 002; snake_case keys as in its
 // `config.duck_pacemaker.dynamic_limits.max_loops`). Pure: zod only.
 import { z } from 'zod';
+import { StuckConfigSchema } from '../config/stuck';
 import { lazySchema } from '../lazy-schema';
 
 /** P1: the hard range of a computed limit. */
@@ -50,6 +51,8 @@ export const PacemakerConfigSchema = lazySchema(() =>
     /** P7 continue_raised: how many loops "continue" adds to the current limit. */
     raise_limit_by: z.number().int().min(1).max(50).default(5),
     interventions: PacemakerInterventionConfigSchema.default(() => PacemakerInterventionConfigSchema.parse({})),
+    /** P9: the stuck detector inside the worker's tool loop (src/domain/config/stuck.ts). */
+    stuck: StuckConfigSchema,
   }),
 );
 

@@ -6,3 +6,4 @@ export * from './choices';
 export * from './interventions';
 export * from './consultation';
 export * from './log';
+export * from './stuck';

@@ -50,12 +50,22 @@ export interface PacemakerVitalsLog {
   after: Vitals;
 }
 
+/** P8 + P9: the stuck detector ended an iteration at this step. */
+export interface PacemakerStuckLog {
+  taskId?: string;
+  iteration: number;
+  step: number;
+  /** stuckNote of the finding. */
+  note: string;
+}
+
 export interface PacemakerLogData {
   start: PacemakerStartLog;
   intervention: PacemakerInterventionLog;
   end: PacemakerEndLog;
   stall: PacemakerStallLog;
   vitals: PacemakerVitalsLog;
+  stuck: PacemakerStuckLog;
 }
 
 /**
@@ -65,6 +75,7 @@ export interface PacemakerLogData {
  *   or, once decided, `… intervention decision task=T1 loop 8/14: confused_thinking → continue_raised (limit 14→19)`
  * - end: `[DUCK_PACEMAKER] end task=T1: loops 11/14 used, interventions 1 (confused_thinking→guidance), outcome: success`
  * - stall: `[DUCK_PACEMAKER] loop 8/14 task=T1: progress stall detected (no progress for 2 loops)`
+ * - stuck: `[DUCK_PACEMAKER] loop 1 step 3 task=T1: stuck: list_dir x failed (not found) 3 times in a row (2 wasted steps, 812 tokens)`
  * - vitals: `[DUCK_PACEMAKER] loop 8 task=T1: vitals change: mood 0.75→0.75, focus 0.80→0.45 (down), stamina …, score 0.71→0.57 (down), factor 1.0→1.0`
  */
 export function pacemakerLogLine<K extends keyof PacemakerLogData>(kind: K, data: PacemakerLogData[K]): string {
@@ -79,6 +90,10 @@ export function pacemakerLogLine<K extends keyof PacemakerLogData>(kind: K, data
       return stallLine(data as PacemakerStallLog);
     case 'vitals':
       return vitalsLine(data as PacemakerVitalsLog);
+    case 'stuck': {
+      const d = data as PacemakerStuckLog;
+      return `${PACEMAKER_LOG_PREFIX} loop ${d.iteration} step ${d.step}${task(d.taskId)}: ${oneLine(d.note)}`;
+    }
     default:
       return `${PACEMAKER_LOG_PREFIX} ${String(kind)}`;
   }

@@ -111,16 +111,18 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   if (input.triggerKey) resolved.triggerKey = input.triggerKey;
   const base = { ...resolved, confidence: c };
   const what = `${resolved.type} from ${phase} (level ${resolved.level}, back to ${resolved.targetPhase})`;
+  const refuse = (reason: OverrideReason, escalate: boolean, message: string, limit?: LimitInfo): PolicyOutcome => ({
+    ...base,
+    action: 'override',
+    reason,
+    escalate,
+    ...(limit ? { limit } : {}),
+    message,
+  });
 
   // 2. disabled
   if (!replanning.enabled) {
-    return {
-      ...base,
-      action: 'override',
-      reason: 'disabled',
-      escalate: false,
-      message: `Replan not executed: replanning is disabled (replanning.enabled: false). The AI proposed ${what}.`,
-    };
+    return refuse('disabled', false, `Replan not executed: replanning is disabled (replanning.enabled: false). The AI proposed ${what}.`);
   }
 
   // 3. limits: the type's own, then the global one
@@ -129,26 +131,14 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const used = counters.byType[resolved.countedAs] ?? 0;
   if (max !== null && used >= max) {
     const key = `replanning.${LIMIT_KEY[resolved.countedAs] ?? ''}`;
-    return {
-      ...base,
-      action: 'override',
-      reason: 'phase_limit',
-      escalate,
-      limit: { key, used, max },
-      message: `Replan refused: the ${resolved.countedAs} limit is reached (${used}/${max}, ${key}). The AI proposed ${what}.`,
-    };
+    const message = `Replan refused: the ${resolved.countedAs} limit is reached (${used}/${max}, ${key}). The AI proposed ${what}.`;
+    return refuse('phase_limit', escalate, message, { key, used, max });
   }
   const gmax = globalLimit(config);
   if (counters.total >= gmax) {
     const key = 'replanning.global.max_total_replans';
-    return {
-      ...base,
-      action: 'override',
-      reason: 'global_limit',
-      escalate,
-      limit: { key, used: counters.total, max: gmax },
-      message: `Replan refused: this run has used all of its replans (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`,
-    };
+    const message = `Replan refused: this run has used all of its replans (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`;
+    return refuse('global_limit', escalate, message, { key, used: counters.total, max: gmax });
   }
 
   // 4. confidence below the min threshold
@@ -166,13 +156,12 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const belowMin = c < thresholds.min_confidence_threshold && !input.userConfirmed;
   if (belowMin && !clarification) {
     if (!thresholds.require_user_confirmation_on_low_confidence) {
-      return {
-        ...base,
-        action: 'override',
-        reason: 'low_confidence',
-        escalate: false,
-        message: `Replan not executed: confidence ${pct(c)} is below min_confidence_threshold ${num(thresholds.min_confidence_threshold)} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
-      };
+      const below = `confidence ${pct(c)} is below min_confidence_threshold ${num(thresholds.min_confidence_threshold)}`;
+      return refuse(
+        'low_confidence',
+        false,
+        `Replan not executed: ${below} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
+      );
     }
     if (!loop) {
       return {

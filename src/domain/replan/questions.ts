@@ -27,6 +27,8 @@ export interface Question {
   status: QuestionStatus;
   answer?: string;
   answeredAt?: string;
+  /** Who answered, where it is known (e.g. "@alice on GitHub"); absent: the CLI, the Web UI or the API. */
+  answeredBy?: string;
 }
 
 export interface QuestionAnswer {

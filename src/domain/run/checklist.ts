@@ -1,7 +1,8 @@
 // V1 / X11: the run's plan checklist, built from its RunState. One source for every place a person
 // sees the plan: the run workflow's current details in the Web UI, the run's memo (shown with no
 // worker running) and the checklist comment on the run's issue or merge request. Pure.
-import { carriesOverChecks, renderChecklist, type ChecklistInput } from '../checklist';
+import { carriesOverChecks, renderChecklist, renderUnderRevision, type ChecklistInput } from '../checklist';
+import { TaskState } from '../types';
 import { clipCounted, clipUtf8, oneLine, utf8Bytes } from '../text';
 import type { Goal, TaskRecord } from '../types';
 
@@ -51,11 +52,21 @@ export function runStaticMetadata(instruction: string, instructionFile?: string)
   };
 }
 
+const STOPPED: readonly TaskState[] = [TaskState.BLOCKED, TaskState.CANCELLED];
+
 /** The checklist input of a run's current plan. */
 function checklistInput(s: ChecklistSource): ChecklistInput {
   const h = s.checklist ?? emptyChecklistHistory();
   // X11: a new checklist is being made (the planner runs): the old tasks are in the history, none here.
-  const tasks = h.awaitingPlan ? [] : s.tasks.map((t) => ({ id: t.id, title: clipCounted(t.title, MAX_TITLE_CHARS), state: t.state }));
+  const tasks = h.awaitingPlan
+    ? []
+    : s.tasks.map((t) => ({
+        id: t.id,
+        title: clipCounted(t.title, MAX_TITLE_CHARS),
+        state: t.state,
+        // X11: a blocked or cancelled task says why on its line.
+        ...(STOPPED.includes(t.state) && t.summary ? { reason: t.summary } : {}),
+      }));
   return {
     revision: h.revision,
     ...(h.reason ? { reason: h.type ? `${h.reason} (${h.type})` : h.reason } : {}),
@@ -66,21 +77,44 @@ function checklistInput(s: ChecklistSource): ChecklistInput {
   };
 }
 
+/** What the issue's comment adds to the run's checklist (src/domain/run/tracker-comment.ts). */
+export interface ChecklistExtras {
+  /** Blocks under the plan (pending questions and how to answer, deliveries that failed). */
+  notes?: readonly string[];
+  /** Blocks kept in the history section after the earlier plans. */
+  history?: readonly string[];
+  /** The text's bound in UTF-8 bytes (default: the Web UI's DETAILS_MAX_BYTES). */
+  maxBytes?: number;
+}
+
+/** X11: the banner of a plan under revision (a new checklist is being made). */
+function revisionBanner(h: ChecklistHistory): string {
+  const what = h.type ? ` (${h.type.replace(/_/g, ' ')})` : '';
+  const why = h.reason ? `: ${h.reason}` : '';
+  return `> 🔄 **Under revision #${h.revision}**${what}${why}. This plan stands until the new one is made.`;
+}
+
 /**
  * X11: the run's checklist in Markdown (seed 004 §11.4.2–11.4.5), bounded to DETAILS_MAX_BYTES:
- * the oldest earlier plans go first, then the plan list is cut.
+ * the oldest earlier plans go first, then the plan list is cut. While a revision makes a new
+ * checklist, the last real plan is shown marked as under revision (never an empty 0/0 plan).
  */
-export function runChecklist(s: ChecklistSource): string {
+export function runChecklist(s: ChecklistSource, extras: ChecklistExtras = {}): string {
   const input = checklistInput(s);
   const h = s.checklist ?? emptyChecklistHistory();
-  let previous = [...input.previousPlans];
+  const revising = h.awaitingPlan && h.previousPlans.length > 0;
+  let previous = revising ? h.previousPlans.slice(0, -1) : [...input.previousPlans];
   let dropped = h.dropped;
+  const more = { ...(extras.notes ? { notes: extras.notes } : {}), ...(extras.history ? { extraHistory: extras.history } : {}) };
   for (;;) {
-    let text = renderChecklist({ ...input, previousPlans: previous });
-    if (h.awaitingPlan) text = text.replace('_No tasks._', '_The new plan is being made…_');
+    let text = revising
+      ? renderUnderRevision({ lastPlan: h.previousPlans.at(-1)!, banner: revisionBanner(h), earlierPlans: previous, ...more })
+      : renderChecklist({ ...input, previousPlans: previous, ...more });
+    if (h.awaitingPlan && !revising) text = text.replace('_No tasks._', '_The new plan is being made…_');
     if (dropped > 0) text = `${text}\n\n_${dropped} earlier plan(s) not shown._`;
-    if (utf8Bytes(text) <= DETAILS_MAX_BYTES) return text;
-    if (!previous.length) return clipUtf8(text, DETAILS_MAX_BYTES);
+    const max = extras.maxBytes ?? DETAILS_MAX_BYTES;
+    if (utf8Bytes(text) <= max) return text;
+    if (!previous.length) return clipUtf8(text, max);
     previous = previous.slice(1);
     dropped += 1;
   }

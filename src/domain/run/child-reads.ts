@@ -1,4 +1,4 @@
-// SPEC S2: what the run does with what it read from one of its own children itself (a signal only
+// S2: what the run does with what it read from one of its own children itself (a signal only
 // pokes it to look; what a message claims is never taken). Pure: the run workflow reads, these decide.
 import type { ConsultationMessage } from './questions';
 import type { PendingConsultation, RunState } from './state';

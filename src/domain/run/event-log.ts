@@ -56,7 +56,19 @@ export type RunEventBody =
   | { kind: 'question_closed'; questionId: string; status: 'answered' | 'timed_out' | 'withdrawn'; answer?: string }
   | { kind: 'consultation'; consultationId: string; taskId: string; consultationKind: string; message: string }
   | { kind: 'consultation_closed'; consultationId: string; taskId: string }
-  | { kind: 'notification'; target: string; delivered: number; failed: number; error?: string }
+  | {
+      kind: 'notification';
+      target: string;
+      delivered: number;
+      failed: number;
+      error?: string;
+      /** X10: deliveries wait until then (an outage or a rate limit); refused: how many so far; left: not delivered at the run's end. */
+      waitingUntil?: string;
+      refused?: number;
+      left?: number;
+      /** Delivered again after a wait. */
+      recovered?: boolean;
+    }
   | { kind: 'pause'; pauseKind: string; by: string; reason?: string; since: string }
   | { kind: 'resume'; pauseKind: string }
   | { kind: 'run_end'; status: string; error?: string };
@@ -169,7 +181,16 @@ export interface EventSource {
   };
   questions: readonly { id: string; kind: string; phase: Phase; text: string; assumptions: string[]; status: string; answer?: string }[];
   consultations: readonly { id: string; taskId: string; kind: string; message: string }[];
-  notifications?: { target: string; delivered: number; failed: number; lastError?: string };
+  notifications?: {
+    target: string;
+    delivered: number;
+    failed: number;
+    lastError?: string;
+    waiting?: { until: string };
+    refused?: number;
+    refusal?: string;
+    left?: number;
+  };
   /** Every pause that holds (activePauses). */
   pauses: readonly { kind: string; by: string; reason?: string; since: string }[];
   /** The running (or last) execution round's decisions read from the phase while it ran. */
@@ -326,20 +347,25 @@ function consultationEvents(prev: EventSource, next: EventSource): RunEventBody[
   return out;
 }
 
+/**
+ * X10: deliveries to the run's issue: one event when deliveries go on (verbose), when a wait starts
+ * (with its error and until when), when a notification is refused for good, and what the run's end
+ * left undelivered.
+ */
 function notificationEvents(prev: EventSource, next: EventSource): RunEventBody[] {
   const n0 = prev.notifications;
   const n1 = next.notifications;
-  if (!n1 || (n1.delivered === (n0?.delivered ?? 0) && n1.failed === (n0?.failed ?? 0))) return [];
+  if (!n1) return [];
+  const base = { kind: 'notification' as const, target: n1.target, delivered: n1.delivered, failed: n1.failed };
+  const error = (e: string | undefined) => (e ? { error: clipLine(e, TEXT_CHARS) } : {});
+  const out: RunEventBody[] = [];
+  if ((n1.refused ?? 0) > (n0?.refused ?? 0)) out.push({ ...base, refused: n1.refused!, ...error(n1.refusal) });
+  if (n1.waiting && !n0?.waiting) out.push({ ...base, waitingUntil: n1.waiting.until, ...error(n1.lastError) });
+  if ((n1.left ?? 0) > (n0?.left ?? 0)) out.push({ ...base, left: n1.left!, ...error(n1.lastError) });
+  if (out.length) return out;
+  if (n1.delivered === (n0?.delivered ?? 0) && n1.failed === (n0?.failed ?? 0)) return [];
   const failedNow = n1.failed > (n0?.failed ?? 0);
-  return [
-    {
-      kind: 'notification',
-      target: n1.target,
-      delivered: n1.delivered,
-      failed: n1.failed,
-      ...(failedNow && n1.lastError ? { error: clipLine(n1.lastError, TEXT_CHARS) } : {}),
-    },
-  ];
+  return [{ ...base, ...(failedNow ? error(n1.lastError) : {}), ...(n0?.waiting && !n1.waiting ? { recovered: true } : {}) }];
 }
 
 function pauseEvents(prev: EventSource, next: EventSource): RunEventBody[] {

@@ -156,9 +156,10 @@ export function replanOverriddenMessage(r: DecisionRecord): string {
 
 /**
  * X10 / seed §11.3: "Clarification Needed (AI Decision)" — the questions, why, and the assumptions
- * used if nobody answers. Answers go through the CLI (replies to the comment are not read).
+ * used if nobody answers. How to answer: a reply `/answer q1 …` when the run reads its thread
+ * (`repliesRead`; runs from before that answer through the CLI only), or the CLI.
  */
-export function clarificationMessage(runId: string, qs: readonly Question[], context: string | undefined): string {
+export function clarificationMessage(runId: string, qs: readonly Question[], context: string | undefined, repliesRead = false): string {
   const assumptions = [...new Set(qs.flatMap((q) => q.assumptions))];
   const waits = qs.find((q) => q.timeoutMinutes !== null)?.timeoutMinutes;
   return [
@@ -178,7 +179,9 @@ export function clarificationMessage(runId: string, qs: readonly Question[], con
       : 'I will wait for an answer; these are the assumptions I would make:',
     ...bullets(assumptions),
     '',
-    `Please answer with \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\` (one per question; replies to this comment are not read).`,
+    repliesRead
+      ? `Please answer with a reply \`/answer ${qs[0]?.id ?? 'q1'} <your answer>\` (one per question; write access needed), or \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\`.`
+      : `Please answer with \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\` (one per question; replies to this comment are not read).`,
   ].join('\n');
 }
 
@@ -188,7 +191,7 @@ export function clarificationMessage(runId: string, qs: readonly Question[], con
  * questions to the user. Keyed by replan id and question id, so nothing is posted twice however
  * the states are grouped.
  */
-export function notificationsBetween(prev: RunState, next: RunState, at: string): Notification[] {
+export function notificationsBetween(prev: RunState, next: RunState, at: string, opts: { repliesRead?: boolean } = {}): Notification[] {
   const out: Notification[] = [];
   const before = new Map(prev.log.records.map((r) => [r.replan_id, r]));
   for (const r of next.log.records) {
@@ -219,7 +222,8 @@ export function notificationsBetween(prev: RunState, next: RunState, at: string)
   for (const q of fresh) byReplan.set(q.replanId, [...(byReplan.get(q.replanId) ?? []), q]);
   for (const [replanId, qs] of byReplan) {
     const r = next.log.records.find((x) => x.replan_id === replanId);
-    out.push({ kind: 'clarification_needed', key: `${qs[0]!.id}.asked`, body: clarificationMessage(next.runId, qs, r ? reasonOf(r) : undefined) });
+    const body = clarificationMessage(next.runId, qs, r ? reasonOf(r) : undefined, opts.repliesRead);
+    out.push({ kind: 'clarification_needed', key: `${qs[0]!.id}.asked`, body });
   }
   // Order as they happened: decided → started → questions → completed / failed / overridden.
   const order: NotificationKind[] = [

@@ -122,7 +122,7 @@ export interface Jump {
   reason?: string;
 }
 
-// ---------------------------------------------------------------- internal progress (SPEC S2)
+// ---------------------------------------------------------------- internal progress (S2)
 
 export interface TaskProgressMessage {
   /** The execution round (phaseRuns.execution) the sender belongs to. */

@@ -33,11 +33,13 @@ export function askQuestions(s: RunState, q: NewQuestions): { state: RunState; i
   };
 }
 
-/** An answer already checked by answerProblem. */
-export function answerQuestion(s: RunState, a: QuestionAnswer, at: string): RunState {
+/** An answer already checked by answerProblem; `by`: who answered, where known (a reply on the run's issue). */
+export function answerQuestion(s: RunState, a: QuestionAnswer, at: string, by?: string): RunState {
   return {
     ...s,
-    questions: s.questions.map((q) => (q.id === a.questionId ? { ...q, status: 'answered', answer: a.answer.trim(), answeredAt: at } : q)),
+    questions: s.questions.map((q) =>
+      q.id === a.questionId ? { ...q, status: 'answered', answer: a.answer.trim(), answeredAt: at, ...(by ? { answeredBy: by } : {}) } : q,
+    ),
   };
 }
 

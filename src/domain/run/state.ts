@@ -7,7 +7,7 @@
 // this state (SPEC S2): a forged or stale one is refused with a reason and changes nothing.
 import type { RunBudget } from '../budget';
 import type { LlmRung } from '../llm-form';
-import type { NotificationLedger } from '../notifications';
+import type { NotificationLedger } from './deliveries';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { PlanQuality } from '../refinement/record';
 import { emptyCounters, emptyDecisionLog, type DecisionLog, type ReplanCounters, type ReplanDecision } from '../replan';
@@ -19,6 +19,7 @@ import { hostNameProblem } from '../workspace-host';
 import type { ChecklistHistory } from './checklist';
 import type { ExecutionDecisionNote, RunEventLog } from './event-log';
 import type { PauseKind } from './llm-outage';
+import type { TrackerPollState } from './tracker-answers';
 
 /** PAUSED is never stored: a RUNNING run with a pause shows PAUSED (displayStatus). */
 export type RunStatusValue = 'RUNNING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
@@ -126,6 +127,8 @@ export interface RunState {
   llmNoStream?: true;
   /** X10/X11: deliveries to the run's issue or merge request (absent: the config names none). */
   notifications?: NotificationLedger;
+  /** X14 / P7: the reading of the issue's replies for answers (absent: never read). */
+  tracker?: TrackerPollState;
   /** X11: the plan checklist's revisions and earlier plans (absent: no revision yet). */
   checklist?: ChecklistHistory;
   /** V2: what `watch` prints, bounded and numbered over the whole run (absent: nothing happened yet). */

@@ -2,7 +2,7 @@
 // state on every query, and the memo that keeps them for when no worker can answer.
 import { budgetView, type BudgetView } from '../budget';
 import type { LlmRung } from '../llm-form';
-import type { NotificationLedger } from '../notifications';
+import type { NotificationLedger } from './deliveries';
 import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
 import type { Question } from '../replan/questions';
 import type { Goal, Phase, Reflection, TaskRecord } from '../types';

@@ -47,9 +47,10 @@ export function progressForPrompt(p: ExecutionProgress, maxRemaining = PROMPT_RE
   ].join('\n');
 }
 
-interface PhaseText {
+/** The facts of a phase read that phase's own context, so no entry needs a cast. */
+interface PhaseText<P extends Phase = Phase> {
   intro: string;
-  facts: (c: ReplanContext, tools: readonly string[]) => string[];
+  facts: (c: Extract<ReplanContext, { phase: P }>, tools: readonly string[]) => string[];
   criteria: string[];
   when: string[];
   fields: string;
@@ -59,16 +60,13 @@ const list = (xs: string[]) => bullets(xs);
 const taskLines = (tasks: TaskSpec[]) =>
   tasks.map((t) => `- ${t.id}: ${t.title} (deps: ${t.dependencies.join(', ') || 'none'}; profile ${t.profile})`).join('\n');
 
-const PHASE_TEXT: Record<Phase, PhaseText> = {
+const PHASE_TEXT: { [P in Phase]: PhaseText<P> } = {
   goal_understanding: {
     intro: 'You have completed the goal understanding phase. Now evaluate whether the understanding is sufficient to proceed.',
-    facts: (c) => {
-      const g = c as Extract<ReplanContext, { phase: 'goal_understanding' }>;
-      return [
-        `**Current Goal Understanding:**\n${goalBlock(g.goal)}`,
-        g.workspaceListing ? `**Available Context (workspace):**\n${g.workspaceListing}` : '',
-      ];
-    },
+    facts: (g) => [
+      `**Current Goal Understanding:**\n${goalBlock(g.goal)}`,
+      g.workspaceListing ? `**Available Context (workspace):**\n${g.workspaceListing}` : '',
+    ],
     criteria: [
       'Is the main objective clearly defined?',
       'Are all success criteria identifiable?',
@@ -86,14 +84,11 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
   },
   task_decomposition: {
     intro: 'You have completed the task decomposition phase. Now evaluate whether the decomposition is appropriate and executable.',
-    facts: (c, tools) => {
-      const d = c as Extract<ReplanContext, { phase: 'task_decomposition' }>;
-      return [
-        `**Task Decomposition Result:**\n${d.tasks.map(taskBlock).join('\n\n')}`,
-        `**Original Goal:**\n${goalBlock(d.goal)}`,
-        `**Available Tools:** ${tools.join(', ')}`,
-      ];
-    },
+    facts: (d, tools) => [
+      `**Task Decomposition Result:**\n${d.tasks.map(taskBlock).join('\n\n')}`,
+      `**Original Goal:**\n${goalBlock(d.goal)}`,
+      `**Available Tools:** ${tools.join(', ')}`,
+    ],
     criteria: [
       'Are all subtasks clearly defined and actionable?',
       'Are the dependencies between subtasks correctly identified?',
@@ -112,8 +107,7 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
   },
   action_sequence: {
     intro: 'You have completed the action sequence generation phase. Now evaluate whether the plan is executable.',
-    facts: (c, tools) => {
-      const a = c as Extract<ReplanContext, { phase: 'action_sequence' }>;
+    facts: (a, tools) => {
       const plan = a.tasks.map((t) => `${t.id}:\n${list(a.actions[t.id] ?? [])}`).join('\n');
       return [
         `**Action Plan:**\n${plan}`,
@@ -138,15 +132,12 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
   },
   execution: {
     intro: 'You have executed an action. Evaluate whether execution can continue or replanning is needed.',
-    facts: (c) => {
-      const e = c as Extract<ReplanContext, { phase: 'execution' }>;
-      return [
-        `**Executed Action:**\ntask ${e.executed.taskId}: ${e.executed.title}`,
-        `**Execution Result:**\n${e.executed.state}${e.executed.summary ? ` — ${e.executed.summary}` : ''}`,
-        `**Error Information (if any):**\n${e.error ?? '(none)'}`,
-        progressForPrompt(e.progress),
-      ];
-    },
+    facts: (e) => [
+      `**Executed Action:**\ntask ${e.executed.taskId}: ${e.executed.title}`,
+      `**Execution Result:**\n${e.executed.state}${e.executed.summary ? ` — ${e.executed.summary}` : ''}`,
+      `**Error Information (if any):**\n${e.error ?? '(none)'}`,
+      progressForPrompt(e.progress),
+    ],
     criteria: [
       'Was the action successful? If not, is it recoverable?',
       'Are the preconditions for remaining actions still valid?',
@@ -164,8 +155,7 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
   },
   reflection: {
     intro: 'You have completed the execution of planned actions. Now evaluate the overall results and determine if any revision is needed.',
-    facts: (c) => {
-      const r = c as Extract<ReplanContext, { phase: 'reflection' }>;
+    facts: (r) => {
       const active = r.tasks.filter((t) => t.state !== 'REPLACED_BY_REPLAN');
       return [
         `**Original Goal:**\n${r.goal.main_objective}`,
@@ -195,7 +185,8 @@ const PHASE_TEXT: Record<Phase, PhaseText> = {
 
 /** X1 / C2: the replan-decision prompt of a phase. */
 export function replanDecisionPrompt(input: ReplanPromptInput): Prompt {
-  const t = PHASE_TEXT[input.context.phase];
+  // One cast where the phase picks its text: PHASE_TEXT[p].facts takes the context of phase p.
+  const t = PHASE_TEXT[input.context.phase] as PhaseText;
   return {
     system:
       'You decide whether an autonomous software agent must replan. You are careful: replanning costs time, so ' +

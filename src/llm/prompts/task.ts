@@ -2,12 +2,29 @@
 import type { TaskSpec } from '../../domain/types';
 import { bullets, instructionBlock, JSON_ONLY, taskBlock, type Prompt } from './common';
 
+/** P9: what the stuck detector saw in the previous iteration (its summary and the tools' answers). */
+export interface StuckPromptInput {
+  summary: string;
+  answers: string[];
+}
+
+/** P9: tells the worker what it repeated, what the tools answered, and not to do it again. */
+function stuckBlock(s: StuckPromptInput, iteration: number): string {
+  const answers = s.answers.length ? `\nThe tools answered:\n${bullets(s.answers.map((a) => a.slice(0, 300)))}` : '';
+  return (
+    `YOUR ITERATION ${iteration - 1} WAS STOPPED: you were going round in circles.\nWhat was seen: ${s.summary.slice(0, 400)}.${answers}\n` +
+    'Do not repeat those calls: their answers will not change. Use what they told you and take another way; ' +
+    'if the task is already done, answer without tool calls with your summary.'
+  );
+}
+
 export function workerPrompt(input: {
   instruction: string;
   task: TaskSpec;
   steps: string[];
   feedback?: string;
   guidance?: string;
+  stuck?: StuckPromptInput;
   iteration: number;
 }): Prompt {
   return {
@@ -20,6 +37,7 @@ export function workerPrompt(input: {
       instructionBlock(input.instruction),
       taskBlock(input.task),
       input.steps.length ? `PLANNED STEPS:\n${bullets(input.steps)}` : '',
+      input.stuck ? stuckBlock(input.stuck, input.iteration) : '',
       input.feedback ? `JUDGE FEEDBACK ON ITERATION ${input.iteration - 1} (fix these):\n${input.feedback}` : '',
       input.guidance ? `USER GUIDANCE:\n${input.guidance}` : '',
     ]

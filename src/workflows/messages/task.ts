@@ -3,6 +3,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ConsultationEffect, Vitals } from '../../domain/pacemaker';
 import type { PendingConsultation } from '../../domain/run/state';
+import type { StuckStatus } from '../../domain/stuck';
 import type { TaskStepLine } from '../../domain/task-details';
 import type { TaskRecord } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
@@ -20,6 +21,8 @@ export interface TaskStatus {
   consultation?: PendingConsultation;
   /** P8: the newest [DUCK_PACEMAKER] lines of this task (start, per-loop stall / vitals change, interventions, end). */
   pacemakerLog?: string[];
+  /** P9: the stuck detector's newest finding in this task and the steps and tokens repeats cost. */
+  stuck?: StuckStatus;
   /** V2: the newest worker steps with their tool calls (what `watch` shows while the task runs). */
   steps?: TaskStepLine[];
 }

@@ -38,7 +38,7 @@ export async function continueAsNewIfDue(p: RunEnd & { input: RunInput; options:
   await condition(allHandlersFinished);
   log.info(`continue-as-new before ${p.next} (history ${info.historyLength} events)`);
   p.entity.publish();
-  await p.notifier.drain();
+  await p.notifier.drain(false);
   await continueAsNew<(input: RunInput) => Promise<RunResult>>({ ...p.input, carry: { state: p.entity.state, next: p.next } });
 }
 
@@ -46,7 +46,7 @@ export async function continueAsNewIfDue(p: RunEnd & { input: RunInput; options:
 export async function completed({ entity, notifier }: RunEnd): Promise<void> {
   entity.apply(completeRun);
   entity.publish();
-  await notifier.drain();
+  await notifier.drain(true);
 }
 
 /**
@@ -70,7 +70,7 @@ export async function endedEarly(err: unknown, { entity, notifier }: RunEnd): Pr
   if (err instanceof ContinueAsNew) throw err;
   if (entity.state.status === 'STOPPED') {
     entity.publish();
-    await notifier.drain();
+    await notifier.drain(true);
     // O3: the user answered "stop" to the budget question: a failed workflow, typed, with the final result.
     const final = resultOf(statusView(entity.state));
     throw ApplicationFailure.create({
@@ -90,6 +90,6 @@ export async function endedEarly(err: unknown, { entity, notifier }: RunEnd): Pr
   const error = rootMessage(err);
   entity.apply((s) => failRun(s, error));
   entity.publish();
-  await notifier.drain();
+  await notifier.drain(true);
   throw ApplicationFailure.create({ message: error, type: 'RunFailed', nonRetryable: true, details: [resultOf(statusView(entity.state))] });
 }

@@ -65,8 +65,11 @@ class Publisher {
     }
     // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
-    // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo).
-    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${state.notifications?.failed ?? 0}`;
+    // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo),
+    const n = state.notifications;
+    // X10: and a delivery that starts or stops waiting, is refused for good or is left at the end.
+    const delivery = n && (n.waiting || n.refused || n.left) ? `|${n.waiting ? 'w' : ''}${n.refused ?? 0}/${n.left ?? 0}` : '';
+    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${n?.failed ?? 0}${delivery}`;
     // V1 / X11: the plan checklist in the memo too, written only when its text changed (each write is a
     // history event; the text is bounded by runChecklist).
     const text = runChecklist(state);
@@ -170,6 +173,17 @@ export class RunEntity {
   answer(a: QuestionAnswer): ClarificationAnswerAck {
     this.apply((s) => answerQuestion(s, a, isoNow()));
     return { questionId: a.questionId, stillPending: pendingQuestions(this.current).map((q) => q.id) };
+  }
+
+  /**
+   * X14: an answer read from a reply on the run's issue (its author may write there): checked and
+   * recorded exactly as the CLI's (the first answer wins), with who gave it.
+   */
+  answerFromThread(a: QuestionAnswer, by: string): { ok: true } | { ok: false; reason: string } {
+    const c = this.checkAnswer(a);
+    if (!c.ok) return c;
+    this.apply((s) => answerQuestion(s, c.value, isoNow(), by));
+    return { ok: true };
   }
 
   answerSignalled(payload: unknown): void {

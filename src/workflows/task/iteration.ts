@@ -6,6 +6,8 @@
 // usage, the transcript directory).
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities, RunRef } from '../../activities';
+import type { StuckPromptInput } from '../../llm/prompts/task';
+import { stuckWorkerSummary, type StuckFinding } from '../../domain/stuck';
 import type { JudgeResult } from '../../domain/replan/judge-outcome';
 import type { TaskSpec } from '../../domain/types';
 import {
@@ -34,9 +36,15 @@ export interface WorkerIterationInput {
   gate?: PauseGate;
   /** V1: told after each worker step (the task's current details list it). */
   onStep?: (step: number, report: WorkerStepReport) => void;
+  /** P9: the previous iteration was stopped by the stuck detector (the prompt says what it repeated). */
+  stuck?: StuckPromptInput;
+  /** P9: the stuck detector, fed each finished step; a finding ends the iteration at once. */
+  watch?: (step: number, report: WorkerStepReport & { usage: TokenUsage }) => StuckFinding | undefined;
 }
 
-export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationOutcome & { usage: TokenUsage }> {
+export type WorkerIterationResult = WorkerIterationOutcome & { usage: TokenUsage; stuck?: StuckFinding };
+
+export async function runWorkerIteration(input: WorkerIterationInput): Promise<WorkerIterationResult> {
   const { run, task, iteration, options } = input;
   const maxSteps = workerStepLimit(options.workerMaxSteps);
   let tally = EMPTY_WORKER_TALLY;
@@ -67,6 +75,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
               steps: input.steps,
               feedback: input.feedback,
               guidance: input.guidance,
+              ...(input.stuck ? { stuck: input.stuck } : {}),
             },
           }
         : {}),
@@ -74,6 +83,11 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
     usage = addUsage(usage, r.usage);
     tally = recordWorkerStep(tally, r);
     input.onStep?.(step, r);
+    const stuck = input.watch?.(step, r);
+    if (stuck) {
+      const outcome = workerIterationOutcome(tally);
+      return { ...outcome, summary: stuckWorkerSummary(stuck, tally.steps, tally.summary), usage, stuck };
+    }
   }
   return { ...workerIterationOutcome(tally), usage };
 }

@@ -2,7 +2,6 @@
 // domain's (src/domain/pacemaker); here it is kept, applied in order and logged.
 import {
   calculateMaxLoops,
-  evaluatePacemaker,
   initialPacemakerState,
   limitAboveFloor,
   limitFloorAfter,
@@ -10,7 +9,9 @@ import {
   NO_TASK_SIGNALS,
   pacemakerLogLine,
   recordIteration,
+  paceAfterIteration,
   recordTaskSignals,
+  stuckVitals,
   takePendingGuidance,
   taskComplexity,
   taskVitals,
@@ -21,6 +22,7 @@ import {
   type PacemakerStep,
   type TaskSignals,
 } from '../../domain/pacemaker';
+import type { StuckFinding } from '../../domain/stuck';
 import type { TaskSpec } from '../../domain/types';
 import type { TaskView } from './view';
 
@@ -28,10 +30,10 @@ export interface Pacer {
   readonly state: PacemakerState;
   /** P7: the user's guidance for the next worker request, taken once. */
   takeGuidance(): string | undefined;
-  /** P1–P3, P7: an iteration ended: its signals, the vitals and the limit recomputed from them. */
-  afterIteration(it: IterationSignals): void;
-  /** P7: what the pacemaker says now: go on, consult the user, or stop. */
-  next(): PacemakerStep;
+  /** P1–P3, P7: an iteration ended: its signals (P9: and what the stuck detector found), the vitals and the limit recomputed from them. */
+  afterIteration(it: IterationSignals & { stuck?: { finding: StuckFinding; stepLimit: number } }): void;
+  /** P7: what the pacemaker says now: go on, consult the user, or stop (P9: a stuck note opens "no progress"). */
+  next(stuckNote?: string): PacemakerStep;
   /** P7: a consultation ended. */
   consulted(result: ConsultationResult): void;
 }
@@ -59,13 +61,15 @@ export function startPacer(task: TaskSpec, config: PacemakerConfig, view: TaskVi
     afterIteration(it) {
       const recorded = recordTaskSignals(signals, it);
       signals = recorded.signals;
-      const vitals = taskVitals(signals, pace.iteration + 1, pace.maxLoops);
+      const measured = taskVitals(signals, pace.iteration + 1, pace.maxLoops);
+      // P9: focus drops on repetition, stamina on wasted steps.
+      const vitals = it.stuck ? stuckVitals(measured, it.stuck.finding, it.stuck.stepLimit) : measured;
       const before = pace.vitals;
-      pace = recordIteration(pace, { progressed: recorded.progressed, vitals });
+      pace = recordIteration(pace, { progressed: recorded.progressed && !it.stuck, vitals });
       pace = { ...pace, maxLoops: limitAboveFloor(limit(vitals).max_loops, floor) };
       view.showPace(pace);
       // P8: the per-loop lines.
-      if (!recorded.progressed) {
+      if (!recorded.progressed || it.stuck) {
         view.paceLog(
           pacemakerLogLine('stall', {
             taskId: task.id,
@@ -77,7 +81,7 @@ export function startPacer(task: TaskSpec, config: PacemakerConfig, view: TaskVi
       }
       view.paceLog(pacemakerLogLine('vitals', { taskId: task.id, iteration: pace.iteration, before, after: pace.vitals }));
     },
-    next: () => evaluatePacemaker(pace, config),
+    next: (stuckNote) => paceAfterIteration(pace, config, stuckNote),
     consulted(result) {
       pace = result.state;
       floor = limitFloorAfter(floor, result.outcome);

@@ -3,8 +3,9 @@
 // [DUCK_PACEMAKER] lines in the worker log and, the newest few, in the status (P8).
 import { log, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { addFileChanges, type FileChange } from '../../domain/file-changes';
-import type { PacemakerState } from '../../domain/pacemaker';
-import { addStepLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../../domain/task-details';
+import { pacemakerLogLine, type PacemakerState } from '../../domain/pacemaker';
+import type { StuckStatus } from '../../domain/stuck';
+import { addStepLine, markStuckLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../../domain/task-details';
 import type { TaskSpec } from '../../domain/types';
 import type { WorkerStepReport } from '../../domain/worker-steps';
 import { ZERO_USAGE } from '../../domain/usage';
@@ -24,6 +25,8 @@ export interface TaskView {
   stepDone(iteration: number, step: number, report: WorkerStepReport): void;
   /** V1: the details again, after a change of the status. */
   show(): void;
+  /** P9: the stuck detector ended the iteration at the newest step. */
+  showStuck(stuck: StuckStatus): void;
 }
 
 /** The task's view, `taskStatus` answered from it (V2: with the worker steps the details show; a query: no history event). */
@@ -47,15 +50,17 @@ export function taskView(task: TaskSpec): TaskView {
         files: changes.files,
         unlistedFiles: changes.unlisted,
         ...(status.lastJudgeReason ? { lastJudgeReason: status.lastJudgeReason } : {}),
+        ...(status.stuck ? { stuck: stuckLine(status.stuck) } : {}),
         ...(status.consultation ? { consultation: `${status.consultation.id}: ${status.consultation.message}` } : {}),
       }),
     );
+  const paceLog = (line: string) => {
+    log.info(line);
+    status.pacemakerLog = [...(status.pacemakerLog ?? []), line].slice(-PACEMAKER_LOG_LINES);
+  };
   return {
     status,
-    paceLog(line) {
-      log.info(line);
-      status.pacemakerLog = [...(status.pacemakerLog ?? []), line].slice(-PACEMAKER_LOG_LINES);
-    },
+    paceLog,
     showPace(p) {
       status.maxIterations = p.maxLoops;
       status.pacemaker = { maxLoops: p.maxLoops, vitals: p.vitals, interventions: p.interventions.length };
@@ -67,5 +72,19 @@ export function taskView(task: TaskSpec): TaskView {
       show();
     },
     show,
+    showStuck(stuck) {
+      status.stuck = stuck;
+      stepLines = markStuckLine(stepLines, stuck.note);
+      paceLog(pacemakerLogLine('stuck', { taskId: task.id, iteration: stuck.iteration, step: stuck.step, note: stuck.note }));
+      show();
+    },
   };
+}
+
+/** P9: the note, with the totals once it fired more than once. */
+function stuckLine(s: StuckStatus): string {
+  const at = `iteration ${s.iteration}, step ${s.step}`;
+  return s.times > 1
+    ? `${s.note} at ${at}; ${s.times} times in this task, ${s.wastedSteps} wasted steps, ${s.wastedTokens} tokens`
+    : `${s.note} at ${at}`;
 }

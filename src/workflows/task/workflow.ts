@@ -3,11 +3,15 @@
 // (P1–P6), recomputed after every iteration from measured vitals; when it sees trouble it consults
 // the user and waits durably for the answer (P7). Each part in its own file beside this one: the
 // iteration's activities (iteration.ts), the pacemaker's state (pacer.ts), the consultation
-// (consultation.ts) and what the task shows while it runs (view.ts).
+// (consultation.ts), the stuck detector's window (stuck.ts, P9) and what the task shows while it
+// runs (view.ts).
 import { isCancellation } from '@temporalio/workflow';
 import { consultationEnd, DEFAULT_PACEMAKER_CONFIG, pacemakerLogLine } from '../../domain/pacemaker';
 import { judgeOutcome, type JudgeResult } from '../../domain/replan/judge-outcome';
+import { stuckNote } from '../../domain/stuck';
 import { addUsage } from '../../domain/usage';
+import { workerStepLimit } from '../../domain/worker-steps';
+import type { StuckPromptInput } from '../../llm/prompts/task';
 import { installLease } from '../budget-lease';
 import { installChildGate } from '../child-gate';
 import { explainActivityFailure } from '../failures';
@@ -15,6 +19,7 @@ import { rungReport } from '../llm-form';
 import { installConsultations } from './consultation';
 import { judgeIteration, runWorkerIteration } from './iteration';
 import { startPacer } from './pacer';
+import { installStuckWatch } from './stuck';
 import type { TaskInput, TaskOutcome } from './types';
 import { taskView } from './view';
 
@@ -35,6 +40,10 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const gate = installChildGate(options, lease);
   // P7: the user's answers to the pacemaker's consultations.
   const consultations = installConsultations(task, config, view, pacer, input.runWorkflowId);
+
+  // P9: the stuck detector, fed each worker step; its window is this workflow's state.
+  const stuckWatch = installStuckWatch(config, view);
+  let stuckPrompt: StuckPromptInput | undefined;
 
   let feedback: string | undefined;
   let last: { judge?: JudgeResult; logPath?: string } = {};
@@ -70,7 +79,12 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         options,
         gate,
         onStep: (step, r) => view.stepDone(status.iteration, step, r),
+        ...(stuckPrompt ? { stuck: stuckPrompt } : {}),
+        watch: (step, r) => stuckWatch.watch(step, r),
       });
+      // P9: the next iteration's prompt says what this one repeated and what the tools answered.
+      const stuck = worker.stuck;
+      stuckPrompt = stuckWatch.promptAfter(stuck);
       status.usage = addUsage(status.usage, worker.usage);
       // … and the judge says whether the task is done.
       const judged = await judgeIteration(input.run, task, worker, options, gate);
@@ -88,6 +102,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         steps: worker.steps,
         toolCalls: worker.toolCalls,
         toolErrors: worker.toolErrors,
+        ...(stuck ? { stuck: { finding: stuck, stepLimit: workerStepLimit(options.workerMaxSteps) } } : {}),
       });
 
       const outcome = judgeOutcome(judge); // J2
@@ -96,7 +111,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
 
       // P7: should the pacemaker step in?
-      const step = pacer.next();
+      const step = pacer.next(stuck ? stuckNote(stuck) : undefined);
       if (step.action === 'stop') {
         return finish('BLOCKED', `not done after ${pacer.state.iteration} worker iterations (${step.reason}): ${judge.reason}`.trim());
       }

@@ -2,18 +2,8 @@
 // is judged, the config section and the CLI flags.
 import { ConfigError, parseConfig, parseGithubFlag, parseGitlabFlag } from '../../../src/domain/config';
 import { runChecklist } from '../../../src/domain/run/checklist';
-import {
-  checklistMarker,
-  classifyDeliveryFailure,
-  emptyLedger,
-  noteDelivered,
-  notificationsLine,
-  noteUndelivered,
-  notifyTargetOf,
-  targetAllowed,
-  targetLabel,
-  withMarker,
-} from '../../../src/domain/notifications';
+import { checklistMarker, classifyDeliveryFailure, notifyTargetOf, targetAllowed, targetLabel, withMarker } from '../../../src/domain/notifications';
+import { emptyLedger, noteDelivered, notificationsLine, noteUndelivered } from '../../../src/domain/run/deliveries';
 import { checklistText, clarificationMessage, notificationsBetween, replanDecidedMessage } from '../../../src/domain/run/notifications-due';
 import type { DecisionRecord } from '../../../src/domain/replan';
 import type { Question } from '../../../src/domain/replan/questions';
@@ -212,7 +202,7 @@ describe('X10 delivery failures', () => {
     });
   });
 
-  it('X10 a rate limit is retried at its reset (GitHub 403 with x-ratelimit-remaining 0, 429 with retry-after); a reset too far away is given up', () => {
+  it('X10 a rate limit is retried at its reset (GitHub 403 with x-ratelimit-remaining 0, 429 with retry-after), however far away', () => {
     const reset = String(Math.floor(now / 1000) + 30);
     expect(
       classifyDeliveryFailure({ service: 'github', status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, nowMs: now }),
@@ -227,11 +217,11 @@ describe('X10 delivery failures', () => {
       retryAfterMs: 7000,
     });
     const far = classifyDeliveryFailure({ service: 'github', status: 429, headers: { 'retry-after': '3600' }, nowMs: now });
-    expect(far.retryable).toBe(false);
-    expect(far.message).toContain('rate limited until 2026-11-25T04:00:00.000Z');
+    expect(far).toMatchObject({ retryable: true, retryAfterMs: 3_600_000 });
+    expect(far.message).toBe('GitHub: 429 rate limited until 2026-11-25T04:00:00.000Z');
   });
 
-  it('X10 the status line: deliveries, then the last error and how many were not delivered', () => {
+  it('X10 the status line of a run from before the delivery queue: deliveries, then the last error and how many were not delivered', () => {
     const t = notifyTargetOf({ github: { repo: 'octo/app', issue: 12 } })!;
     let l = noteDelivered(emptyLedger(t), 77);
     expect(l.checklistCommentId).toBe(77);

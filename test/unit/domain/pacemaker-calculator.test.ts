@@ -17,23 +17,21 @@ const config = DEFAULT_PACEMAKER_CONFIG;
 const flat = (v: number): Vitals => ({ mood: v, focus: v, stamina: v });
 const simple: ComplexityInput = { files: 0, historyTurns: 0, toolRuns: 0, toolErrors: 0 };
 const maxComplex: ComplexityInput = { files: 8, historyTurns: 15, toolRuns: 3, toolErrors: 1 };
+/** calculateMaxLoops for `profile` with every vital at `level`, the default config. */
+const loopsFor = (profile: string, level: number, complexity: ComplexityInput) =>
+  calculateMaxLoops({ profile, vitals: flat(level), complexity, config });
 
 describe('calculateMaxLoops (P1 clamp)', () => {
   it('P1 max_loops = floor(base × vitalsFactor × complexityFactor)', () => {
     // CODE_ANALYSIS 12 × 1.0 × (1 + 0.4·0.5) = 14.4 → 14
-    const r = calculateMaxLoops({
-      profile: 'CODE_ANALYSIS',
-      vitals: flat(0.6),
-      complexity: { files: 4, historyTurns: 15, toolRuns: 0, toolErrors: 0 },
-      config,
-    });
+    const r = loopsFor('CODE_ANALYSIS', 0.6, { files: 4, historyTurns: 15, toolRuns: 0, toolErrors: 0 });
     expect(r.complexity).toBeCloseTo(0.5, 10);
     expect(r.max_loops).toBe(14);
   });
 
   it('P1 clamps to the minimum 3', () => {
     // SIMPLE_QUESTION 5 × 0.7 × 1.0 = 3.5 → 3, the lowest the table can give
-    expect(calculateMaxLoops({ profile: 'SIMPLE_QUESTION', vitals: flat(0.1), complexity: simple, config }).max_loops).toBe(3);
+    expect(loopsFor('SIMPLE_QUESTION', 0.1, simple).max_loops).toBe(3);
     expect(clampLoops(2)).toBe(3);
     expect(clampLoops(0)).toBe(3);
     expect(clampLoops(3)).toBe(3);
@@ -41,7 +39,7 @@ describe('calculateMaxLoops (P1 clamp)', () => {
 
   it('P1 clamps to the maximum 20', () => {
     // COMPLEX_REASONING 18 × 1.2 × 1.4 = 30.24 → 20
-    const r = calculateMaxLoops({ profile: 'COMPLEX_REASONING', vitals: flat(0.9), complexity: maxComplex, config });
+    const r = loopsFor('COMPLEX_REASONING', 0.9, maxComplex);
     expect(r.max_loops).toBe(20);
     expect(r.reasoning).toMatch(/clamped to 20/);
     expect(clampLoops(20)).toBe(20);
@@ -50,12 +48,7 @@ describe('calculateMaxLoops (P1 clamp)', () => {
 
   it('P1 an exact product gives its integer (10 × 1.2 × 1.25 = 15)', () => {
     // CREATIVE_WRITING 10, vitals factor 1.2, complexity (7/8 + 1 + 0)/3 = 0.625 → factor 1.25
-    const r = calculateMaxLoops({
-      profile: 'CREATIVE_WRITING',
-      vitals: flat(0.9),
-      complexity: { files: 7, historyTurns: 15, toolRuns: 0, toolErrors: 0 },
-      config,
-    });
+    const r = loopsFor('CREATIVE_WRITING', 0.9, { files: 7, historyTurns: 15, toolRuns: 0, toolErrors: 0 });
     expect(r.complexity_factor).toBeCloseTo(1.25, 12);
     expect(r.max_loops).toBe(15);
   });
@@ -86,7 +79,7 @@ describe('vitals factor (P2)', () => {
     ['P2 vitals all 0.8 (score exactly 0.8, despite floating point) → factor 1.0 → 8 loops', 0.8, 1.0, 8],
     ['P2 vitals all 0.81 (score > 0.8) → factor 1.2 → 9 loops', 0.81, 1.2, 9],
   ] as const)('%s', (_n, v, factor, loops) => {
-    const r = calculateMaxLoops({ profile: 'FILE_OPERATION', vitals: flat(v), complexity: simple, config });
+    const r = loopsFor('FILE_OPERATION', v, simple);
     expect(r.vitals_factor).toBe(factor);
     expect(r.max_loops).toBe(loops);
   });
@@ -117,10 +110,7 @@ describe('complexity (P3)', () => {
   it('P3 complexityFactor = 1 + 0.4·complexity (1.0 … 1.4)', () => {
     expect(complexityFactor(0)).toBe(1);
     expect(complexityFactor(1)).toBeCloseTo(1.4, 12);
-    expect(calculateMaxLoops({ profile: 'MULTI_STEP_TASK', vitals: flat(0.6), complexity: maxComplex, config }).complexity_factor).toBeCloseTo(
-      1.4,
-      12,
-    );
+    expect(loopsFor('MULTI_STEP_TASK', 0.6, maxComplex).complexity_factor).toBeCloseTo(1.4, 12);
   });
 
   it('P3 no complexity measured → seed default 0.3 (factor 1.12)', () => {
@@ -146,7 +136,7 @@ describe('base loops (P4)', () => {
   };
 
   it.each(Object.entries(expected))('P4 %s has base %i', (profile, base) => {
-    const r = calculateMaxLoops({ profile, vitals: flat(0.6), complexity: simple, config });
+    const r = loopsFor(profile, 0.6, simple);
     expect(r.base_loops).toBe(base);
     expect(r.max_loops).toBe(base);
     expect(r.profile).toBe(profile);

@@ -1,4 +1,4 @@
-// Issue 10 seed fidelity (SPEC "Seed fidelity notes"): P4 an unknown profile stays unknown with
+// Issue 10 seed fidelity (as docs/requirements.md words them): P4 an unknown profile stays unknown with
 // base 8 from the planner's reply to the loop limit; P2 the judge's confidence becomes mood.
 import { calculateMaxLoops, DEFAULT_PACEMAKER_CONFIG, measureVitals, NEUTRAL_MOOD, toTaskProfile } from '../../../src/domain/pacemaker';
 import { JudgeResultSchema } from '../../../src/domain/replan/judge-outcome';

@@ -2,10 +2,10 @@
 // an unparseable reply is "no replan" (decisionOutcome).
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import { answerWaitMinutes, clarificationVerdict, confirmationVerdict, DEFAULT_ASSUMPTION, questionWaitMs } from '../../../src/domain/replan/answers';
-import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
 import { emptyCounters, recordReplan } from '../../../src/domain/replan/limits';
 import { decisionOutcome } from '../../../src/domain/replan/policy';
 import type { Question, QuestionStatus } from '../../../src/domain/replan/questions';
+import { wantedReplan } from '../../support/decisions';
 
 const question = (status: QuestionStatus, answer?: string, id = 'q1'): Question => ({
   id,
@@ -21,13 +21,7 @@ const question = (status: QuestionStatus, answer?: string, id = 'q1'): Question 
 });
 
 /** A partial replan after execution, confidence 0.4: below min_confidence_threshold, so it asks. */
-const lowConfidence: ReplanDecision = {
-  ...NO_REPLAN('the build needs another approach'),
-  replan_needed: true,
-  confidence: 0.4,
-  replan_type: 'partial_replan',
-  issues_found: ['the build fails'],
-};
+const lowConfidence = wantedReplan('partial_replan', 0.4, 'the build needs another approach', ['the build fails']);
 
 describe('X7 / X14 how long the run waits for an answer', () => {
   it.each([

@@ -13,16 +13,10 @@ import {
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
 import { emptyCounters } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision, type PolicyOutcome } from '../../../src/domain/replan/policy';
+import { wantedReplan } from '../../support/decisions';
 
 const T = '2025-01-01T00:00:00.000Z';
-const decision: ReplanDecision = {
-  ...NO_REPLAN(''),
-  replan_needed: true,
-  confidence: 0.85,
-  reasoning: 'tool missing',
-  replan_type: 'action_regeneration',
-  issues_found: ['no docker'],
-};
+const decision = wantedReplan('action_regeneration', 0.85, 'tool missing', ['no docker']);
 const task = (id: string, state: TaskState, title = `title ${id}`, dependencies: string[] = []): TaskRecord => ({
   id,
   title,

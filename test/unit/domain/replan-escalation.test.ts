@@ -1,19 +1,12 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
-import { NO_REPLAN, type ReplanDecision } from '../../../src/domain/replan/decision';
 import { escalate, escalationOpening, escalationTrigger, type EscalationInput } from '../../../src/domain/replan/escalation';
 import { emptyCounters, recordReplan } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision } from '../../../src/domain/replan/policy';
 import { resolveReplan } from '../../../src/domain/replan/resolve';
 import { alternativesPrompt } from '../../../src/llm/prompts/escalation';
+import { wantedReplan } from '../../support/decisions';
 
-const decision: ReplanDecision = {
-  ...NO_REPLAN(''),
-  replan_needed: true,
-  confidence: 0.9,
-  reasoning: 'docker is missing',
-  replan_type: 'partial_replan',
-  issues_found: ['docker not installed'],
-};
+const decision = wantedReplan('partial_replan', 0.9, 'docker is missing', ['docker not installed']);
 
 function input(over: Partial<EscalationInput> = {}): EscalationInput {
   return {

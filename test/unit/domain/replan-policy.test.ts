@@ -1,25 +1,16 @@
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/domain/config';
 import type { Phase } from '../../../src/domain/types';
-import { NO_REPLAN, type ReplanDecision, type ReplanType } from '../../../src/domain/replan/decision';
+import type { ReplanDecision, ReplanType } from '../../../src/domain/replan/decision';
 import { emptyCounters, limitFor, recordReplan, type ReplanCounters } from '../../../src/domain/replan/limits';
 import { evaluateReplanDecision, type PolicyOutcome } from '../../../src/domain/replan/policy';
 import { loopingTriggers, resolveReplan } from '../../../src/domain/replan/resolve';
 import { loopWarning } from '../../../src/llm/prompts/replan-feedback';
+import { wantedReplan } from '../../support/decisions';
 
 /** X6: the loop-detection key of a decision (resolveReplan). */
 const keyOf = (phase: Phase, d: ReplanDecision): string => resolveReplan(phase, d).triggerKey;
 
-function dec(over: Partial<ReplanDecision> = {}): ReplanDecision {
-  return {
-    ...NO_REPLAN(''),
-    replan_needed: true,
-    confidence: 0.9,
-    reasoning: 'the tool is missing',
-    replan_type: 'partial_replan',
-    issues_found: ['Tool "docker" not found'],
-    ...over,
-  };
-}
+const dec = (over: Partial<ReplanDecision> = {}) => wantedReplan('partial_replan', 0.9, 'the tool is missing', ['Tool "docker" not found'], over);
 
 function evaluate(
   over: Partial<ReplanDecision> = {},

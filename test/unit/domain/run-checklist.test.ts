@@ -62,26 +62,67 @@ describe('V1 X11 runChecklist', () => {
     expect(text).toContain('— ⛔ blocked');
   });
 
-  it('X11 §11.4.3 a task re-decomposition starts a new checklist: no old checks while the new plan is made, then the new plan; the old one in <details>', () => {
+  it('X11 §11.4.3 a task re-decomposition starts a new checklist: while the new plan is made the last real plan stays, marked as under revision (never an empty 0/0 plan); then the new plan, the old one in <details>', () => {
     const before = withStates(base(), { a: TaskState.DONE });
     const jumped = applyJump(before, jump('task_redecomposition', false, 'task_decomposition'), 30).state;
     const waiting = runChecklist(jumped);
-    expect(waiting).toContain('## 📋 Execution Plan (Revised #1)');
-    expect(waiting).toContain('_The new plan is being made…_');
-    expect(waiting.split('<details>')[0]).not.toContain('- [x]');
+    expect(waiting.split('\n').slice(0, 3)).toEqual([
+      '## 📋 Execution Plan',
+      '',
+      '> 🔄 **Under revision #1** (task redecomposition): the task_redecomposition reason. This plan stands until the new one is made.',
+    ]);
+    expect(waiting).toContain('- [x] **a**: do a');
+    expect(waiting).toContain('Progress: 1/3 (33%) complete · Plan Revisions: 0');
+    expect(waiting).not.toContain('0/0');
+    expect(waiting).not.toContain('<details>');
     const fresh = runChecklist(setDecomposition(jumped, [spec('x'), spec('y')]));
+    expect(fresh).toContain('## 📋 Execution Plan (Revised #1)');
     expect(fresh.split('<details>')[0]).toContain('- [ ] **x**: do x');
     expect(fresh.split('<details>')[0]).not.toContain('**a**');
+    expect(fresh).not.toContain('Under revision');
     expect(fresh).toContain('Progress: 0/2 (0%) complete · Plan Revisions: 1');
     expect(fresh.split('<details>')[1]).toContain('- [x] **a**: do a');
+    // A second re-decomposition: the revised plan stays under revision #2, the original in the history.
+    const again = runChecklist(
+      applyJump(setDecomposition(jumped, [spec('x'), spec('y')]), jump('task_redecomposition', false, 'task_decomposition'), 30).state,
+    );
+    expect(again.split('<details>')[0]).toContain('## 📋 Execution Plan (Revised #1)');
+    expect(again.split('<details>')[0]).toContain('**Under revision #2**');
+    expect(again.split('<details>')[0]).toContain('- [ ] **x**: do x');
+    expect(again.split('<details>')[1]).toContain('### Original Plan');
   });
 
   it('X11 goal reconfirmation (goal_revision) also starts a new checklist; a failed replan (X13) restores the plan and ends the wait', () => {
     const jumped = applyJump(withStates(base(), { a: TaskState.DONE }), jump('goal_revision', false, 'goal_understanding'), 30).state;
-    expect(runChecklist(jumped)).toContain('_The new plan is being made…_');
+    expect(runChecklist(jumped)).toContain('**Under revision #1** (goal revision)');
     const restored = runChecklist(restorePrevious(jumped));
-    expect(restored).not.toContain('being made');
+    expect(restored).not.toContain('Under revision');
     expect(restored.split('<details>')[0]).toContain('- [x] **a**');
+  });
+
+  it('X11 a blocked, failed or cancelled task shows its mark and its one-line reason', () => {
+    const s = base();
+    const stopped: RunState = {
+      ...s,
+      tasks: s.tasks.map((t) =>
+        t.id === 'a'
+          ? { ...t, state: TaskState.BLOCKED, summary: 'task failed: the worker\ncrashed' }
+          : t.id === 'b'
+            ? { ...t, state: TaskState.BLOCKED, summary: 'blocked by a' }
+            : { ...t, state: TaskState.CANCELLED, summary: 'the run was cancelled' },
+      ),
+    };
+    const text = runChecklist(stopped);
+    expect(text).toContain('- [ ] **a**: do a — ❌ task failed: the worker crashed');
+    expect(text).toContain('- [ ] **b**: do b — ⛔ blocked by a');
+    expect(text).toContain('- [ ] **c**: do c — ✖ cancelled: the run was cancelled');
+    const judged = runChecklist({
+      ...s,
+      tasks: s.tasks.map((t) => (t.id === 'a' ? { ...t, state: TaskState.BLOCKED, summary: 'a.txt is wrong' } : t)),
+    });
+    expect(judged).toContain('- [ ] **a**: do a — ⛔ blocked: a.txt is wrong');
+    const long = runChecklist({ ...s, tasks: s.tasks.map((t) => (t.id === 'a' ? { ...t, state: TaskState.BLOCKED, summary: 'x'.repeat(500) } : t)) });
+    expect(long.split('\n').find((l) => l.includes('**a**'))!.length).toBeLessThan(260);
   });
 
   it('X11 a replan before any plan exists revises nothing', () => {

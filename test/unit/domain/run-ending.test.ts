@@ -1,4 +1,4 @@
-// Issue 23 (SPEC O5): what a client shows for a run no worker answers for.
+// Issue 23 (O5): what a client shows for a run no worker answers for.
 import { closedRunDecisions, closedRunStatus, endingLine, workerStartHint } from '../../../src/domain/run-ending';
 import type { RunStatusView } from '../../../src/domain/run/views';
 

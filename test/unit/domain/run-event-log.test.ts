@@ -82,6 +82,11 @@ const spec = (id: string): TaskSpec => ({
   profile: 'FILE_OPERATION',
 });
 
+/** The execution phase's "no replan" after task a, recorded as the run records it. */
+const noReplanAfterA = (x: RunState): RunState =>
+  recordDecision(x, { phase: 'execution', taskId: 'a', decision: NO_REPLAN('fine'), outcome: { action: 'none', reason: 'fine' }, timestamp: T0 })
+    .state;
+
 /** Applies transitions the way the run does (RunWorkflow's entity.apply). */
 function run(s: RunState, ...steps: ((s: RunState) => RunState)[]): RunState {
   return steps.reduce((acc, t) => withEvents(acc, t(acc), T0), s);
@@ -118,14 +123,7 @@ describe('V2 events from the run state changes (withEvents)', () => {
   it('V2 a decision names its task; "no replan" is marked noop; its later result is its own event', () => {
     const withDecisions = run(
       s0,
-      (x) =>
-        recordDecision(x, {
-          phase: 'execution',
-          taskId: 'a',
-          decision: NO_REPLAN('fine'),
-          outcome: { action: 'none', reason: 'fine' },
-          timestamp: T0,
-        }).state,
+      noReplanAfterA,
       (x) =>
         recordDecision(x, {
           phase: 'reflection',
@@ -288,17 +286,7 @@ describe('V2 execution decisions are told while the phase runs', () => {
       expect.objectContaining({ kind: 'decision', taskId: 'b', outcome: 'replan wanted', replanType: 'retry', noop: false }),
     ]);
     // Recorded after the phase: results, not decisions again.
-    const recorded = run(
-      both,
-      (x) =>
-        recordDecision(x, {
-          phase: 'execution',
-          taskId: 'a',
-          decision: NO_REPLAN('fine'),
-          outcome: { action: 'none', reason: 'fine' },
-          timestamp: T0,
-        }).state,
-    );
+    const recorded = run(both, noReplanAfterA);
     expect(eventsView(recorded, both.events!.nextSeq - 1).events).toEqual([
       expect.objectContaining({ kind: 'decision_result', replanId: 'replan-1', taskId: 'a', outcome: 'none', result: 'skipped', noop: true }),
     ]);

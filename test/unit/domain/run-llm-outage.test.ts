@@ -1,4 +1,4 @@
-// SPEC O2: an LLM outage or a rejected key pauses the run instead of failing it. The pure rules:
+// O2: an LLM outage or a rejected key pauses the run instead of failing it. The pure rules:
 // which failures are LLM trouble (and how src/llm/errors.ts classifies the client's errors), the
 // probe backoff, which pauses a prober may go through, and the run's pause transitions.
 import { ApplicationFailure } from '@temporalio/common';

@@ -1,5 +1,5 @@
 // O1: pause and resume as pure transitions of the run's state; what `status` and the search
-// attribute show (displayStatus); the payload schemas of the pause/resume messages (SPEC S2).
+// attribute show (displayStatus); the payload schemas of the pause/resume messages (S2).
 import { cancelRun, completeRun, failRun } from '../../../src/domain/run/phases';
 import { displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied, MAX_PAUSE_REASON_CHARS } from '../../../src/domain/run/pause';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';

@@ -10,6 +10,7 @@ import { continueOnAssumptions, failReplan, finishReplan, recordReplanDecision, 
 import { setDecomposition, setGoal } from '../../../src/domain/run/plan';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import type { Goal, Phase, TaskSpec } from '../../../src/domain/types';
+import { wantedReplan } from '../../support/decisions';
 
 const goal: Goal = {
   main_objective: 'ship it',
@@ -24,14 +25,7 @@ const spec = (id: string): TaskSpec => ({ ...bare, id, title: id });
 const planned = (): RunState =>
   setDecomposition(setGoal(initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' }), goal), [spec('a'), spec('b')]);
 
-const decision = (over: Partial<ReplanDecision> = {}): ReplanDecision => ({
-  ...NO_REPLAN('a test fails'),
-  replan_needed: true,
-  confidence: 0.9,
-  replan_type: 'retry',
-  issues_found: ['test x fails'],
-  ...over,
-});
+const decision = (over: Partial<ReplanDecision> = {}) => wantedReplan('retry', 0.9, 'a test fails', ['test x fails'], over);
 const executed: ReplanContext = {
   phase: 'execution',
   executed: { taskId: 'a', title: 'task a', state: 'BLOCKED' },

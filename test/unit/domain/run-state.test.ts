@@ -1,4 +1,4 @@
-// The run entity's state and its pure transitions (DESIGN "Entity workflow", SPEC S2, X1, X3, X9, X13, X14, P7).
+// The run entity's state and its pure transitions (the entity of docs/architecture.md; S2, X1, X3, X9, X13, X14, P7).
 import { addPlanningUsage, cancelRun, completeRun, enterPhase } from '../../../src/domain/run/phases';
 import { allAnswered, answerQuestion, applyConsultation, askQuestions, timeOutQuestions } from '../../../src/domain/run/questions';
 import { applyJump, applyTaskProgress, restorePrevious, setDecomposition, takeFeedback } from '../../../src/domain/run/plan';
