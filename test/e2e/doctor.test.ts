@@ -2,11 +2,11 @@
 // real worker and the scripted OpenAI-compatible server in each of its modes (json_schema refused,
 // json_object refused too, tools refused), and against an endpoint where nothing listens.
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cli } from '../support/cli';
 import { startHarness, temporalAddress, type Harness } from '../support/harness';
+import { freePort } from '../support/live-llm';
 import type { DoctorReport } from '../../src/client/doctor';
 
 let h: Harness;
@@ -305,10 +305,4 @@ describe('replanner doctor', () => {
 });
 
 /** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
+const closedPort = freePort;

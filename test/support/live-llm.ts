@@ -153,7 +153,8 @@ export async function startProxy(target: string): Promise<{ url: string; request
   };
 }
 
-async function freePort(): Promise<number> {
+/** A free local port (bound, then closed): nothing listens on it until someone does. */
+export async function freePort(): Promise<number> {
   const srv = net.createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const { port } = srv.address() as net.AddressInfo;
