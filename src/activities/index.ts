@@ -1,11 +1,14 @@
 // Activities: thin adapters from workflows to the LLM and the workspace. Every LLM call is one
-// activity; each validated result goes through the journal so a retry never repeats a finished call.
+// activity; its reply goes into the journal the moment it is complete (before it is checked), so a
+// retry never asks again for a reply that arrived. While the call streams, the activity heartbeats
+// what it is doing (M1: `{ llm: LlmProgress }`: reading the prompt, writing N tokens; `watch` and
+// the Web UI's pending activities show it), with no history event per token.
 import type { z } from 'zod';
 import type { Purpose } from '../llm/purposes';
 import type { Prompt } from '../llm/prompts/common';
 import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
-import type { LlmGateway } from '../llm/gateway';
+import { validateStructured, type LlmGateway, type StructuredResult } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
 import { qualityJudgePrompt } from '../llm/prompts/quality';
@@ -31,7 +34,7 @@ import {
 import type { TokenUsage } from '../domain/usage';
 import { Context } from '@temporalio/activity';
 import { heartbeating } from './heartbeat';
-import { journaled, journalRoot } from './journal';
+import { journaledReply, journalRoot } from './journal';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
@@ -63,12 +66,64 @@ export interface WithUsage<T> extends LlmRungReport {
   usage: TokenUsage;
 }
 
-/** M1: a result names its rung when it is below the top (the workflow keeps it for later calls). */
-const rungOfCall = (rung: LlmRung): LlmRungReport => (rung === TOP_RUNG ? {} : { llmRung: rung });
+/** What the journal keeps of a JSON call: the reply's text and usage, and how it was asked for. */
+interface JournaledText {
+  raw: string;
+  usage: TokenUsage;
+  rung?: LlmRung;
+  stream?: false;
+  cut?: number;
+}
+
+const journalOf = (r: StructuredResult<string>): JournaledText => ({
+  raw: r.raw,
+  usage: r.usage,
+  ...(r.rung !== TOP_RUNG ? { rung: r.rung } : {}),
+  ...(r.stream === false ? { stream: false as const } : {}),
+  ...(r.cut ? { cut: r.cut } : {}),
+});
+
+/** M1: a result names its rung when it is below the top, and says when the server does not stream (the workflow keeps both for later calls). */
+const reportOf = (r: Pick<JournaledText, 'rung' | 'stream'>): LlmRungReport => ({
+  ...(r.rung && r.rung !== TOP_RUNG ? { llmRung: r.rung } : {}),
+  ...(r.stream === false ? { llmStream: false as const } : {}),
+});
 
 export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   const signal = () => Context.current().cancellationSignal;
   const journalRootOf = (run: RunRef) => journalRoot(run, Context.current().info.taskQueue, settings.journalDir);
+  /**
+   * One journaled LLM call asking for JSON: the reply is journaled as it arrives, then `check`ed
+   * (a retry checks the journaled reply); the activity heartbeats the call's progress meanwhile.
+   */
+  const journaledText = <S extends z.ZodType, T>(
+    run: RunRef,
+    purpose: Purpose,
+    schema: S,
+    prompt: (instruction: string) => Prompt | Promise<Prompt>,
+    check: (r: JournaledText) => T,
+  ): Promise<T> =>
+    heartbeating((hb) =>
+      journaledReply<T, JournaledText>(
+        journalRootOf(run),
+        async (record) => {
+          const asked = { ...(await prompt(await readInstruction(run))) };
+          const r = await llm.text({
+            purpose,
+            schema,
+            ...asked,
+            signal: signal(),
+            llm: run.llm,
+            onProgress: (p) => hb.update({ llm: p }),
+            // The rung and streaming are known only with the result: recorded with what the reply says so far.
+            onReply: (reply) => record({ raw: reply.content, usage: reply.usage, ...(reply.streamed ? {} : { stream: false as const }) }),
+          });
+          return journalOf(r);
+        },
+        check,
+        run.journalOf,
+      ),
+    );
   /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
   const ask = <S extends z.ZodType>(
     run: RunRef,
@@ -76,16 +131,11 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     schema: S,
     prompt: (instruction: string) => Prompt | Promise<Prompt>,
   ): Promise<WithUsage<z.output<S>>> =>
-    heartbeating(() =>
-      journaled(
-        journalRootOf(run),
-        async () => {
-          const r = await llm.structured({ purpose, schema, ...(await prompt(await readInstruction(run))), signal: signal(), llm: run.llm });
-          return { value: r.value, usage: r.usage, ...rungOfCall(r.rung) };
-        },
-        run.journalOf,
-      ),
-    );
+    journaledText(run, purpose, schema, prompt, (r) => ({
+      value: validateStructured(purpose, schema, r.raw, r.cut),
+      usage: r.usage,
+      ...reportOf(r),
+    }));
 
   return {
     // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
@@ -140,29 +190,24 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     async decideReplan(
       input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
     ): Promise<WithUsage<ReplanDecision> & { parseError?: string }> {
-      return heartbeating(() =>
-        journaled(
-          journalRootOf(input),
-          async () => {
-            const phase = input.context.phase;
-            const context =
-              input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
-                ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
-                : input.context;
-            const prompt = replanDecisionPrompt({ ...input, instruction: await readInstruction(input), context, toolNames: TOOL_NAMES });
-            const r = await llm.text({ purpose: 'replan_decision', schema: decisionSchemaFor(phase), ...prompt, signal: signal(), llm: input.llm });
-            const parsed = parseDecision(phase, r.raw);
-            if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...rungOfCall(r.rung) };
-            Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
-            return {
-              value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`),
-              usage: r.usage,
-              parseError: parsed.reason,
-              ...rungOfCall(r.rung),
-            };
-          },
-          input.journalOf,
-        ),
+      const phase = input.context.phase;
+      return journaledText(
+        input,
+        'replan_decision',
+        decisionSchemaFor(phase),
+        async (instruction) => {
+          const context =
+            input.context.phase === 'goal_understanding' && input.context.workspaceListing === undefined
+              ? { ...input.context, workspaceListing: await workspaceListing(input.workspace) }
+              : input.context;
+          return replanDecisionPrompt({ ...input, instruction, context, toolNames: TOOL_NAMES });
+        },
+        (r) => {
+          const parsed = parseDecision(phase, r.raw);
+          if (parsed.ok) return { value: parsed.decision, usage: r.usage, ...reportOf(r) };
+          Context.current().log.warn(`unparseable replan decision in ${phase}, treated as no replan: ${parsed.reason}`);
+          return { value: NO_REPLAN(`unparseable replan decision: ${parsed.reason}`), usage: r.usage, parseError: parsed.reason, ...reportOf(r) };
+        },
       );
     },
 

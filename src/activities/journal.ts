@@ -1,11 +1,13 @@
-// The LLM journal: the validated result of every finished LLM activity is written to disk, keyed by
-// the activity's identity (workflow id, workflow run id, activity id). When Temporal retries an
-// activity whose LLM call already finished (the worker crashed, or the server lost the completion),
-// the journal answers instead of the LLM: no finished LLM call is ever paid for twice.
+// The LLM journal: every LLM activity's reply is written to disk the moment it is complete, before
+// anything checks it, keyed by the activity's identity (workflow id, workflow run id, activity id).
+// When Temporal retries an activity whose LLM call already got its reply (the worker crashed while
+// checking it or before reporting it, or the server lost the completion), the retry checks the
+// journaled reply instead of asking the LLM: no reply is ever paid for twice. A reply that fails its
+// check is taken out again, so the retry asks anew (a bad reply is retried with a new request).
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { readJson, removeJournaled, runDir, safeName, writeJsonAtomic } from './run-files';
 
 /**
  * Where a call's journal lives. Workspace affinity: an activity on the host that owns the workspace
@@ -23,12 +25,23 @@ export function journalRoot(run: { workspace: string; runId: string; host?: stri
   return onHost ? runDir(run.workspace, run.runId) : path.join(journalDir, 'runs', safeName(run.runId));
 }
 
+/** A journal entry: a reply (kept since replies are journaled before their check) or, from before, a checked value. */
+interface Entry<T, R> {
+  activityType: string;
+  workflowId: string;
+  runId: string;
+  activityId: string;
+  value?: T;
+  reply?: R;
+}
+
 /**
- * `journalOf`: a call made again after its workspace host was lost names the lost call's activity id
- * (CallAgainPatch, src/workflows/llm-trouble.ts), so a reply that call journaled before the host died
- * answers this one. Only an id of this same workflow execution: the identity keeps its workflow and run ids.
+ * The journal file of the current activity. `journalOf`: a call made again after its workspace host
+ * was lost names the lost call's activity id (CallAgainPatch, src/workflows/llm-trouble.ts), so a
+ * reply that call journaled before the host died answers this one. Only an id of this same workflow
+ * execution: the identity keeps its workflow and run ids.
  */
-export async function journaled<T>(root: string, compute: () => Promise<T>, journalOf?: unknown): Promise<T> {
+function journalFile(root: string, journalOf: unknown): { file: string; head: Omit<Entry<never, never>, 'value' | 'reply'> } {
   const info = Context.current().info;
   const activityId = typeof journalOf === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(journalOf) ? journalOf : info.activityId;
   const wf = info.workflowExecution ?? { workflowId: 'standalone', runId: info.activityId };
@@ -38,13 +51,58 @@ export async function journaled<T>(root: string, compute: () => Promise<T>, jour
   // minute share their first characters, and the second would replay the first one's answers.
   const identity = JSON.stringify([wf.workflowId, wf.runId, activityId]);
   const key = `${safeName(info.activityType)}.${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
-  const file = path.join(root, 'journal', `${key}.json`);
+  return {
+    file: path.join(root, 'journal', `${key}.json`),
+    head: { activityType: info.activityType, workflowId: wf.workflowId, runId: wf.runId, activityId },
+  };
+}
+
+/** A value computed once per activity identity (see journalFile): a retry gets the journaled one. */
+export async function journaled<T>(root: string, compute: () => Promise<T>, journalOf?: unknown): Promise<T> {
+  const { file, head } = journalFile(root, journalOf);
   const hit = await readJson<{ value: T }>(file);
   if (hit) {
-    Context.current().log.info('LLM journal hit: reusing a finished call', { activityType: info.activityType });
+    Context.current().log.info('LLM journal hit: reusing a finished call', { activityType: head.activityType });
     return hit.value;
   }
   const value = await compute();
-  await writeJsonAtomic(file, { activityType: info.activityType, workflowId: wf.workflowId, runId: wf.runId, activityId, value });
+  await writeJsonAtomic(file, { ...head, value });
   return value;
+}
+
+/**
+ * One LLM call through the journal. `ask` makes the call and gives its reply to `record` the moment
+ * it is complete (the gateway's onReply); `check` turns a reply into the activity's result and may
+ * throw (a bad reply). A retry whose call already got its reply checks the journaled one and asks
+ * nothing; a reply that fails its check leaves the journal, so the retry asks anew.
+ */
+export async function journaledReply<T, R>(
+  root: string,
+  ask: (record: (reply: R) => Promise<void>) => Promise<R>,
+  check: (reply: R) => T | Promise<T>,
+  journalOf?: unknown,
+): Promise<T> {
+  const { file, head } = journalFile(root, journalOf);
+  const hit = await readJson<Entry<T, R>>(file);
+  // An entry from a worker before replies were journaled: its value was checked already.
+  if (hit && hit.reply === undefined && 'value' in hit) return hit.value as T;
+  let reply: R;
+  if (hit?.reply !== undefined) {
+    Context.current().log.info('LLM journal hit: checking the reply that arrived before, no new request', { activityType: head.activityType });
+    reply = hit.reply;
+  } else {
+    let recorded: R | undefined;
+    reply = await ask(async (r) => {
+      await writeJsonAtomic(file, { ...head, reply: r });
+      recorded = r;
+    });
+    // What the call knew only at its end (the rung it was answered at) joins the entry.
+    if (recorded !== reply) await writeJsonAtomic(file, { ...head, reply });
+  }
+  try {
+    return await check(reply);
+  } catch (err) {
+    await removeJournaled(file);
+    throw err;
+  }
 }

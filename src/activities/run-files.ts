@@ -71,6 +71,12 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
   remember(file, text);
 }
 
+/** Removes a file written by writeJsonAtomic (a journaled reply that failed its check); gone already is fine. */
+export async function removeJournaled(file: string): Promise<void> {
+  forget(file);
+  fs.rmSync(file, { force: true });
+}
+
 export async function readJson<T>(file: string): Promise<T | undefined> {
   const recent = recentWrites.get(file);
   if (recent !== undefined) return JSON.parse(recent) as T;

@@ -22,12 +22,12 @@ import { stepFileChanges } from '../domain/file-changes';
 import type { WorkerStepReport } from '../domain/worker-steps';
 import type { TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
-import type { LlmGateway } from '../llm/gateway';
+import type { LlmGateway, RawReply } from '../llm/gateway';
 import type { Prompt } from '../llm/prompts/common';
 import { workerPrompt, type StuckPromptInput } from '../llm/prompts/task';
 import type { TokenUsage } from '../domain/usage';
-import { startActivityHeartbeat } from './heartbeat';
-import { readInstruction, readJson, runDir, safeName, writeJsonAtomic } from './run-files';
+import { startActivityHeartbeat, type Heartbeat } from './heartbeat';
+import { readInstruction, readJson, removeJournaled, runDir, safeName, writeJsonAtomic } from './run-files';
 import { clipMiddle } from '../domain/text';
 import { toolCallSignature } from '../domain/pacemaker/vitals';
 import { callPrint, MAX_CALL_PRINTS, replyPrint } from '../domain/stuck/fingerprint';
@@ -89,6 +89,8 @@ interface StepFile {
   usage: TokenUsage;
   /** M1: the rung the reply came at (absent: the top). */
   rung?: LlmRung;
+  /** M1: false when the server did not stream the reply. */
+  stream?: false;
 }
 
 const TOOL_OUTPUT_CHARS = 6000;
@@ -126,23 +128,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       await writeJsonAtomic(promptFile(dir), workerPrompt({ ...input.prompt, instruction, iteration: input.iteration }));
     }
     const file = stepFile(dir, input.step);
-    let rec = await readJson<StepFile>(file);
-    if (!rec) {
-      const messages = await messagesBefore(dir, input.step);
-      // The step file is this call's journal: a retry finds the reply there and asks no LLM again.
-      const { message, usage, rung } = await llm.chat({
-        purpose: 'worker_step',
-        messages,
-        tools: TOOL_DEFINITIONS,
-        signal: ctx.cancellationSignal,
-        llm: input.llm,
-      });
-      const calls = (message.tool_calls ?? []).flatMap((c) =>
-        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
-      );
-      rec = { step: input.step, content: message.content ?? '', calls, usage, ...(rung !== TOP_RUNG ? { rung } : {}) };
-      await writeJsonAtomic(file, rec);
-    }
+    const rec = (await readJson<StepFile>(file)) ?? (await askStep(llm, input, dir, file, beat));
     for (const [i, call] of rec.calls.entries()) {
       if (call.ok !== undefined) continue; // ran before a retry: never again
       throwIfCancelled(ctx.cancellationSignal);
@@ -179,6 +165,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(changed.files.length ? { files: changed.files } : {}),
       ...(changed.more ? { moreFiles: changed.more } : {}),
       ...(rec.rung ? { llmRung: rec.rung } : {}),
+      ...(rec.stream === false ? { llmStream: false as const } : {}),
       // P9: what the stuck detector compares, a few hashes and short lines per call (never the output).
       ...(rec.calls.length
         ? { prints: rec.calls.slice(-MAX_CALL_PRINTS).map((c) => callPrint(c.name, c.arguments, c.ok === true, c.output ?? '')) }
@@ -186,6 +173,55 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     };
   } finally {
     beat.stop();
+  }
+}
+
+/**
+ * The step's one LLM request. The step file is this call's journal: the reply is written there the
+ * moment it is complete, before the gateway checks it (a retry finds it there and asks no LLM
+ * again); a reply the check refuses (a tool call written as text) leaves no step file behind. The
+ * heartbeat carries the call's progress (M1).
+ */
+async function askStep(llm: LlmGateway, input: WorkerStepInput, dir: string, file: string, beat: Heartbeat): Promise<StepFile> {
+  const messages = await messagesBefore(dir, input.step);
+  const recOf = (r: RawReply, rung?: LlmRung): StepFile => ({
+    step: input.step,
+    content: r.content,
+    calls: r.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    usage: r.usage,
+    ...(rung && rung !== TOP_RUNG ? { rung } : {}),
+    ...(r.streamed ? {} : { stream: false as const }),
+  });
+  let written = false;
+  try {
+    const { message, usage, rung, stream } = await llm.chat({
+      purpose: 'worker_step',
+      messages,
+      tools: TOOL_DEFINITIONS,
+      signal: Context.current().cancellationSignal,
+      llm: input.llm,
+      onProgress: (p) => beat.update({ step: input.step, llm: p }),
+      onReply: async (r) => {
+        await writeJsonAtomic(file, recOf(r));
+        written = true;
+      },
+    });
+    const calls = (message.tool_calls ?? []).flatMap((c) =>
+      c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+    );
+    const rec: StepFile = {
+      step: input.step,
+      content: message.content ?? '',
+      calls,
+      usage,
+      ...(rung !== TOP_RUNG ? { rung } : {}),
+      ...(stream === false ? { stream } : {}),
+    };
+    await writeJsonAtomic(file, rec);
+    return rec;
+  } catch (err) {
+    if (written) await removeJournaled(file);
+    throw err;
   }
 }
 

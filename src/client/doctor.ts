@@ -1,7 +1,8 @@
 // `replanner doctor` (SPEC M2): can a run started from this shell succeed? It checks, in order, the
 // Temporal server, a worker on the task queue this shell routes to, the LLM endpoint, the model,
-// structured output (which rung of the json_schema → json_object → prompt-only ladder works) and
-// tool calls, each with a real request, and says what to fix. It starts nothing and changes nothing.
+// structured output (which rung of the json_schema → json_object → prompt-only ladder works), tool
+// calls, and the model's speed on a prompt the size of a run's largest (./doctor-speed.ts: whether
+// the LLM limits fit), each with a real request, and says what to fix. It starts nothing and changes nothing.
 //
 // Marks: ✓ works · ✗ a run cannot succeed until this is fixed · – not running yet, but
 // `replanner run` starts it (the local dev server, a worker), or not checked because an earlier
@@ -15,9 +16,13 @@ import { describeTarget, isLocalDevTarget, nothingAnswers, type TemporalTarget }
 import { livenessOf } from './workers';
 import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
+import { measureSpeed, speedCheck, type SpeedReport } from './doctor-speed';
 
 type Mark = 'ok' | 'fail' | 'info';
-type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls';
+
+/** The tiny probes' timeout when the worker sets no total cap: they are a few tokens each. */
+const PROBE_TIMEOUT_MS = 180_000;
+type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls' | 'speed';
 
 export interface Check {
   name: CheckName;
@@ -37,13 +42,17 @@ export interface DoctorReport {
   route: { taskQueue: string; endpoint: string; model: string };
   /** The structured-output rung that works, which runs use. */
   structuredRung?: LlmRung;
+  /** M1: the model's measured speed, the expected time of each purpose's call, and whether the limits fit. */
+  speed?: SpeedReport;
 }
 
 /** What `replanner doctor --help` says after its options. */
 export const DOCTOR_NOTES = `Checks, each with a real request: the Temporal server (TEMPORAL_ADDRESS) and its version; a worker
 polling the task queue this shell routes to, and its LLM settings; the LLM endpoint (OPENAI_BASE_URL)
 and the model it lists (REPLANNER_MODEL); a tiny structured-output call (json_schema strict, else
-json_object with the schema, else prompt-only JSON: it says which one runs will use); a tiny tool call.
+json_object with the schema, else prompt-only JSON: it says which one runs will use); a tiny tool call;
+then one prompt the size of a run's largest, streamed: how fast the model reads and writes (tokens/s),
+the expected time of each purpose's call, and whether the LLM limits fit (else which setting to raise).
 It starts and changes nothing.
 
 Marks: ✓ works · ✗ fix this before a run can succeed (the line says how) · – not running yet but
@@ -71,7 +80,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     await connection?.close();
   }
 
-  const client = probeClient(llm);
+  const client = probeClient({ ...llm, timeoutMs: llm.timeoutMs ?? PROBE_TIMEOUT_MS });
   const models = await probeModels(client);
   if (
     !models.ok &&
@@ -83,7 +92,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
       summary: `LLM endpoint ${llm.baseURL}: ${unreachable(models.failure)}`,
       fix: endpointFix(llm.baseURL, models.failure),
     });
-    for (const name of ['model', 'structured_output', 'tool_calls'] as const) {
+    for (const name of ['model', 'structured_output', 'tool_calls', 'speed'] as const) {
       checks.push({ name, mark: 'info', summary: `${TITLES[name]}: not checked (the LLM endpoint does not answer)` });
     }
   } else {
@@ -93,6 +102,10 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     report.structuredRung = structured.works;
     checks.push(structuredCheck(structured, llm.baseURL));
     checks.push(toolsCheck(await probeTools(client, llm.model), llm.baseURL));
+    if (structured.works) {
+      report.speed = await measureSpeed(llm, structured.works);
+      checks.push(speedCheck(report.speed));
+    } else checks.push({ name: 'speed', mark: 'info', summary: `${TITLES.speed}: not checked (no way of asking for JSON works)` });
   }
   report.ok = checks.every((c) => c.mark !== 'fail');
   return report;
@@ -105,6 +118,7 @@ const TITLES: Record<CheckName, string> = {
   model: 'Model',
   structured_output: 'Structured output',
   tool_calls: 'Tool calls',
+  speed: 'Speed',
 };
 
 async function temporalCheck(connection: Connection | undefined, target: TemporalTarget, report: DoctorReport, why?: string): Promise<Check> {

@@ -29,6 +29,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
   if (s.host) lines.push(`Workspace: ${s.workspace} on host ${s.host}`);
   if (s.budget) lines.push(budgetLine(s.budget));
   if (s.llmRung) lines.push(llmFormLine(s.llmRung));
+  if (s.llmNoStream) lines.push('LLM replies: not streamed (the server refused streaming; a stalled reply cannot be told from a slow one)');
   for (const p of pausesOf(s)) lines.push(pausedLine(s.runId, p));
   if (s.goal) lines.push(`Goal: ${oneLine(s.goal.main_objective, 160)}`);
   for (const t of s.tasks) {
@@ -199,7 +200,7 @@ export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): s
       : p.kind === 'host_offline'
         ? // Workspace affinity: the reason says how to bring the host back or cancel.
           'resumes by itself when the host is back'
-        : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported'
+        : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported' || p.kind === 'llm_slow'
           ? `fix it, then: replanner resume ${runId}`
           : p.kind === 'budget'
             ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.

@@ -12,6 +12,7 @@ import { eventsQuery, taskStatusQuery, type RunEventsPage, type RunStatus } from
 import { describeChanges, formatElapsed, runEventLines, workerStepLine } from './render-events';
 import { FINAL, getStatus } from './run-inspect';
 import { workflowIdOf } from './runs';
+import { llmCallsInFlight, type LlmCallInFlight } from './llm-calls';
 
 /** A worker step of a running task, as `watch` shows it (not one of the run's events: it has no seq). */
 export interface WorkerStepEvent extends TaskStepLine {
@@ -30,6 +31,8 @@ export interface WatchHandlers {
   onWorkerStep?(s: WorkerStepEvent): void;
   /** The run's status after each read (questions to ask, elapsed time); called even when nothing changed. */
   onStatus?(s: RunStatus): void | Promise<void>;
+  /** M1: the run's LLM calls in flight after each read (from the activities' heartbeats: no history event). */
+  onLlmCalls?(calls: LlmCallInFlight[]): void;
 }
 
 const QUERY_WAIT_MS = 5000;
@@ -125,6 +128,7 @@ export async function watchEvents(
     const s = await getStatus(client, runId);
     await readEvents(FINAL.has(s.status));
     for (const id of [...running]) await readSteps(id);
+    if (h.onLlmCalls && !FINAL.has(s.status)) h.onLlmCalls(await llmCallsInFlight(client, handle.workflowId).catch(() => []));
     await h.onStatus?.(s);
     if (FINAL.has(s.status)) return s;
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
@@ -134,7 +138,11 @@ export async function watchEvents(
 /** A step (phase or task) running this long without anything new printed gets a line with its elapsed time. */
 const LONG_STEP_MS = 30_000;
 
+/** A streaming LLM call's line is printed when what it does changes, and otherwise at most this often. */
+const LLM_CALL_LINE_MS = 15_000;
+
 interface EventPrinter extends WatchHandlers {
+  onLlmCalls(calls: LlmCallInFlight[]): void;
   onDropped(count: number): void;
   onWorkerStep(s: WorkerStepEvent): void;
   onStatus(s: RunStatus): void;
@@ -153,6 +161,8 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
   let phase: { name: string; at: number } | undefined;
   const taskStart = new Map<string, number>();
   let fallback: ((s: RunStatus) => void) | undefined;
+  /** Per LLM call in flight: what was printed last (its state and attempt) and when. */
+  const calls = new Map<string, { key: string; at: number }>();
   const out = (line: string) => {
     print(line);
     lastOutput = Date.now();
@@ -172,6 +182,19 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
         }
       }
       for (const l of lines) out(l);
+    },
+    onLlmCalls(now) {
+      const open = new Set<string>();
+      for (const c of now) {
+        const id = `${c.workflowId}/${c.activityType}`;
+        open.add(id);
+        const key = `${c.progress?.state ?? ''}/${c.attempt}/${c.lastFailure ?? ''}`;
+        const last = calls.get(id);
+        if (last && last.key === key && Date.now() - last.at < LLM_CALL_LINE_MS) continue;
+        calls.set(id, { key, at: Date.now() });
+        out(o.json ? JSON.stringify({ kind: 'llm_call', time: new Date().toISOString(), ...c }) : `  … ${c.line}`);
+      }
+      for (const id of [...calls.keys()]) if (!open.has(id)) calls.delete(id);
     },
     onDropped(count) {
       if (o.json) return out(JSON.stringify({ kind: 'dropped', count }));

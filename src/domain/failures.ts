@@ -6,6 +6,7 @@
 //
 // | facts                                                         | kind            | retry |
 // | no response: refused, reset, timeout, DNS, other              | outage          | yes   |
+// | connected, then too slow: no first token, stalled, total cap  | slow            | yes   |
 // | no response: TLS (an untrusted certificate, https to http)    | access_rejected | no    |
 // | 408, 409, 5xx                                                 | outage          | yes   |
 // | 429; 403 with x-ratelimit-remaining: 0 or a retry-after       | rate_limit      | yes   |
@@ -19,7 +20,10 @@
 import { shortError } from './run/llm-outage';
 
 /** What the trouble means for the caller: wait and retry, or tell the user. */
-export type FailureKind = 'outage' | 'rate_limit' | 'access_rejected' | 'bad_request' | 'unexpected';
+export type FailureKind = 'outage' | 'rate_limit' | 'access_rejected' | 'bad_request' | 'unexpected' | 'slow';
+
+/** Which progress limit a connected request ran out of (src/domain/llm-timeouts.ts): the server is alive, not out. */
+export type SlowKind = 'first_token' | 'stall' | 'total';
 
 /** Why no response came. */
 export type NetworkErrorKind = 'refused' | 'reset' | 'timeout' | 'dns' | 'tls' | 'other';
@@ -32,6 +36,8 @@ export interface UpstreamFacts {
   status?: number;
   /** Why no response came (when known). */
   network?: NetworkErrorKind;
+  /** The request connected and then ran out of a progress limit (no status, no network failure). */
+  slow?: SlowKind;
   headers?: HeaderSource;
   /** Now (epoch ms): HTTP dates and reset times are read against it. */
   nowMs: number;
@@ -53,7 +59,7 @@ const ACCESS_STATUS = new Set([401, 403, 404, 407]);
 /** The retry table (see the file's head). */
 export function decideRetry(f: UpstreamFacts): RetryDecision {
   let kind = kindOf(f);
-  let retryable = kind === 'outage' || kind === 'rate_limit' || kind === 'unexpected';
+  let retryable = kind === 'outage' || kind === 'rate_limit' || kind === 'unexpected' || kind === 'slow';
   const should = header(f.headers, 'x-should-retry')?.trim().toLowerCase();
   if (should === 'true' && !retryable) [kind, retryable] = ['outage', true];
   if (should === 'false') retryable = false;
@@ -65,6 +71,7 @@ export function decideRetry(f: UpstreamFacts): RetryDecision {
 function kindOf(f: UpstreamFacts): FailureKind {
   const s = f.status;
   if (s === undefined) {
+    if (f.slow !== undefined) return 'slow';
     if (f.network === undefined) return 'unexpected';
     return f.network === 'tls' ? 'access_rejected' : 'outage';
   }
@@ -193,6 +200,7 @@ export interface UpstreamFailureDetails {
   retryable: boolean;
   status?: number;
   network?: NetworkErrorKind;
+  slow?: SlowKind;
   retryAfterMs?: number;
   /** The response's body, on one line, clipped, secrets replaced. */
   body?: string;
@@ -203,7 +211,7 @@ export const MAX_BODY_CHARS = 500;
 
 export function failureDetails(
   upstream: string,
-  facts: Pick<UpstreamFacts, 'status' | 'network'>,
+  facts: Pick<UpstreamFacts, 'status' | 'network' | 'slow'>,
   decision: RetryDecision,
   body: unknown,
   secrets: readonly string[],
@@ -215,6 +223,7 @@ export function failureDetails(
     retryable: decision.retryable,
     ...(facts.status !== undefined ? { status: facts.status } : {}),
     ...(facts.network !== undefined ? { network: facts.network } : {}),
+    ...(facts.slow !== undefined ? { slow: facts.slow } : {}),
     ...(decision.retryAfterMs !== undefined ? { retryAfterMs: decision.retryAfterMs } : {}),
     ...(text ? { body: shortError(withoutSecrets(text, secrets), MAX_BODY_CHARS) } : {}),
   };

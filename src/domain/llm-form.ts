@@ -9,6 +9,11 @@
 //
 // Every rung's reply is validated by the same zod schema. The rung only goes down: a server that
 // rejected a form once is not asked in that form again during the run.
+//
+// One more step beside the rungs: every request streams (stream: true, usage included at the end)
+// until the server refuses streaming; from then on the run's requests do not stream (`stream:
+// false`, remembered like the rung: it only goes down too). Streaming and the form are independent:
+// a server may refuse one and take the other.
 
 export const LLM_RUNGS = ['json_schema', 'json_object', 'prompt'] as const;
 export type LlmRung = (typeof LLM_RUNGS)[number];
@@ -35,8 +40,15 @@ export function rungOf(v: unknown): LlmRung | undefined {
 export interface LlmCallSettings {
   /** Where the ladder starts (absent: the top). */
   rung?: LlmRung;
-  /** The run's `llm.timeoutSeconds`, in ms (absent: the worker's default). */
+  /** false: the server refused streaming; requests do not stream (absent: they do). */
+  stream?: false;
+  /** The run's `llm.timeoutSeconds` (the total cap), in ms (absent: the worker's setting). */
   timeoutMs?: number;
+  /** The run's progress limits (src/domain/llm-timeouts.ts), in ms (absent: the worker's settings). */
+  connectTimeoutMs?: number;
+  firstTokenTimeoutMs?: number;
+  readTokensPerSecond?: number;
+  stallTimeoutMs?: number;
   /** The run's `llm.maxReplyTokens`, sent as max_tokens (absent: none sent). */
   maxReplyTokens?: number;
 }
@@ -44,6 +56,20 @@ export interface LlmCallSettings {
 /** What an LLM activity result carries when its call went down the ladder. */
 export interface LlmRungReport {
   llmRung?: LlmRung;
+  /** false: the server refused streaming. */
+  llmStream?: false;
+}
+
+/** A `stream: false` from untrusted input (a child's result, a carried state): anything else is undefined (streaming). */
+export const noStreamOf = (v: unknown): false | undefined => (v === false ? false : undefined);
+
+/**
+ * Whether an HTTP error is the server refusing to stream: a 4xx/5xx whose body names streaming
+ * ("streaming is not supported", "stream_options"). Never 401/403/404 (access) nor 408/409/429 (busy).
+ */
+export function isStreamRefusal(status: number, message: string): boolean {
+  if ([401, 403, 404, 408, 409, 429].includes(status) || status < 400) return false;
+  return /\bstream(ing|_options)?\b/i.test(message);
 }
 
 /**

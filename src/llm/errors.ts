@@ -9,7 +9,10 @@
 //   `replanner resume` retries;
 // - bad request (any other 4xx): LlmRequestRejected, a real rejection of that request, not retried;
 // - unexpected (not an HTTP failure: a bug, an unexpected body): LlmRetryableError, retried like a
-//   blip, never a pause.
+//   blip, never a pause;
+// - slow (M1: connected, then no first token, a stalled reply, or the total cap: ./stream.ts): LlmSlow,
+//   retried like a blip; past those the run pauses with the setting to raise named. Never an outage:
+//   a slow model is alive. A connection that could not be made in time is an outage.
 // Every failure keeps the client's error as its cause and the upstream's status and body in its
 // details, with the API key replaced everywhere. No message says "will retry": whether anything
 // retries is the workflow's decision.
@@ -27,10 +30,12 @@ import {
   type RetryDecision,
   type UpstreamFailureDetails,
 } from '../domain/failures';
-import { LLM_ACCESS_REJECTED, LLM_UNAVAILABLE, LLM_UNSUPPORTED } from '../domain/run/llm-outage';
+import { LLM_ACCESS_REJECTED, LLM_SLOW, LLM_UNAVAILABLE, LLM_UNSUPPORTED } from '../domain/run/llm-outage';
+import { timeoutFix } from '../domain/llm-timeouts';
 import { oneLine } from '../domain/text';
+import { ProgressTimeoutError } from './stream';
 
-export { LLM_ACCESS_REJECTED, LLM_UNAVAILABLE, LLM_UNSUPPORTED };
+export { LLM_ACCESS_REJECTED, LLM_SLOW, LLM_UNAVAILABLE, LLM_UNSUPPORTED };
 export const LLM_REJECTED = 'LlmRequestRejected';
 export const LLM_BAD_REPLY = 'LlmBadReply';
 /** Anything else thrown by the client (a bug, an unexpected body): retried like a blip, never a pause. */
@@ -42,6 +47,7 @@ const TYPE_OF: Readonly<Record<FailureKind, string>> = {
   access_rejected: LLM_ACCESS_REJECTED,
   bad_request: LLM_REJECTED,
   unexpected: LLM_RETRYABLE,
+  slow: LLM_SLOW,
 };
 
 /** A retry sooner than this is no retry-after worth the name (a server's "0"). */
@@ -66,6 +72,7 @@ export interface LlmErrorContext {
 interface LlmFacts {
   status?: number;
   network?: NetworkErrorKind;
+  slow?: 'first_token' | 'stall' | 'total';
   headers?: Headers;
   body?: unknown;
 }
@@ -75,10 +82,14 @@ function factsOf(err: unknown): LlmFacts {
     // APIError's headers are generic (`any`); the client always sets a fetch Headers.
     return { status: err.status, headers: err.headers as Headers | undefined, body: err.error };
   }
+  // M1: a progress limit: no connection in time is no response (an outage); past it, the server is alive.
+  if (err instanceof ProgressTimeoutError) return err.timeout.kind === 'connect' ? { network: 'timeout' } : { slow: err.timeout.kind };
   // APIConnectionTimeoutError is a subclass: a timeout is no response too.
   if (err instanceof APIConnectionTimeoutError) return { network: 'timeout' };
   if (err instanceof APIConnectionError) return { network: tlsProblem(err) ? 'tls' : (networkKindOf(err) ?? 'other') };
-  return {};
+  // A streamed reply cut by the connection (reset, closed mid-reply) fails while it is read, not as a connection error.
+  const network = networkKindOf(err);
+  return network ? { network } : {};
 }
 
 /** The parts of a failure made from a client error: the table's decision, its details, the scrubbed cause. */
@@ -110,6 +121,11 @@ export function classifyLlmError(err: unknown, ctx: LlmErrorContext): Applicatio
 function messageOf(err: unknown, facts: LlmFacts, kind: FailureKind, ctx: LlmErrorContext): string {
   const where = `${ctx.purpose} request to ${ctx.baseURL}`;
   const text = err instanceof Error ? err.message : String(err);
+  if (err instanceof ProgressTimeoutError) {
+    // The words of the limit that struck (src/domain/llm-timeouts.ts), and the setting to raise.
+    if (err.timeout.kind === 'connect') return `LLM unavailable: ${ctx.purpose} request: ${text}`;
+    return `${where}: ${text}; ${timeoutFix(err.timeout)}`;
+  }
   if (facts.status !== undefined) {
     const s = facts.status;
     if (kind === 'outage' || kind === 'rate_limit') return `LLM unavailable: ${where} failed with HTTP ${s}: ${text}`;

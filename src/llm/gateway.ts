@@ -1,14 +1,17 @@
 // The one place that talks to an OpenAI-compatible server. Structured replies are validated by zod
 // here, inside the activity that made the call, so a bad reply fails and retries that activity.
 // M1: structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
-// reached: a server that rejects a form moves the call down at once, in the same activity.
-import OpenAI, { APIError } from 'openai';
+// reached: a server that rejects a form moves the call down at once, in the same activity. Every
+// request streams (./stream.ts), watched by its progress (src/domain/llm-timeouts.ts), until the
+// server refuses streaming: then the call, and the run's later ones, ask for whole replies.
+import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { llmSpan } from '../telemetry';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
   isFormRejection,
+  isStreamRefusal,
   nextRung,
   rungOf,
   TOOL_CALLS_FIX,
@@ -18,69 +21,119 @@ import {
   type LlmCallSettings,
   type LlmRung,
 } from '../domain/llm-form';
+import { estimateTokens, LIMIT_MAX_MS, resolveTimeouts, timeoutMessage, type LlmProgress, type LlmTimeouts } from '../domain/llm-timeouts';
 import { classifyLlmError, LLM_BAD_REPLY, LLM_UNSUPPORTED, upstreamParts } from './errors';
 import { withoutSecrets } from '../domain/failures';
-import { httpTransport } from './http-transport';
+import { CLOSED_BEFORE_REPLY, httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
+import { EmptyStreamError, messageOf, promptChars, requestReply, type RawReply } from './stream';
 import { toStrictJsonSchema } from './strict-schema';
 import type { TokenUsage } from '../domain/usage';
 import { clipAfter } from '../domain/text';
+
+export type { RawReply } from './stream';
 
 export interface LlmSettings {
   apiKey: string;
   baseURL: string;
   model: string;
-  /** Per-request timeout (a run's `llm.timeoutSeconds` overrides it per call). */
-  timeoutMs: number;
+  /** The worker's total cap per request (a run's `llm.timeoutSeconds` overrides it per call); absent: none. */
+  timeoutMs?: number;
+  /** The worker's progress limits (a run's `llm.*` override them per call; absent: the defaults). */
+  limits?: Partial<Omit<LlmTimeouts, 'totalMs'>>;
 }
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 
-/** Reads OPENAI_API_KEY, OPENAI_BASE_URL and REPLANNER_MODEL. */
+/** A positive number from the environment, or undefined. */
+const envNumber = (v: string | undefined, scale = 1): number | undefined => {
+  const n = Number(v);
+  return v && Number.isFinite(n) && n > 0 ? n * scale : undefined;
+};
+
+/**
+ * Reads OPENAI_API_KEY, OPENAI_BASE_URL, REPLANNER_MODEL, and the limits: REPLANNER_LLM_TIMEOUT_MS
+ * (total cap), REPLANNER_LLM_CONNECT_TIMEOUT_SECONDS, REPLANNER_LLM_FIRST_TOKEN_TIMEOUT_SECONDS,
+ * REPLANNER_LLM_READ_TOKENS_PER_SECOND, REPLANNER_LLM_STALL_TIMEOUT_SECONDS.
+ */
 export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LlmSettings {
+  const limits = {
+    connectMs: envNumber(env.REPLANNER_LLM_CONNECT_TIMEOUT_SECONDS, 1000),
+    firstTokenMs: envNumber(env.REPLANNER_LLM_FIRST_TOKEN_TIMEOUT_SECONDS, 1000),
+    readTokensPerSecond: envNumber(env.REPLANNER_LLM_READ_TOKENS_PER_SECOND),
+    stallMs: envNumber(env.REPLANNER_LLM_STALL_TIMEOUT_SECONDS, 1000),
+  };
+  const timeoutMs = envNumber(env.REPLANNER_LLM_TIMEOUT_MS);
   return {
     apiKey: env.OPENAI_API_KEY || 'not-set',
     baseURL: env.OPENAI_BASE_URL || DEFAULT_BASE_URL,
     model: env.REPLANNER_MODEL || DEFAULT_MODEL,
-    timeoutMs: Number(env.REPLANNER_LLM_TIMEOUT_MS || 120_000),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    limits: Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
   };
+}
+
+/** The limits of a call: the run's (from its activity input), else the worker's, else the defaults. */
+export function limitsOf(settings: LlmSettings, call: LlmCallSettings | undefined): LlmTimeouts {
+  return resolveTimeouts(
+    {
+      connectMs: call?.connectTimeoutMs,
+      firstTokenMs: call?.firstTokenTimeoutMs,
+      readTokensPerSecond: call?.readTokensPerSecond,
+      stallMs: call?.stallTimeoutMs,
+      totalMs: call?.timeoutMs,
+    },
+    { ...settings.limits, totalMs: settings.timeoutMs },
+  );
 }
 
 export interface CallOptions {
   purpose: Purpose;
+  /** The purpose header when it is not the purpose's own (doctor's probe of a run's prompt: `doctor_speed`). */
+  purposeHeader?: string;
   signal?: AbortSignal;
-  /** M1: the rung to start at and the run's request timeout (set by the calling workflow). */
+  /** M1: the rung to start at, streaming or not, and the run's limits (set by the calling workflow). */
   llm?: LlmCallSettings;
+  /** What the call is doing (connecting, reading the prompt, writing), for the activity's heartbeat. */
+  onProgress?: (p: LlmProgress) => void;
+  /** Awaited as soon as a reply is complete, before it is checked (the journal). */
+  onReply?: (r: RawReply) => Promise<void>;
 }
 
-export interface StructuredResult<T> {
+/** What a result says about how it was asked for. */
+interface AskedAs {
+  /** The rung the request was answered at. */
+  rung: LlmRung;
+  /** false: the server does not stream (it refused, or answered whole). */
+  stream?: false;
+}
+
+export interface StructuredResult<T> extends AskedAs {
   value: T;
   usage: TokenUsage;
   /** The raw assistant text, for callers that parse leniently themselves. */
   raw: string;
-  /** The rung the request was answered at. */
-  rung: LlmRung;
   /** The reply stopped at the run's reply cap (llm.maxReplyTokens): the cap. */
   cut?: number;
 }
 
-export interface ChatResult {
+export interface ChatResult extends AskedAs {
   message: OpenAI.Chat.Completions.ChatCompletionMessage;
   usage: TokenUsage;
-  rung: LlmRung;
 }
 
 export class LlmGateway {
   private readonly client: OpenAI;
 
   constructor(readonly settings: LlmSettings) {
-    // maxRetries 0: Temporal's activity retry policy is the only retry loop.
+    // maxRetries 0: Temporal's activity retry policy is the only retry loop. The timeout is ours
+    // (./stream.ts watches each request's progress); the client's would cut a slow, working model.
     this.client = new OpenAI({
       apiKey: settings.apiKey,
       baseURL: settings.baseURL,
       maxRetries: 0,
-      timeout: settings.timeoutMs,
+      timeout: LIMIT_MAX_MS,
       fetch: httpTransport,
     });
   }
@@ -92,46 +145,35 @@ export class LlmGateway {
    */
   async chat(opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): Promise<ChatResult> {
     let rung = startRung(opts);
+    const asked = { stream: opts.llm?.stream !== false };
     const tools = opts.tools ?? [];
     for (;;) {
       const offered = rung === TOP_RUNG ? tools.map(strictTool) : tools;
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      let reply: RawReply;
       try {
         // tool_choice "auto" said explicitly: llama-cpp-python reads a missing one as "none" and never calls a tool.
         const withTools = offered.length ? { tools: offered, tool_choice: 'auto' as const } : {};
-        completion = await this.send(opts, { model: this.settings.model, messages: opts.messages, ...withTools });
+        reply = await this.send(opts, { model: this.settings.model, messages: opts.messages, ...withTools }, asked);
       } catch (err) {
         const form = tools.length ? formRejection(err) : undefined;
-        if (form === undefined) throw this.classify(opts, err);
+        if (form === undefined || opts.signal?.aborted) throw this.classify(opts, err);
         const next = workerRejection(rung, form);
         if (next === 'unsupported') throw unsupported(opts.purpose, this.settings, `the server rejected a request offering tools: ${form}`, err);
         rung = next.next;
         continue;
       }
-      const message = completion.choices[0]?.message;
-      if (!message) throw badReply(opts.purpose, 'the reply has no choices');
+      const message = messageOf(reply);
       const names = tools.flatMap((t) => (t.type === 'function' ? [t.function.name] : []));
       const asText = !message.tool_calls?.length && message.content ? toolCallWrittenAsText(message.content, names) : undefined;
       if (asText) throw unsupported(opts.purpose, this.settings, `the model wrote a ${asText} call as text instead of a tool call`);
-      return { message, usage: usageOf(completion), rung };
+      return { message, usage: reply.usage, rung, ...(asked.stream ? {} : { stream: false as const }) };
     }
   }
 
   /** A JSON reply validated against `schema`; schema violations are retryable activity failures. */
   async structured<T extends z.ZodType>(opts: CallOptions & { schema: T; system: string; user: string }): Promise<StructuredResult<z.output<T>>> {
     const r = await this.text(opts);
-    try {
-      return { ...r, value: parseStructured(opts.purpose, opts.schema, r.raw) };
-    } catch (err) {
-      // A reply cut at the run's reply cap says so, with the fix (the same reply is asked again first).
-      if (r.cut && err instanceof ApplicationFailure) {
-        throw badReply(
-          opts.purpose,
-          `${err.message.replace(/^LLM reply for \S+ was unusable: /, '')} (the reply was cut at llm.maxReplyTokens, ${r.cut} tokens: raise it)`,
-        );
-      }
-      throw err;
-    }
+    return { ...r, value: validateStructured(opts.purpose, opts.schema, r.raw, r.cut) };
   }
 
   /**
@@ -141,13 +183,12 @@ export class LlmGateway {
    */
   async text(opts: CallOptions & { schema: z.ZodType; system: string; user: string }): Promise<StructuredResult<string>> {
     let rung = startRung(opts);
+    const asked = { stream: opts.llm?.stream !== false };
     const schema = toStrictJsonSchema(opts.schema);
     for (;;) {
       try {
-        const completion = await this.send(opts, structuredBody(this.settings.model, rung, opts.purpose, schema, opts));
-        const raw = completion.choices[0]?.message?.content ?? '';
-        const cut = completion.choices[0]?.finish_reason === 'length' ? maxReplyTokens(opts) : undefined;
-        return { value: raw, raw, usage: usageOf(completion), rung, ...(cut ? { cut } : {}) };
+        const reply = await this.send(opts, structuredBody(this.settings.model, rung, opts.purpose, schema, opts), asked);
+        return { ...replyResult(reply, maxReplyTokens(opts)), rung, ...(asked.stream ? {} : { stream: false as const }) };
       } catch (err) {
         const next = formRejection(err) !== undefined ? nextRung(rung) : undefined;
         if (!next || opts.signal?.aborted) throw this.classify(opts, err);
@@ -156,24 +197,50 @@ export class LlmGateway {
     }
   }
 
-  /** One request; failures as the client threw them (the callers decide: ladder, or classify). */
+  /**
+   * One request; failures as the client threw them (the callers decide: ladder, or classify). A
+   * server that refuses streaming is asked again at once without it, and `asked.stream` says so.
+   */
   private async send(
     opts: CallOptions,
     body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-  ): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+    asked: { stream: boolean },
+  ): Promise<RawReply> {
     const max = maxReplyTokens(opts);
-    // A span per request when tracing is on (src/telemetry.ts); a plain call otherwise.
-    return llmSpan(
-      opts.purpose,
-      this.settings.model,
-      () =>
-        this.client.chat.completions.create(max ? { ...body, max_tokens: max } : body, {
-          headers: { [PURPOSE_HEADER]: opts.purpose },
-          signal: opts.signal,
-          ...(requestTimeoutMs(opts) ? { timeout: requestTimeoutMs(opts) } : {}),
-        }),
-      (c) => ({ promptTokens: c.usage?.prompt_tokens, completionTokens: c.usage?.completion_tokens }),
-    );
+    const request = max ? { ...body, max_tokens: max } : body;
+    const limits = limitsOf(this.settings, opts.llm);
+    const promptTokens = estimateTokens(promptChars(request));
+    for (;;) {
+      try {
+        // A span per request when tracing is on (src/telemetry.ts); a plain call otherwise.
+        const reply = await llmSpan(
+          opts.purpose,
+          this.settings.model,
+          () =>
+            requestReply(
+              this.client,
+              request,
+              {
+                purpose: opts.purpose,
+                headers: { [PURPOSE_HEADER]: opts.purposeHeader ?? opts.purpose },
+                signal: opts.signal,
+                timeouts: limits,
+                stream: asked.stream,
+                onProgress: opts.onProgress,
+                onReply: opts.onReply,
+                describe: (t) => timeoutMessage(t, this.settings.baseURL),
+              },
+              promptTokens,
+            ),
+          (r) => ({ promptTokens: r.usage.promptTokens, completionTokens: r.usage.completionTokens }),
+        );
+        if (!reply.streamed) asked.stream = false;
+        return reply;
+      } catch (err) {
+        if (!asked.stream || opts.signal?.aborted || !streamRefused(err)) throw err;
+        asked.stream = false;
+      }
+    }
   }
 
   private classify(opts: CallOptions, err: unknown): unknown {
@@ -190,12 +257,6 @@ const secretsOf = (s: LlmSettings): string[] => (s.apiKey.length >= 8 ? [s.apiKe
 /** Where a call starts: the workflow's rung (anything else, the top). */
 const startRung = (opts: CallOptions): LlmRung => rungOf(opts.llm?.rung) ?? TOP_RUNG;
 
-/** The run's request timeout when it is a sane one (1 s .. 1 h, as the config bounds it). */
-function requestTimeoutMs(opts: CallOptions): number | undefined {
-  const t = opts.llm?.timeoutMs;
-  return typeof t === 'number' && Number.isFinite(t) && t >= 1000 && t <= 3_600_000 ? t : undefined;
-}
-
 /** The run's reply cap when it is a sane one (as the config bounds it). */
 function maxReplyTokens(opts: CallOptions): number | undefined {
   const m = opts.llm?.maxReplyTokens;
@@ -206,6 +267,41 @@ function maxReplyTokens(opts: CallOptions): number | undefined {
 function formRejection(err: unknown): string | undefined {
   if (!(err instanceof APIError) || typeof err.status !== 'number') return undefined;
   return isFormRejection(err.status, err.message) ? `HTTP ${err.status}: ${err.message}` : undefined;
+}
+
+/**
+ * Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts): an error
+ * naming streaming, a stream ended with nothing in it, or the connection closed on a streamed request
+ * before any reply (llama-cpp-python, streaming a tool choice). Asked once more whole: a server that
+ * is down fails that request too, and the call fails as an outage with it.
+ */
+const streamRefused = (err: unknown): boolean =>
+  err instanceof EmptyStreamError ||
+  (err instanceof APIConnectionError && (err.cause as Record<string, unknown> | undefined)?.[CLOSED_BEFORE_REPLY] === true) ||
+  (err instanceof APIError && typeof err.status === 'number' && isStreamRefusal(err.status, err.message));
+
+/** A structured call's result from its reply, unvalidated; `cut`: the reply stopped at the reply cap. */
+function replyResult(reply: RawReply, cap: number | undefined): Omit<StructuredResult<string>, 'rung'> {
+  const cut = reply.finishReason === 'length' ? cap : undefined;
+  return { value: reply.content, raw: reply.content, usage: reply.usage, ...(cut ? { cut } : {}) };
+}
+
+/**
+ * A structured reply validated (a retry re-validates a journaled reply this way too); a reply cut
+ * at the run's reply cap says so, with the fix (the same reply is asked again first).
+ */
+export function validateStructured<T extends z.ZodType>(purpose: string, schema: T, raw: string, cut?: number): z.output<T> {
+  try {
+    return parseStructured(purpose, schema, raw);
+  } catch (err) {
+    if (cut && err instanceof ApplicationFailure) {
+      throw badReply(
+        purpose,
+        `${err.message.replace(/^LLM reply for \S+ was unusable: /, '')} (the reply was cut at llm.maxReplyTokens, ${cut} tokens: raise it)`,
+      );
+    }
+    throw err;
+  }
 }
 
 /** The request body of a structured call at `rung`. */
@@ -293,13 +389,4 @@ function badReply(purpose: string, why: string): ApplicationFailure {
 
 function preview(s: string): string {
   return JSON.stringify(clipAfter(s, 200));
-}
-
-function usageOf(c: OpenAI.Chat.Completions.ChatCompletion): TokenUsage {
-  return {
-    promptTokens: c.usage?.prompt_tokens ?? 0,
-    completionTokens: c.usage?.completion_tokens ?? 0,
-    totalTokens: c.usage?.total_tokens ?? 0,
-    calls: 1,
-  };
 }

@@ -4,7 +4,8 @@
 // node:http there (bench/README.md, "Parallel 16 (session 6)"), and at 16 parallel tasks that thread is busy.
 //
 // It answers what the client asks of fetch: a plain request (URL, method, headers, string body,
-// abort signal) gives a standard Response with the whole body read. Anything else (a Request object,
+// abort signal) gives a standard Response with the whole body read, or, for a streamed reply
+// (text/event-stream), with its body streaming as it arrives. Anything else (a Request object,
 // a streamed body, another scheme) and redirects go to the global fetch, which handles them.
 // Failures keep the fetch contract the client's error mapping relies on (errors.ts, SPEC O2):
 // an abort rejects with an error named AbortError; a connection failure rejects with an error that
@@ -23,6 +24,20 @@ const agents = {
 /** Statuses whose Response may carry no body. */
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
+/**
+ * M1: a RequestInit key (passed through the client's `fetchOptions`) whose function is called once
+ * the request's socket is connected (at once for a reused keep-alive socket): the gateway's connect
+ * limit ends there, and the wait for the first token begins.
+ */
+export const ON_CONNECTED = Symbol('replanner.onConnected');
+
+/**
+ * M1: set on a failure where the server took the request on a live connection and closed it before
+ * any reply (llama-cpp-python does so when streaming a tool choice it cannot stream): the gateway asks
+ * such a request once more without streaming.
+ */
+export const CLOSED_BEFORE_REPLY = 'closedBeforeReply';
+
 export function httpTransport(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body;
   if (!(typeof input === 'string' || input instanceof URL) || (body !== undefined && body !== null && typeof body !== 'string')) {
@@ -30,6 +45,17 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
   }
   const url = new URL(input);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+  return send(input, url, init, false);
+}
+
+/**
+ * One request. `fresh`: on a new connection. A kept-alive connection the server closed just before
+ * it was reused fails at once with a reset and no response (the server got nothing to answer): that
+ * request is sent again once, on a new connection (as after a refused stream, which the server
+ * answers by closing the connection).
+ */
+function send(input: string | URL, url: URL, init: RequestInit, fresh: boolean): Promise<Response> {
+  const body = init.body;
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) {
@@ -42,14 +68,34 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
     });
     if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
     headers['accept-encoding'] ??= 'gzip, deflate, br';
-    const failed = (err: Error) => reject(signal?.aborted ? abortError(signal) : socketError(err));
+    const failed = (err: Error, extra: object = {}) => reject(signal?.aborted ? abortError(signal) : Object.assign(socketError(err), extra));
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method: init.method ?? 'GET',
       headers,
-      agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
+      agent: fresh ? false : url.protocol === 'https:' ? agents['https:'] : agents['http:'],
       ...(signal ? { signal } : {}),
     });
-    req.on('error', failed);
+    let answered = false;
+    let connected = false;
+    req.once('response', () => (answered = true));
+    req.once('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
+    });
+    const onConnected = (init as { [ON_CONNECTED]?: () => void })[ON_CONNECTED];
+    if (onConnected) {
+      req.once('socket', (socket) => {
+        // A reused socket is connected already; a new one says so (after TLS for https).
+        if (!socket.connecting && !(socket as { pending?: boolean }).pending) onConnected();
+        else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', onConnected);
+      });
+    }
+    req.on('error', (err) => {
+      const stale = !fresh && !answered && req.reusedSocket && (err as { code?: unknown }).code === 'ECONNRESET' && !signal?.aborted;
+      if (stale) send(input, url, init, true).then(resolve, reject);
+      else if (connected && !answered && !signal?.aborted) failed(err, { [CLOSED_BEFORE_REPLY]: true });
+      else failed(err);
+    });
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
@@ -59,6 +105,10 @@ export function httpTransport(input: string | URL | Request, init: RequestInit =
         return;
       }
       const decoded = decode(res, res.headers['content-encoding']);
+      if (/^text\/event-stream/i.test(res.headers['content-type'] ?? '') && !NULL_BODY.has(status)) {
+        resolve(toResponse(status, res, streamOf(decoded, res, url.host, signal)));
+        return;
+      }
       const chunks: Buffer[] = [];
       decoded.on('data', (c: Buffer) => chunks.push(c));
       decoded.on('error', failed);
@@ -96,7 +146,43 @@ function decode(res: http.IncomingMessage, encoding: string | undefined): Readab
   }
 }
 
-function toResponse(status: number, res: http.IncomingMessage, body: Buffer): Response {
+/**
+ * A streamed body as it arrives. The server closing mid-body, or the request aborted, errors the
+ * stream (the reader sees a failure, not a short reply); a reader that cancels closes the connection,
+ * so the server stops generating.
+ */
+function streamOf(decoded: Readable, res: http.IncomingMessage, host: string, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const fail = (err: Error) => {
+        if (done) return;
+        done = true;
+        controller.error(signal?.aborted ? abortError(signal) : socketError(err));
+      };
+      decoded.on('data', (c: Buffer) => {
+        if (!done) controller.enqueue(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
+      });
+      decoded.on('end', () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      decoded.on('error', fail);
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete)
+          fail(Object.assign(new Error(`the connection to ${host} closed before the whole reply arrived`), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      });
+    },
+    cancel() {
+      done = true;
+      res.destroy();
+    },
+  });
+}
+
+function toResponse(status: number, res: http.IncomingMessage, body: Buffer | ReadableStream<Uint8Array>): Response {
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     // As fetch gives them: all of them, content-encoding and content-length too (the client reads

@@ -7,12 +7,29 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PURPOSE_HEADER } from '../llm/purposes';
-import type { RecordedRequest, Reply, Responder, ScriptedModelOptions } from './types';
-import { chatBodyOf, errorBody, flattenMessages, readBody, rejectionOf, safeStringify, sendJson, type ChatBody, type RejectedForm } from './wire';
+import type { Pace, RecordedRequest, Reply, Responder, ScriptedModelOptions } from './types';
+import { paceTotalMs, streamAnswer } from './stream';
+import {
+  answerOf,
+  chatBodyOf,
+  errorBody,
+  flattenMessages,
+  readBody,
+  rejectionOf,
+  safeStringify,
+  sendJson,
+  usageOf,
+  modelOf,
+  includeUsage,
+  type ChatBody,
+  type RejectedForm,
+} from './wire';
 
 /** Per-request bookkeeping so waits end as soon as the client (or the server) goes away. */
 interface RequestCtx {
   closed: boolean;
+  /** The server closed the connection on purpose (a scripted crash), not the client. */
+  serverClosed?: boolean;
   cancels: Set<() => void>;
 }
 
@@ -61,6 +78,15 @@ export class ScriptedModel {
 
   /** When set, a chat request whose `Authorization` is not `Bearer <apiKey>` is answered 401 (a wrong OPENAI_API_KEY). */
   apiKey: string | undefined;
+
+  /**
+   * M1: what a request with stream: true gets: 'on' a streamed answer (as OpenAI sends it), 'refuse'
+   * an HTTP 400 "streaming is not supported" (consuming no scripted reply), 'ignore' a whole JSON answer.
+   */
+  streaming: 'on' | 'refuse' | 'ignore' = 'on';
+
+  /** Called the moment a whole reply (and its usage) has been written, before a held-back end (tests: "the reply has arrived"). */
+  onReplied: ((req: RecordedRequest) => void) | undefined;
 
   protected constructor(l: Listening) {
     this.server = l.server;
@@ -143,6 +169,8 @@ export class ScriptedModel {
     this.usages.clear();
     this.rejects.clear();
     this.rejectStyle = 'http400';
+    this.streaming = 'on';
+    this.onReplied = undefined;
     this.requests.length = 0;
   }
 
@@ -170,6 +198,9 @@ export class ScriptedModel {
     });
     return this.stopping;
   }
+
+  /** Set while every connection is being closed on purpose (refuseConnections): not the clients' doing. */
+  protected closingAll = false;
 
   protected get stopped(): boolean {
     return this.stopping !== undefined;
@@ -227,6 +258,8 @@ export class ScriptedModel {
 
     const ctx: RequestCtx = { closed: false, cancels: new Set() };
     res.on('close', () => {
+      // Closed by the client before the answer ended (not by stop() or refuseConnections()).
+      if (!res.writableEnded && !this.stopping && !this.closingAll && !ctx.serverClosed) rec.closedByClient = true;
       ctx.closed = true;
       for (const cancel of [...ctx.cancels]) cancel();
       // Unanswered (client timeout/abort, stop()): still mark the end so concurrency counts are right.
@@ -236,7 +269,8 @@ export class ScriptedModel {
     const fail = (status: number, message: string) => this.send(rec, res, status, errorBody(status, message));
     if (!bodyValid) return fail(400, `${this.label}: request body is not valid JSON`);
     if (!purpose) return fail(400, `missing ${PURPOSE_HEADER} header`);
-    if (body.stream) return fail(400, `${this.label}: streaming is not supported`);
+    rec.stream = body.stream === true;
+    if (body.stream && this.streaming === 'refuse') return fail(400, `${this.label}: streaming is not supported`);
     if (!Array.isArray(body.messages)) return fail(400, `${this.label}: body.messages must be an array`);
     if (this.apiKey !== undefined && req.headers.authorization !== `Bearer ${this.apiKey}`) {
       return fail(401, 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.');
@@ -273,6 +307,7 @@ export class ScriptedModel {
 
   private async deliver(rec: RecordedRequest, res: http.ServerResponse, ctx: RequestCtx, first: Reply, body: ChatBody): Promise<void> {
     let reply: Reply = first;
+    let pace: Pace = {};
     if (this.latencyMs > 0 && !(await this.sleep(this.latencyMs, ctx))) return;
     // Unwrap (possibly nested) waits; give up silently if the client or server went away.
     for (;;) {
@@ -282,8 +317,14 @@ export class ScriptedModel {
       } else if ('delayMs' in reply) {
         if (!(await this.sleep(reply.delayMs, ctx))) return;
         reply = reply.then;
+      } else if ('pace' in reply) {
+        pace = { ...pace, ...reply.pace };
+        reply = reply.then;
       } else break;
     }
+    const streamed = body.stream === true && this.streaming === 'on';
+    // Without streaming the pace's waits all come before the whole answer (a slow model that does not stream).
+    if (!streamed && !('status' in reply) && !(await this.sleep(paceTotalMs(pace, reply), ctx))) return;
 
     if ('status' in reply) {
       const message = reply.message ?? `${this.label}: scripted HTTP ${reply.status}`;
@@ -291,51 +332,39 @@ export class ScriptedModel {
       return;
     }
 
-    let content: string | null;
-    let toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] | undefined;
-    if ('toolCalls' in reply) {
-      content = reply.content ?? null;
-      toolCalls = reply.toolCalls.map((c) => ({
-        id: `call_${++this.toolCallSeq}`,
-        type: 'function' as const,
-        function: {
-          name: c.name,
-          arguments: typeof c.arguments === 'string' ? c.arguments : (JSON.stringify(c.arguments) ?? '{}'),
+    const said = answerOf(reply, () => `call_${++this.toolCallSeq}`);
+    if (!said) return this.send(rec, res, 500, errorBody(500, `${this.label}: invalid scripted reply ${safeStringify(reply)}`));
+    const { content, toolCalls } = said;
+    rec.usage = usageOf(rec, said, this.usages.get(rec.purpose) ?? this.usages.get('*'));
+
+    const finishReason = toolCalls ? 'tool_calls' : 'finishReason' in reply && reply.finishReason ? reply.finishReason : 'stop';
+    if (streamed) {
+      const id = `chatcmpl-${++this.completionSeq}`;
+      const answer = { id, model: modelOf(body, this.models), content, toolCalls, finishReason, usage: rec.usage };
+      const ended = await streamAnswer(res, { ...answer, includeUsage: includeUsage(body) }, pace, {
+        sleep: (ms) => this.sleep(ms, ctx),
+        onToken: (n) => (rec.tokensSent = n),
+        onClose: () => (ctx.serverClosed = true),
+        onReplied: () => {
+          rec.status = 200;
+          rec.repliedAt = Date.now();
+          this.onReplied?.(rec);
         },
-      }));
-    } else if ('json' in reply) {
-      // JSON.stringify(undefined) is undefined; send "null" so content stays a string.
-      content = JSON.stringify(reply.json) ?? 'null';
-    } else if ('content' in reply && typeof reply.content === 'string') {
-      content = reply.content;
-    } else {
-      this.send(rec, res, 500, errorBody(500, `${this.label}: invalid scripted reply ${safeStringify(reply)}`));
+      });
+      if (ended) rec.finishedAt = Date.now();
+      else if (rec.repliedAt === undefined) delete rec.usage;
       return;
     }
-
-    const promptChars = rec.messages.reduce((n, m) => n + m.content.length, 0);
-    const completionChars = (content?.length ?? 0) + (toolCalls ?? []).reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
-    // Deterministic and never zero, so token accounting code has something to add up.
-    const fixed = this.usages.get(rec.purpose) ?? this.usages.get('*');
-    const prompt_tokens = fixed ? fixed.prompt : Math.max(1, Math.ceil(promptChars / 4));
-    const completion_tokens = fixed ? fixed.completion : Math.max(1, Math.ceil(completionChars / 4));
-    rec.usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
-
     const message: Record<string, unknown> = { role: 'assistant', content, refusal: null };
     if (toolCalls) message.tool_calls = toolCalls;
+    rec.repliedAt = Date.now();
+    this.onReplied?.(rec);
     this.send(rec, res, 200, {
       id: `chatcmpl-${++this.completionSeq}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
-      model: typeof body.model === 'string' ? body.model : this.models[0],
-      choices: [
-        {
-          index: 0,
-          message,
-          logprobs: null,
-          finish_reason: toolCalls ? 'tool_calls' : 'finishReason' in reply && reply.finishReason ? reply.finishReason : 'stop',
-        },
-      ],
+      model: modelOf(body, this.models),
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
       usage: rec.usage,
     });
   }

@@ -12,7 +12,26 @@ export type Reply =
   /** wait, then answer with `then` (default a 500); released early by stop() or a client abort */
   | { hangMs: number; then?: Reply }
   /** answer after a delay, e.g. to make requests overlap */
-  | { delayMs: number; then: Reply };
+  | { delayMs: number; then: Reply }
+  /** a streamed answer at a slow model's pace (a request that does not stream gets `then` whole, after the pace's waits) */
+  | { pace: Pace; then: Reply };
+
+/** How a streamed answer comes (every field optional; none: all at once). */
+export interface Pace {
+  /** The wait for the first token, after the headers (the model reading the prompt). */
+  firstTokenMs?: number;
+  /** The gap between two tokens. */
+  tokenMs?: number;
+  /** How many tokens the content is cut into (default: one per 4 characters). */
+  tokens?: number;
+  /** After this many tokens, a gap of `stallMs` before the next (a stalled model). */
+  stallAfter?: number;
+  stallMs?: number;
+  /** After the whole reply and its usage, the end of the stream is held back this long. */
+  holdEndMs?: number;
+  /** After this many tokens the server closes the connection (a server that crashes mid-reply; 0: before any). */
+  closeAfter?: number;
+}
 
 export type Responder = Reply | ((req: RecordedRequest) => Reply);
 
@@ -35,6 +54,14 @@ export interface RecordedRequest {
   text: string;
   /** The token usage the answer reported (successful answers only). */
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** The request asked for a streamed answer (stream: true). */
+  stream?: boolean;
+  /** Tokens of a streamed answer written so far. */
+  tokensSent?: number;
+  /** Date.now() when the whole reply (and its usage) was written; a streamed answer's end may follow later. */
+  repliedAt?: number;
+  /** The client closed the connection before the answer ended (it gave up: the server stops writing). */
+  closedByClient?: boolean;
 }
 
 export interface ScriptedModelOptions {

@@ -2,6 +2,40 @@
 // writing JSON answers and OpenAI-shaped error bodies, and the bodies of servers that reject a
 // request's form (M1).
 import type * as http from 'node:http';
+import type { RecordedRequest, Reply } from './types';
+
+/** A scripted reply's assistant message: its content and tool calls (ids from `nextId`); undefined: not a message reply. */
+export function answerOf(
+  reply: Reply,
+  nextId: () => string,
+): { content: string | null; toolCalls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] } | undefined {
+  if ('toolCalls' in reply) {
+    const toolCalls = reply.toolCalls.map((c) => ({
+      id: nextId(),
+      type: 'function' as const,
+      function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : (JSON.stringify(c.arguments) ?? '{}') },
+    }));
+    return { content: reply.content ?? null, toolCalls };
+  }
+  // JSON.stringify(undefined) is undefined; send "null" so content stays a string.
+  if ('json' in reply) return { content: JSON.stringify(reply.json) ?? 'null' };
+  if ('content' in reply && typeof reply.content === 'string') return { content: reply.content };
+  return undefined;
+}
+
+/** The usage an answer reports: the fixed one, else counted from the characters (about 4 a token; never zero, so accounting has something to add up). */
+export function usageOf(
+  rec: RecordedRequest,
+  a: NonNullable<ReturnType<typeof answerOf>>,
+  fixed: { prompt: number; completion: number } | undefined,
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+  const promptChars = rec.messages.reduce((n, m) => n + m.content.length, 0);
+  const completionChars =
+    (a.content?.length ?? 0) + (a.toolCalls ?? []).reduce((n, c) => n + c.function.name.length + c.function.arguments.length, 0);
+  const prompt_tokens = fixed ? fixed.prompt : Math.max(1, Math.ceil(promptChars / 4));
+  const completion_tokens = fixed ? fixed.completion : Math.max(1, Math.ceil(completionChars / 4));
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
 
 /** The fields of a chat request the server looks at, each unchecked. */
 export interface ChatBody {
@@ -111,3 +145,9 @@ export function safeStringify(v: unknown): string {
     return String(v);
   }
 }
+
+export const modelOf = (body: ChatBody, models: string[]): string => (typeof body.model === 'string' ? body.model : (models[0] ?? 'scripted-replay'));
+
+/** stream_options.include_usage: the usage comes as the stream's last chunk. */
+export const includeUsage = (body: ChatBody): boolean =>
+  (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;

@@ -4,7 +4,7 @@
 // down the ladder says so in its result (`llmRung`). Children report theirs with their result, so
 // the run (whose state carries it across continue-as-new) learns what any of its workflows learned.
 // Nothing is recorded per call: history grows by a few bytes in inputs, and only when the rung changes.
-import { lowerRung, rungOf, type LlmRung, type LlmRungReport } from '../domain/llm-form';
+import { lowerRung, noStreamOf, rungOf, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { RunOptions } from './options';
 
 export interface LlmForm {
@@ -14,14 +14,21 @@ export interface LlmForm {
   gated<T extends object>(activities: T): T;
 }
 
-/** The form of the workflow whose options are `options`; `onLower` runs when its rung goes down. */
-export function llmFormOn(options: RunOptions, onLower?: (rung: LlmRung) => void): LlmForm {
+/** The form of the workflow whose options are `options`; `onLower` runs when its rung goes down or streaming stops. */
+export function llmFormOn(options: RunOptions, onLower?: (rung: LlmRung | undefined, stream: false | undefined) => void): LlmForm {
   const learned = (report: unknown) => {
-    const rung = rungOf((report as LlmRungReport | null | undefined)?.llmRung);
+    const r = report as LlmRungReport | null | undefined;
+    const rung = rungOf(r?.llmRung);
     const low = lowerRung(options.llm?.rung, rung);
-    if (low === undefined || low === options.llm?.rung) return;
-    options.llm = { ...options.llm, rung: low };
-    onLower?.(low);
+    // M1: a server that refused streaming is not asked to stream again (the same memory as the rung).
+    const noStream = noStreamOf(r?.llmStream) === false && options.llm?.stream !== false;
+    if (!noStream && (low === undefined || low === options.llm?.rung)) return;
+    options.llm = {
+      ...options.llm,
+      ...(low !== undefined ? { rung: low } : {}),
+      ...(noStream || options.llm?.stream === false ? { stream: false as const } : {}),
+    };
+    onLower?.(low, options.llm.stream);
   };
   return {
     learned,
@@ -46,5 +53,5 @@ export function llmFormOn(options: RunOptions, onLower?: (rung: LlmRung) => void
 
 /** What a workflow's result says about the ladder (nothing while at the top). */
 export function rungReport(options: RunOptions): LlmRungReport {
-  return options.llm?.rung ? { llmRung: options.llm.rung } : {};
+  return { ...(options.llm?.rung ? { llmRung: options.llm.rung } : {}), ...(options.llm?.stream === false ? { llmStream: false as const } : {}) };
 }

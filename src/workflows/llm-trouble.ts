@@ -5,7 +5,8 @@
 //   outage pause ends meanwhile) and calls again, through the outage pause but never through the
 //   user's (or any other) pause; the first call that succeeds tells the run, which ends the outage
 //   pause only;
-// - rejected (or unsupported, M1: no tool calls): this caller waits until the user resumes the run, then calls again at once; a second
+// - rejected (or unsupported, M1: no tool calls; or slow, M1: connected but past a progress limit
+//   after its quick retries): this caller waits until the user resumes the run, then calls again at once; a second
 //   rejection pauses again.
 // - host offline (workspace affinity): a call on the workspace host's queue that no worker of the
 //   host started in time: this caller asks the host's presence queue (host-presence.ts); the host
@@ -98,7 +99,8 @@ async function throughTrouble<R>(
       if (end > Date.now()) await condition(() => !outage(), end - Date.now());
     } else {
       probes = 0;
-      log.warn(`LLM ${t.trouble === 'rejected' ? 'access rejected' : 'cannot make tool calls'}; the run is paused until resumed: ${t.message}`);
+      const what = t.trouble === 'rejected' ? 'access rejected' : t.trouble === 'slow' ? 'too slow for its limits' : 'cannot make tool calls';
+      log.warn(`LLM ${what}; the run is paused until resumed: ${t.message}`);
       // The run's pause reaches a child through the relay: wait to see it, then for the user's resume.
       const kind = pauseKindOf(t.trouble);
       await condition(() => hook.kinds().includes(kind), REJECTION_SEEN_TIMEOUT_MS);

@@ -72,12 +72,26 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
     backoffCoefficient: 2,
     maximumInterval: '60 seconds',
     maximumAttempts: o.llmMaxAttempts,
+    // LlmSlow is retried: a model that stalled once may well answer the next time.
     nonRetryableErrorTypes: ['LlmRequestRejected', 'LlmAccessRejected', 'LlmUnsupported'],
   };
 }
 
 /** The request timeout leaves room for the ladder's quick rejections before the attempt times out. */
 const LADDER_MARGIN_MS = 60_000;
+
+/**
+ * M1: without a total cap an LLM call is bounded by its progress (src/domain/llm-timeouts.ts: the
+ * gateway gives up on a call that stops progressing) and a lost worker by the heartbeat timeout;
+ * a slow local model may take an hour for one call and still be working. This is only the backstop.
+ */
+const LLM_ATTEMPT_BACKSTOP_MS = 24 * 3_600_000;
+
+/** An LLM attempt's start-to-close timeout: the run's total cap (with the ladder's margin) or the backstop. */
+function llmAttemptTimeout(o: RunOptions): number {
+  const cap = o.llm?.timeoutMs;
+  return Math.max(msToNumber(o.llmCallTimeout), cap ? cap + LADDER_MARGIN_MS : LLM_ATTEMPT_BACKSTOP_MS);
+}
 
 /** The host's queue for an activity that touches the workspace (src/domain/workspace-host.ts touchesWorkspace). */
 export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue' | 'scheduleToStartTimeout'> {
@@ -93,8 +107,7 @@ export const HOST_START_TIMEOUT_MS = 5_000;
 export function llmActivityOptions(o: RunOptions, summary?: string, onHost = false): ActivityOptions {
   return {
     ...placed(o, onHost),
-    // A run's llm.timeoutSeconds longer than the default call timeout lengthens the attempt too.
-    startToCloseTimeout: o.llm?.timeoutMs ? Math.max(msToNumber(o.llmCallTimeout), o.llm.timeoutMs + LADDER_MARGIN_MS) : o.llmCallTimeout,
+    startToCloseTimeout: llmAttemptTimeout(o),
     // O4: the activity heartbeats every few seconds; a call lost with its worker is retried soon.
     heartbeatTimeout: LLM_HEARTBEAT_TIMEOUT_MS,
     // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.
@@ -108,8 +121,8 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
   return {
     // The worker step's tools work in the workspace: on the host that holds it.
     ...placed(o, true),
-    // One LLM call plus its tool calls (each command bounded by commandTimeoutMs).
-    startToCloseTimeout: '60 minutes',
+    // One LLM call (bounded by its progress, M1) plus its tool calls (each command bounded by commandTimeoutMs).
+    startToCloseTimeout: Math.max(60 * 60_000, llmAttemptTimeout(o)),
     heartbeatTimeout: heartbeatTimeoutMs(o.workerHeartbeatTimeoutMs),
     // WAIT_CANCELLATION_COMPLETED: a cancelled task waits until the worker has really stopped
     // touching the workspace (its running command killed) before it reports CANCELLED.

@@ -2,11 +2,11 @@
 // real worker and the scripted OpenAI-compatible server in each of its modes (json_schema refused,
 // json_object refused too, tools refused), and against an endpoint where nothing listens.
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cli } from '../support/cli';
 import { startHarness, temporalAddress, type Harness } from '../support/harness';
+import { freePort } from '../support/live-llm';
 import type { DoctorReport } from '../../src/client/doctor';
 
 let h: Harness;
@@ -34,6 +34,10 @@ function scriptGoodModel(): void {
   for (const rung of ['json_schema', 'json_object', 'prompt']) h.fake.always(`doctor_structured_${rung}`, { json: { ok: true } });
   h.fake.always('doctor_tools_auto', { toolCalls: [{ name: 'report_ok', arguments: { ok: true } }] });
   h.fake.always('doctor_tools_required', { toolCalls: [{ name: 'report_ok', arguments: { ok: true } }] });
+  // M1: the speed probe (a run's largest prompt) answered at a pace: 300 ms to the first token, 20 tokens 20 ms apart.
+  h.fake.always('doctor_speed', { pace: { firstTokenMs: 300, tokens: 20, tokenMs: 20 }, then: { content: JSON.stringify({ ok: true }) } });
+  // The server's own count of the prompt (a tokenizer's, not our estimate of ~4 characters a token).
+  h.fake.usage('doctor_speed', { prompt: 1234, completion: 20 });
 }
 
 async function doctor(): Promise<{ code: number; out: string; err: string; lines: string[] }> {
@@ -59,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('replanner doctor', () => {
-  it('M2 everything works: six ✓ lines, the server version, the worker, json_schema strict, a tool call; exit 0', async () => {
+  it('M2 everything works: seven ✓ lines, the server version, the worker, json_schema strict, a tool call; exit 0', async () => {
     const r = await doctor();
     expect(r.code).toBe(0);
     expect(line(r.lines, /Temporal/)).toMatch(
@@ -79,7 +83,30 @@ describe('replanner doctor', () => {
     });
     expect(tools?.body.tool_choice).toBe('auto');
     expect(tools?.body.tools[0].function.name).toBe('report_ok');
-    expect(h.fake.requests).toHaveLength(2);
+    // M1: then one streamed request the size of a run's largest prompt, its speed measured.
+    const speed = h.fake.requests[2]!;
+    expect([speed.purpose, speed.stream, speed.status, speed.body.max_tokens]).toEqual(['doctor_speed', true, 200, 64]);
+    expect(line(r.lines, /Speed/)).toMatch(
+      /^✓ Speed: read a ~[\d,]+-token prompt \([a-z_]+'s, the largest JSON call a run makes; 1,234 by the server's count\) in [\d.]+ s \([\d.,]+ tokens\/s\), wrote \d+ tokens at [\d.,]+ tokens\/s; expected per call: goal_understanding [\d.]+ s, .*; the limits fit/,
+    );
+    expect(h.fake.requests).toHaveLength(3);
+  });
+
+  it('M1 M2 a model too slow for the limits: the speed line says which call would not fit and which setting to raise; exit 1', async () => {
+    shell({ REPLANNER_LLM_FIRST_TOKEN_TIMEOUT_SECONDS: '2', REPLANNER_LLM_READ_TOKENS_PER_SECOND: '100000' });
+    h.fake.always('doctor_speed', { pace: { firstTokenMs: 1300, tokens: 5, tokenMs: 20 }, then: { content: JSON.stringify({ ok: true }) } });
+    const r = await doctor();
+    expect(line(r.lines, /Speed/)).toMatch(
+      /^✗ Speed: read a .*; the limits do not fit with room: worker_step's first token is expected after ~1\.\d s \(×2 for a busier machine\), past the 2\.\d s the limit allows$/,
+    );
+    expect(r.out).toMatch(/→ raise llm\.firstTokenTimeoutSeconds: [3-9] in the run's config/);
+    expect(r.code).toBe(1);
+    // Slower than the limit itself: no reply, and the message names the limit.
+    h.fake.always('doctor_speed', { pace: { firstTokenMs: 5000 }, then: { content: JSON.stringify({ ok: true }) } });
+    const slower = await doctor();
+    expect(line(slower.lines, /Speed/)).toMatch(
+      /^✗ Speed: a ~[\d,]+-token prompt .* got no reply: .*connected, no first token after 2 s for a [\d,]+-token prompt/,
+    );
   });
 
   it('M2 --json: the same checks, machine-readable, with the rung runs will use', async () => {
@@ -94,6 +121,7 @@ describe('replanner doctor', () => {
       ['model', 'ok'],
       ['structured_output', 'ok'],
       ['tool_calls', 'ok'],
+      ['speed', 'ok'],
     ]);
     expect(report.structuredRung).toBe('json_schema');
     expect(report.temporal.version).toMatch(/^\d+\.\d+\.\d+/);
@@ -234,7 +262,7 @@ describe('replanner doctor', () => {
     const r = await doctor();
     expect(line(r.lines, /LLM endpoint/)).toBe(`✗ LLM endpoint ${url}: does not answer (connect ECONNREFUSED 127.0.0.1:${port})`);
     expect(r.out).toContain(`→ start the model server at ${url}, or set OPENAI_BASE_URL to where it listens`);
-    for (const what of ['Model', 'Structured output', 'Tool calls'])
+    for (const what of ['Model', 'Structured output', 'Tool calls', 'Speed'])
       expect(line(r.lines, new RegExp(what))).toBe(`– ${what}: not checked (the LLM endpoint does not answer)`);
     expect(r.code).toBe(1);
     const json = JSON.parse((await cli('doctor', '--json')).out) as DoctorReport;
@@ -277,10 +305,4 @@ describe('replanner doctor', () => {
 });
 
 /** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
+const closedPort = freePort;

@@ -74,10 +74,12 @@ export class FakeOpenAI extends ScriptedModel {
     if (this.refusing || this.stopped) return;
     this.refusing = {};
     this.cancelWaits();
+    this.closingAll = true;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    this.closingAll = false;
   }
 
   /** The endpoint is back on the same port (and base URL). */

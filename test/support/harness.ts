@@ -42,9 +42,10 @@ export function temporalAddress(): string {
   return a;
 }
 
+/** `llmTimeoutMs`: the worker's total cap per LLM request (default 10 s; null: none, the progress limits alone, as in production). */
 export async function startHarness(
   opts: {
-    llmTimeoutMs?: number;
+    llmTimeoutMs?: number | null;
     apiKey?: string;
     /** Worker settings (e.g. no workflow cache), applied last. */ workerOverrides?: Partial<WorkerOptions>;
   } = {},
@@ -60,7 +61,12 @@ export async function startHarness(
   const worker = await createWorker({
     connection: nativeConnection,
     taskQueue,
-    llm: { apiKey: opts.apiKey ?? 'test-key', baseURL: fake.baseURL, model: 'fake-model', timeoutMs: opts.llmTimeoutMs ?? 10_000 },
+    llm: {
+      apiKey: opts.apiKey ?? 'test-key',
+      baseURL: fake.baseURL,
+      model: 'fake-model',
+      ...(opts.llmTimeoutMs === null ? {} : { timeoutMs: opts.llmTimeoutMs ?? 10_000 }),
+    },
     workflowBundle: bundle ? { codePath: bundle } : undefined,
     ...(opts.workerOverrides ? { overrides: opts.workerOverrides } : {}),
   });

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { filesByTask } from '../diff';
 import { renderStatus } from '../render';
 import { FINAL, getStatus, workerProblem } from '../run-inspect';
+import { llmCallsInFlight } from '../llm-calls';
+import { workflowIdOf } from '../runs';
 import { EXIT, onRun, runCommandNamed, type CliContext } from './context';
 
 export function statusCommand(ctx: CliContext): Command {
@@ -15,8 +17,10 @@ export function statusCommand(ctx: CliContext): Command {
       const s = await getStatus(backend.client, runId);
       // V3: the files each task changed, where this shell can read the workspace's transcripts.
       const files = filesByTask(s.workspace, runId);
-      if (o.json) ctx.json(Object.keys(files).length ? { ...s, files } : s);
-      else ctx.print(renderStatus(s, files));
+      // M1: the LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
+      const calls = !FINAL.has(s.status) ? await llmCallsInFlight(backend.client, workflowIdOf(runId)).catch(() => []) : [];
+      if (o.json) ctx.json({ ...s, ...(Object.keys(files).length ? { files } : {}), ...(calls.length ? { llmCalls: calls } : {}) });
+      else ctx.print([renderStatus(s, files), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
       // The memo answered for a run nobody serves: say so, and how to start its worker.
       if (!FINAL.has(s.status)) {
         const problem = await workerProblem(backend.client, runId);

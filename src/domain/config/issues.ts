@@ -47,7 +47,7 @@ function suggestKey(defaults: unknown, parentPath: string[], key: string): strin
   // O3 / X10 / M1: keys that are all optional (absent from the defaults) are named here.
   const optionalKeys: Record<string, string[]> = {
     budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'],
-    llm: ['timeoutSeconds', 'maxReplyTokens'],
+    llm: ['timeoutSeconds', 'connectTimeoutSeconds', 'firstTokenTimeoutSeconds', 'readTokensPerSecond', 'stallTimeoutSeconds', 'maxReplyTokens'],
     notifications: ['github', 'gitlab'],
     'notifications.github': ['repo', 'issue', 'pull'],
     'notifications.gitlab': ['project', 'issue', 'merge_request', 'url'],

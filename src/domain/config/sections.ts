@@ -71,16 +71,38 @@ export const PlanningConfigSchema = lazySchema(() =>
 
 /** M1: LLM requests. */
 export const LLM_TIMEOUT_MAX_SECONDS = 3600;
+/** M1: a progress limit (src/domain/llm-timeouts.ts): seconds, 1 to a day. */
+const limitSeconds = () =>
+  z
+    .number({ error: `must be a number of seconds between 1 and ${BOUNDS.machineTimeoutSeconds}` })
+    .min(1, { error: `must be a number of seconds between 1 and ${BOUNDS.machineTimeoutSeconds}` })
+    .max(BOUNDS.machineTimeoutSeconds, { error: `must be a number of seconds between 1 and ${BOUNDS.machineTimeoutSeconds}` })
+    .optional();
 export const LLM_MIN_REPLY_TOKENS = 64;
 export const LLM_MAX_REPLY_TOKENS = 1_000_000;
 export const LlmConfigSchema = lazySchema(() =>
   section({
-    /** The request timeout of every LLM call of the run (absent: the worker's, 120 s); for slow local models. */
+    /**
+     * The total cap of every LLM request of the run (absent: the worker's REPLANNER_LLM_TIMEOUT_MS,
+     * unset: none). The limits below watch progress; this one bounds the whole request.
+     */
     timeoutSeconds: z
       .number({ error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .min(1, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .max(LLM_TIMEOUT_MAX_SECONDS, { error: `must be a number of seconds between 1 and ${LLM_TIMEOUT_MAX_SECONDS}` })
       .optional(),
+    /** The wait for a connection (absent: the worker's setting, 10 s). Past it: an outage. */
+    connectTimeoutSeconds: limitSeconds(),
+    /** The wait for the first token of a short prompt (absent: the worker's setting, 300 s); longer prompts add their reading time. */
+    firstTokenTimeoutSeconds: limitSeconds(),
+    /** The slowest prompt reading speed the first-token wait allows for, in tokens/s (absent: the worker's setting, 8). */
+    readTokensPerSecond: z
+      .number({ error: 'must be a number of tokens per second between 0.1 and 100000' })
+      .min(0.1, { error: 'must be a number of tokens per second between 0.1 and 100000' })
+      .max(100_000, { error: 'must be a number of tokens per second between 0.1 and 100000' })
+      .optional(),
+    /** The longest gap between two tokens of a reply (absent: the worker's setting, 60 s). */
+    stallTimeoutSeconds: limitSeconds(),
     /**
      * The longest reply any LLM call of the run may generate, sent as `max_tokens` (absent: none
      * sent, the server's own limit). For small local models, which can otherwise generate until their

@@ -8,18 +8,25 @@ export const LLM_UNAVAILABLE = 'LlmUnavailable';
 export const LLM_ACCESS_REJECTED = 'LlmAccessRejected';
 /** M1: the model or server cannot make tool calls (src/domain/llm-form.ts). */
 export const LLM_UNSUPPORTED = 'LlmUnsupported';
+/**
+ * M1: the server connected and then ran out of a progress limit (no first token, a stalled reply,
+ * the total cap: src/domain/llm-timeouts.ts). Not an outage: the call is retried like a blip; past
+ * its quick retries the run pauses with the setting to raise named, until resumed.
+ */
+export const LLM_SLOW = 'LlmSlow';
 
 /**
  * What an LLM call that failed past its quick retries means for the run. 'host_offline': a call on
  * the workspace host's queue found no worker of that host (workspace affinity; ./host-offline.ts).
  */
-export type LlmTrouble = 'unavailable' | 'rejected' | 'unsupported' | 'host_offline';
+export type LlmTrouble = 'unavailable' | 'rejected' | 'unsupported' | 'slow' | 'host_offline';
 
 /** The failure type at the bottom of an activity failure → the trouble it is, or undefined (a real failure). */
 export function llmTroubleOf(failureType: string | undefined): LlmTrouble | undefined {
   if (failureType === LLM_UNAVAILABLE) return 'unavailable';
   if (failureType === LLM_ACCESS_REJECTED) return 'rejected';
   if (failureType === LLM_UNSUPPORTED) return 'unsupported';
+  if (failureType === LLM_SLOW) return 'slow';
   return undefined;
 }
 
@@ -33,7 +40,7 @@ export function probeDelayMs(n: number): number {
 }
 
 /** Why a run (or a child told by it) is paused; several may hold at once. */
-export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'llm_unsupported', 'budget', 'host_offline'] as const;
+export const PAUSE_KINDS = ['user', 'llm_outage', 'llm_rejected', 'llm_unsupported', 'llm_slow', 'budget', 'host_offline'] as const;
 export type PauseKind = (typeof PAUSE_KINDS)[number];
 
 /**
@@ -45,6 +52,7 @@ export const mayProbe = (kinds: readonly PauseKind[]): boolean => kinds.every((k
 /** The pause kind of an LLM trouble. */
 export function pauseKindOf(trouble: LlmTrouble): PauseKind {
   if (trouble === 'host_offline') return 'host_offline';
+  if (trouble === 'slow') return 'llm_slow';
   return trouble === 'unavailable' ? 'llm_outage' : trouble === 'rejected' ? 'llm_rejected' : 'llm_unsupported';
 }
 

@@ -69,10 +69,15 @@ export function endUnprobedOutage(s: RunState): RunState {
   return next;
 }
 
-/** M1: a workflow of the run learned a lower rung of the fallback ladder; the rung never goes back up. */
-export function noteLlmRung(s: RunState, rung: LlmRung | undefined): RunState {
+/**
+ * M1: a workflow of the run learned a lower rung of the fallback ladder, or that the server refuses
+ * streaming (`stream` false); neither ever goes back up.
+ */
+export function noteLlmRung(s: RunState, rung: LlmRung | undefined, stream?: false): RunState {
   const low = lowerRung(s.llmRung, rung);
-  return low === s.llmRung ? s : { ...s, llmRung: low };
+  const noStream = s.llmNoStream === true || stream === false;
+  if (low === s.llmRung && noStream === (s.llmNoStream === true)) return s;
+  return { ...s, llmRung: low, ...(noStream ? { llmNoStream: true as const } : {}) };
 }
 
 /** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
@@ -120,10 +125,11 @@ export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): 
     const reason = `LLM unavailable since ${at}: ${error}; retrying by itself with backoff (${PROBE_INITIAL_MS / 1000} s doubling, at most every ${PROBE_MAX_MS / 1000} s)`;
     return { ok: true, state: { ...s, llmPause: { kind: 'llm_outage', by: 'llm', reason, since: at } } };
   }
-  const kind = m.trouble === 'unsupported' ? 'llm_unsupported' : 'llm_rejected';
+  const kind = m.trouble === 'unsupported' ? 'llm_unsupported' : m.trouble === 'slow' ? 'llm_slow' : 'llm_rejected';
   if (s.llmPause?.kind === kind) return { ok: true, state: s };
-  // M1: a model without tool calls pauses with the fix named, like a rejected key: `resume` retries.
-  const what = m.trouble === 'unsupported' ? 'LLM cannot make tool calls' : 'LLM access rejected';
+  // M1: a model without tool calls, or too slow for the run's limits, pauses with the fix named, like a rejected key: `resume` retries.
+  const what =
+    m.trouble === 'unsupported' ? 'LLM cannot make tool calls' : m.trouble === 'slow' ? 'LLM too slow for its limits' : 'LLM access rejected';
   const reason = `${what}: ${shortError(m.error ?? 'no detail', 600).replace(/<runId>/g, s.runId)}`;
   return { ok: true, state: { ...s, llmPause: { kind, by: 'llm', reason, since: at } } };
 }

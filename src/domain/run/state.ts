@@ -120,12 +120,14 @@ export interface RunState {
   previous?: PreviousPlan;
   /** O1: set while the user paused the run. */
   pause?: PauseState;
-  /** O2: set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected') or cannot make tool calls ('llm_unsupported', M1); apart from the user's pause. */
+  /** O2: set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected'), cannot make tool calls ('llm_unsupported', M1) or is too slow for its limits ('llm_slow', M1); apart from the user's pause. */
   llmPause?: PauseState;
   /** O3: the run's budget (absent: none) and its ledger. */
   budget?: RunBudgetState;
   /** M1: the fallback ladder's rung the run's requests start at (absent: the top, json_schema). */
   llmRung?: LlmRung;
+  /** M1: the server refused streaming: the run's requests no longer stream (absent: they do). */
+  llmNoStream?: true;
   /** X10/X11: deliveries to the run's issue or merge request (absent: the config names none). */
   notifications?: NotificationLedger;
   /** X14 / P7: the reading of the issue's replies for answers (absent: never read). */

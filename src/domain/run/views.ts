@@ -54,6 +54,8 @@ export interface RunStatusView {
   budget?: BudgetView;
   /** M1: the fallback ladder's rung the run's structured requests use (absent: the top, strict json_schema). */
   llmRung?: LlmRung;
+  /** M1: true once the server refused streaming (the run's requests no longer stream). */
+  llmNoStream?: true;
   /** X10/X11: notifications delivered to the run's issue or merge request, and the last failure. */
   notifications?: NotificationLedger;
   /** V1: what the run waits for from a person and how to give it, or why it is paused and how to resume (one line; absent: neither). */
@@ -90,6 +92,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
     ...(s.llmRung ? { llmRung: s.llmRung } : {}),
+    ...(s.llmNoStream ? { llmNoStream: true as const } : {}),
     ...(s.notifications ? { notifications: s.notifications } : {}),
     ...(waiting ? { waiting } : {}),
   };

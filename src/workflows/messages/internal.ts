@@ -101,7 +101,7 @@ export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 // ---------------------------------------------------------------- O2 LLM outage / rejected access
 
 /** Every trouble a workflow can observe: the LLM's, and its workspace host's (workspace affinity). */
-const TROUBLE_KINDS = ['unavailable', 'rejected', 'unsupported', 'recovered', 'host_offline', 'host_back'] as const;
+const TROUBLE_KINDS = ['unavailable', 'rejected', 'unsupported', 'slow', 'recovered', 'host_offline', 'host_back'] as const;
 export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
   z.strictObject({
     trouble: z.enum(TROUBLE_KINDS),

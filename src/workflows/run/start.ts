@@ -3,7 +3,7 @@
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import { runBudgetOf } from '../../domain/budget';
 import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../../domain/config';
-import { rungOf } from '../../domain/llm-form';
+import { rungOf, type LlmCallSettings } from '../../domain/llm-form';
 import { setBudget } from '../../domain/run/budget-ledger';
 import { failRun } from '../../domain/run/phases';
 import { initialRunState, type RunState } from '../../domain/run/state';
@@ -93,6 +93,7 @@ export function runStartOf(input: RunInput): RunStart {
   // workflow of the run starts its calls there, and a lower rung any of them learns comes back here.
   const carriedRung = rungOf(initial.llmRung);
   if (carriedRung) options.llm = { rung: carriedRung };
+  if (initial.llmNoStream === true) options.llm = { ...options.llm, stream: false };
   return { options, run, inputProblem, initial };
 }
 
@@ -121,10 +122,24 @@ export function configure(input: RunInput, start: RunStart, entity: RunEntity): 
   options.refinement = config.refinement;
   options.pacemaker = config.pacemaker;
   options.commandNetwork = config.execution.network;
-  // M1: llm.timeoutSeconds is every LLM request's timeout (for slow local models).
-  if (config.llm.timeoutSeconds !== undefined) options.llm = { ...options.llm, timeoutMs: Math.round(config.llm.timeoutSeconds * 1000) };
-  // M1: llm.maxReplyTokens caps every reply (small local models can otherwise generate until their context is full).
-  if (config.llm.maxReplyTokens !== undefined) options.llm = { ...options.llm, maxReplyTokens: config.llm.maxReplyTokens };
+  // M1: the run's LLM limits (for slow local models; absent: the worker's) and reply cap (small local
+  // models can otherwise generate until their context is full).
+  const limits = llmLimitsOf(config.llm);
+  if (Object.keys(limits).length) options.llm = { ...options.llm, ...limits };
   entity.apply((s) => setBudget(s, runBudgetOf(config.budget)));
   return config;
+}
+
+/** M1: the run's LLM settings from its config, in ms: only those it sets (the worker's fill the rest). */
+function llmLimitsOf(c: ReplannerConfig['llm']): LlmCallSettings {
+  const ms = (sec: number | undefined) => (sec === undefined ? undefined : Math.round(sec * 1000));
+  const set = {
+    timeoutMs: ms(c.timeoutSeconds),
+    connectTimeoutMs: ms(c.connectTimeoutSeconds),
+    firstTokenTimeoutMs: ms(c.firstTokenTimeoutSeconds),
+    readTokensPerSecond: c.readTokensPerSecond,
+    stallTimeoutMs: ms(c.stallTimeoutSeconds),
+    maxReplyTokens: c.maxReplyTokens,
+  };
+  return Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
 }

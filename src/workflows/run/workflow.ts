@@ -44,7 +44,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const entity = new RunEntity(start.initial);
   const children = new RunningChildren();
   // M1: a lower rung of the fallback ladder any call of the run learns is kept in its state.
-  const form = llmFormOn(options, (rung) => entity.apply((s) => noteLlmRung(s, rung)));
+  const form = llmFormOn(options, (rung, stream) => entity.apply((s) => noteLlmRung(s, rung, stream)));
   // O1: the run's safe points wait on this gate. O2: the run's own LLM calls (replan decisions)
   // report LLM trouble straight into its state; a call its workspace host did not start pauses it.
   const gate = gateOn(
