@@ -222,6 +222,6 @@ export function speedCheck(r: SpeedReport): { name: 'speed'; mark: 'ok' | 'fail'
     name: 'speed',
     mark: 'fail',
     summary: `Speed: ${measured}; ${expected}; the limits do not fit with room: ${worst.join('; ')}`,
-    fix: `raise ${raise} in the run's config (or the worker's REPLANNER_LLM_* variable: see the README's provider notes)`,
+    fix: `raise ${raise} in the run's config (or the worker's REPLANNER_LLM_* variable: see docs/reference.md, "LLM providers")`,
   };
 }

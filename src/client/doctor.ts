@@ -1,4 +1,4 @@
-// `replanner doctor` (SPEC M2): can a run started from this shell succeed? It checks, in order, the
+// `replanner doctor` (M2): can a run started from this shell succeed? It checks, in order, the
 // Temporal server, a worker on the task queue this shell routes to, the LLM endpoint, the model,
 // structured output (which rung of the json_schema → json_object → prompt-only ladder works), tool
 // calls, and the model's speed on a prompt the size of a run's largest (./doctor-speed.ts: whether

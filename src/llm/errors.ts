@@ -1,6 +1,6 @@
 // Maps OpenAI client failures onto Temporal retry semantics (Temporal owns retries). Whether a
 // failure is retried, and how long to wait, is the retry table's (src/domain/failures.ts); here its
-// kind becomes the failure type the workflows read (SPEC O2):
+// kind becomes the failure type the workflows read (O2):
 // - outage or rate limit (no response, 408/409/429/5xx): LlmUnavailable, retried a few times by
 //   Temporal (a blip; the server's wait → next retry delay); past those the workflow pauses the run
 //   and keeps probing (src/workflows/llm-trouble.ts);

@@ -7,7 +7,7 @@
 // abort signal) gives a standard Response with the whole body read, or, for a streamed reply
 // (text/event-stream), with its body streaming as it arrives. Anything else (a Request object,
 // a streamed body, another scheme) and redirects go to the global fetch, which handles them.
-// Failures keep the fetch contract the client's error mapping relies on (errors.ts, SPEC O2):
+// Failures keep the fetch contract the client's error mapping relies on (errors.ts, O2):
 // an abort rejects with an error named AbortError; a connection failure rejects with an error that
 // carries the socket error's message (e.g. "connect ECONNREFUSED", the cause the user sees) and its
 // code (ECONNREFUSED, ECONNRESET, a certificate's: what the retry table reads, domain/failures.ts).

@@ -1,4 +1,4 @@
-// SPEC O2 at every LLM call site: `gated` (pause-gate.ts) runs each call through here. An LLM that
+// O2 at every LLM call site: `gated` (pause-gate.ts) runs each call through here. An LLM that
 // is unavailable or rejects access past the call's quick retries never fails the call: the run is
 // told (llmTrouble signal, or directly for the run itself) and pauses; then
 // - unavailable: this caller is a prober: it waits a capped backoff (probeDelayMs; less when the

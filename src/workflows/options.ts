@@ -12,7 +12,7 @@ export interface RunOptions {
   maxParallelTasks: number;
   /** Worker steps (one LLM request + its tool calls, one activity each) per worker iteration. */
   workerMaxSteps: number;
-  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 10 s, SPEC O4). */
+  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 10 s, O4). */
   workerHeartbeatTimeoutMs?: number;
   commandTimeoutMs: number;
   /** S1: the run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
@@ -64,7 +64,7 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 
 /**
  * LLM calls (and the worker, which makes them) retry alike, a few quick times (a blip); past those
- * an outage pauses the run (SPEC O2, src/workflows/llm-trouble.ts). A rejected request never retries here.
+ * an outage pauses the run (O2, src/workflows/llm-trouble.ts). A rejected request never retries here.
  */
 function llmRetryPolicy(o: RunOptions): RetryPolicy {
   return {

@@ -1,4 +1,4 @@
-// SPEC M2: `replanner doctor` (the real CLI main(), in-process) against the jest run's dev server, a
+// M2: `replanner doctor` (the real CLI main(), in-process) against the jest run's dev server, a
 // real worker and the scripted OpenAI-compatible server in each of its modes (json_schema refused,
 // json_object refused too, tools refused), and against an endpoint where nothing listens.
 import * as fs from 'node:fs';

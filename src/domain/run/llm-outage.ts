@@ -1,4 +1,4 @@
-// SPEC O2: an LLM the user can fix never ends a run FAILED. The pure rules the workflows call:
+// O2: an LLM the user can fix never ends a run FAILED. The pure rules the workflows call:
 // which failures are LLM trouble, how long a prober waits between probes, and which pauses a
 // prober may go through. The run's pause transitions live in ./state (applyLlmTrouble).
 import { clipLine } from '../text';

@@ -1,10 +1,10 @@
-// The run as one entity (DESIGN "Entity workflow"): RunWorkflow holds one RunState and changes it
+// The run as one entity (docs/architecture.md, "RunWorkflow"): RunWorkflow holds one RunState and changes it
 // only through pure transitions, one file per concern beside this one: phases (the phase order and
 // the run's end), plan (goal, tasks, actions, jumps, the execution phase's progress), decisions
 // (replan records and counters), questions (questions and consultations), pause (the user's, the
 // LLM's and the host's pauses), budget-ledger (usage and the budget's loans), events (the event log)
 // and views (`status`, `decisions`, the memo). Messages from other workflows are checked against
-// this state (SPEC S2): a forged or stale one is refused with a reason and changes nothing.
+// this state (S2): a forged or stale one is refused with a reason and changes nothing.
 import type { RunBudget } from '../budget';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
