@@ -9,6 +9,7 @@ import type { DecisionRecord } from '../../../src/domain/replan';
 import type { Question } from '../../../src/domain/replan/questions';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
+import { taskSpec } from '../../support/tasks';
 
 const AT = '2026-11-25T03:00:00.000Z';
 
@@ -32,16 +33,7 @@ function record(over: Partial<DecisionRecord> = {}): DecisionRecord {
   };
 }
 
-const task = (id: string, state: TaskState): TaskRecord => ({
-  id,
-  title: `task ${id}`,
-  description: '',
-  acceptanceCriteria: [],
-  dependencies: [],
-  scopePaths: [],
-  profile: 'UNKNOWN',
-  state,
-});
+const task = (id: string, state: TaskState): TaskRecord => ({ ...taskSpec(id, { profile: 'UNKNOWN' }), state });
 
 function state(over: Partial<RunState> = {}): RunState {
   return { ...initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/tmp/w' }), ...over };
