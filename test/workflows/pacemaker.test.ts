@@ -9,7 +9,7 @@ import { FAST, until, runOutcome, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
-import { TRIGGER } from '../support/pacemaker-triggers';
+import { stalledParserVerdict, TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
 import type { InterventionKind } from '../../src/domain/pacemaker';
 
@@ -35,16 +35,7 @@ function stallingRun(kind: InterventionKind = 'no_progress') {
       ],
     },
     judge: (taskId) =>
-      unstuck || taskId !== 's'
-        ? { success: true, reason: 'the parser works', missingRequirements: [] }
-        : {
-            success: false,
-            shouldContinue: true,
-            shouldReplan: false,
-            reason: 'still not done',
-            missingRequirements: ['a working parser'],
-            confidence: t.confidence,
-          },
+      unstuck || taskId !== 's' ? { success: true, reason: 'the parser works', missingRequirements: [] } : stalledParserVerdict(t.confidence),
   });
   return { unstuck: () => (unstuck = true) };
 }
