@@ -88,10 +88,11 @@ export function clusterForSuite(use: (c: TestCluster) => void, inside: () => voi
 }
 
 /** A fake forge (FakeGitHub or FakeGitLab) accepting `token`, started before the suite's tests (handed to `use`) and stopped after them. */
-export function forgeForSuite<F extends FakeForge>(forge: { start(token: string): Promise<F> }, token: string, use: (f: F) => void): void {
+export function forgeForSuite<F extends FakeForge>(forge: new (token: string) => F, token: string, use: (f: F) => void): void {
   let f: F | undefined;
   beforeAll(async () => {
-    f = await forge.start(token);
+    f = new forge(token);
+    await f.listen();
     use(f);
   });
   afterAll(async () => f?.stop());
