@@ -1,6 +1,6 @@
 import { carriesOverChecks, checklistProgress, progressLine, renderChecklist, type ChecklistTask } from '../../../src/domain/checklist';
 import { TaskState } from '../../../src/domain/types';
-import { expectToContainAll } from '../../support/expect-text';
+import { expectToContainAll } from '../../support/expectations';
 
 const t = (id: string, title: string, state: TaskState = TaskState.READY): ChecklistTask => ({ id, title, state });
 

@@ -10,7 +10,7 @@ import type { Question } from '../../../src/domain/replan/questions';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
 import { taskSpec } from '../../support/tasks';
-import { expectToContainAll } from '../../support/expect-text';
+import { expectToContainAll } from '../../support/expectations';
 
 const AT = '2026-11-25T03:00:00.000Z';
 

@@ -14,7 +14,7 @@ import { applyJump, restorePrevious, setDecomposition, type Jump } from '../../.
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
 import { addStepLine, taskDetails, TASK_DETAIL_STEPS } from '../../../src/domain/task-details';
-import { expectToContainAll } from '../../support/expect-text';
+import { expectToContainAll } from '../../support/expectations';
 
 const spec = (id: string, title = `do ${id}`): TaskSpec => ({
   id,
