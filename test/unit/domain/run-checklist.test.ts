@@ -41,13 +41,11 @@ const jump = (type: Jump['type'], keepsCompletedWork: boolean, target: Jump['tar
 describe('V1 X11 runChecklist', () => {
   it('X11 the first plan: "Execution Plan", every task unchecked, the progress line, no history', () => {
     const text = runChecklist(withStates(base(), { a: TaskState.DONE }));
-    expectToContainAll(text, [
-      '## 📋 Execution Plan\n',
-      '- [x] **a**: do a',
-      '- [ ] **b**: do b',
-      'Progress: 1/3 (33%) complete · Plan Revisions: 0',
-    ]);
-    expect(text).not.toContain('<details>');
+    expectToContainAll(
+      text,
+      ['## 📋 Execution Plan\n', '- [x] **a**: do a', '- [ ] **b**: do b', 'Progress: 1/3 (33%) complete · Plan Revisions: 0'],
+      ['<details>'],
+    );
   });
 
   it('X11 §11.4.3 a partial replan keeps the completed checks; the plan before goes into <details> with its progress', () => {
