@@ -13,7 +13,7 @@ import type { RunEvent } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { decision, decisionPhaseOf, isAlternativesRequest, scriptDecisions } from '../support/decisions';
 import { FAST, uniqueId, until, type Harness } from '../support/harness';
-import { TRIGGER } from '../support/pacemaker-triggers';
+import { stalledParserVerdict, TRIGGER } from '../support/pacemaker-triggers';
 import { plannedTask, scriptScenario } from '../support/scenario';
 import { harnessForCli } from '../support/suite-hooks';
 
@@ -42,17 +42,7 @@ function scriptRun(): { unstuck: () => void } {
       { id: 'w', title: 'wire the parser in', dependencies: ['s'], files: { 'wired.txt': 'ok' } },
       { id: 'v', title: 'document the parser', dependencies: ['w'], files: { 'PARSER.md': '# parser' } },
     ],
-    judge: () =>
-      unstuck
-        ? { success: true, reason: 'the parser works', missingRequirements: [] }
-        : {
-            success: false,
-            shouldContinue: true,
-            shouldReplan: false,
-            reason: 'still not done',
-            missingRequirements: ['a working parser'],
-            confidence: t.confidence,
-          },
+    judge: () => (unstuck ? { success: true, reason: 'the parser works', missingRequirements: [] } : stalledParserVerdict(t.confidence)),
   });
   h.fake.script('task_decomposition', { json: { tasks: [plannedTask({ id: 'coarse', title: 'do everything at once' })] } });
   scriptDecisions(h.fake, {

@@ -81,16 +81,26 @@ export abstract class FakeForge {
   protected readonly writers = new Map<string, boolean>([[BOT_USER, true]]);
   protected readonly userIds = new Map<string, number>([[BOT_USER, 1]]);
 
-  protected constructor(
+  constructor(
     /** The token the client must present; anything else is a 401. */
     readonly token: string,
   ) {}
 
+  /** A fake of this kind listening on 127.0.0.1 (a free port; `baseURL`). */
+  static async start<F extends FakeForge>(this: new (token: string) => F, token: string): Promise<F> {
+    const f = new this(token);
+    await f.listen();
+    return f;
+  }
+
   protected abstract routes(): Route[];
+  /** A comment as the service's API shows it. */
+  protected abstract view(c: StoredComment): unknown;
   /** The token the request presented (service-specific header). */
   protected abstract tokenOf(req: http.IncomingMessage): string | undefined;
 
-  protected async listen(): Promise<void> {
+  /** Starts serving on 127.0.0.1 (a free port; `baseURL`). */
+  async listen(): Promise<void> {
     this.server = http.createServer((req, res) => void this.serve(req, res));
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.baseURL = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -155,6 +165,43 @@ export abstract class FakeForge {
     return c;
   }
   private lastChange = 0;
+
+  /** The route that adds a comment to the thread its path names (`threadOf`); a body that is not text is refused with `refusal`. */
+  protected createRoute(method: string, pattern: RegExp, threadOf: (m: RegExpExecArray) => string, refusal: [number, unknown]): Route {
+    return {
+      method,
+      pattern,
+      handle: (m, b, _u, rec) => {
+        if (typeof b?.body !== 'string') return refusal;
+        const c = this.create(threadOf(m), b.body);
+        rec.commentId = c.id;
+        return [201, this.view(c)];
+      },
+    };
+  }
+
+  /**
+   * The route that edits comment `idOf(m)` in place; a 404 with `notFound` when there is no such
+   * comment, the body is not text, or (with `threadOf`) the comment is not in the path's thread.
+   */
+  protected editRoute(
+    method: string,
+    pattern: RegExp,
+    idOf: (m: RegExpExecArray) => number,
+    notFound: string,
+    threadOf?: (m: RegExpExecArray) => string,
+  ): Route {
+    return {
+      method,
+      pattern,
+      handle: (m, b, _u, rec) => {
+        const c = typeof b?.body === 'string' ? this.edit(idOf(m), b.body) : undefined;
+        if (!c || (threadOf && c.thread !== threadOf(m))) return [404, { message: notFound }];
+        rec.commentId = c.id;
+        return [200, this.view(c)];
+      },
+    };
+  }
 
   protected edit(id: number, body: string): StoredComment | undefined {
     const c = this.comments.find((x) => x.id === id);

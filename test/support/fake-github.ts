@@ -13,17 +13,11 @@ import { FakeForge, type Route, type StoredComment } from './fake-forge';
 const time = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export class FakeGitHub extends FakeForge {
-  static async start(token: string): Promise<FakeGitHub> {
-    const f = new FakeGitHub(token);
-    await f.listen();
-    return f;
-  }
-
   protected tokenOf(req: http.IncomingMessage): string | undefined {
     return /^(?:token|bearer) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   }
 
-  private view(c: StoredComment) {
+  protected view(c: StoredComment) {
     return {
       id: c.id,
       body: c.body,
@@ -51,26 +45,8 @@ export class FakeGitHub extends FakeForge {
           return [200, page.map((c) => this.view(c)), next ? { link: `<${to.href}>; rel="next"` } : undefined];
         },
       },
-      {
-        method: 'POST',
-        pattern: /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/,
-        handle: (m, b, _u, rec) => {
-          if (typeof b?.body !== 'string') return [422, { message: 'Validation Failed' }];
-          const c = this.create(thread(m), b.body);
-          rec.commentId = c.id;
-          return [201, this.view(c)];
-        },
-      },
-      {
-        method: 'PATCH',
-        pattern: /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/,
-        handle: (m, b, _u, rec) => {
-          const c = typeof b?.body === 'string' ? this.edit(Number(m[3]), b.body) : undefined;
-          if (!c) return [404, { message: 'Not Found' }];
-          rec.commentId = c.id;
-          return [200, this.view(c)];
-        },
-      },
+      this.createRoute('POST', /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/, thread, [422, { message: 'Validation Failed' }]),
+      this.editRoute('PATCH', /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/, (m) => Number(m[3]), 'Not Found'),
       {
         method: 'GET',
         pattern: /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/,

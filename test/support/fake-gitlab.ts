@@ -9,18 +9,12 @@ import type * as http from 'node:http';
 import { FakeForge, type Route, type StoredComment } from './fake-forge';
 
 export class FakeGitLab extends FakeForge {
-  static async start(token: string): Promise<FakeGitLab> {
-    const f = new FakeGitLab(token);
-    await f.listen();
-    return f;
-  }
-
   protected tokenOf(req: http.IncomingMessage): string | undefined {
     const t = req.headers['private-token'];
     return typeof t === 'string' ? t : undefined;
   }
 
-  private view(c: StoredComment) {
+  protected view(c: StoredComment) {
     return {
       id: c.id,
       body: c.body,
@@ -50,26 +44,8 @@ export class FakeGitLab extends FakeForge {
           return [200, page.map((c) => this.view(c)), next ? { 'x-next-page': String(next), link: `<${to.href}>; rel="next"` } : undefined];
         },
       },
-      {
-        method: 'POST',
-        pattern: new RegExp(`${notes}$`),
-        handle: (m, b, _u, rec) => {
-          if (typeof b?.body !== 'string') return [400, { message: 'body is missing' }];
-          const c = this.create(thread(m), b.body);
-          rec.commentId = c.id;
-          return [201, this.view(c)];
-        },
-      },
-      {
-        method: 'PUT',
-        pattern: new RegExp(`${notes}/(\\d+)$`),
-        handle: (m, b, _u, rec) => {
-          const c = typeof b?.body === 'string' ? this.edit(Number(m[4]), b.body) : undefined;
-          if (!c || c.thread !== thread(m)) return [404, { message: '404 Not found' }];
-          rec.commentId = c.id;
-          return [200, this.view(c)];
-        },
-      },
+      this.createRoute('POST', new RegExp(`${notes}$`), thread, [400, { message: 'body is missing' }]),
+      this.editRoute('PUT', new RegExp(`${notes}/(\\d+)$`), (m) => Number(m[4]), '404 Not found', thread),
       {
         method: 'GET',
         pattern: /^\/api\/v4\/projects\/([^/]+)\/members\/all\/(\d+)$/,

@@ -31,3 +31,15 @@ export const TRIGGER: Record<InterventionKind, { profile: string; confidence: nu
     pacemaker: { interventions: { min_iteration: 100 } },
   },
 };
+
+/** The judge's verdict on a task that still misses a working parser, as sure as `confidence` (P2). */
+export function stalledParserVerdict(confidence: number | null): Record<string, unknown> {
+  return {
+    success: false,
+    shouldContinue: true,
+    shouldReplan: false,
+    reason: 'still not done',
+    missingRequirements: ['a working parser'],
+    confidence,
+  };
+}

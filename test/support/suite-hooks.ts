@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { startHarness, type Harness } from './harness';
 import { killAllWorkers } from './worker-proc';
 import { TestCluster } from './cluster';
+import type { FakeForge } from './fake-forge';
 
 /**
  * The usual suite on the jest run's dev server: one harness for all its tests (handed to `use`),
@@ -84,4 +85,15 @@ export function clusterForSuite(use: (c: TestCluster) => void, inside: () => voi
     process.env.TEMPORAL_ADDRESS = saved;
     await cluster?.stop();
   }, 60_000);
+}
+
+/** A fake forge (FakeGitHub or FakeGitLab) accepting `token`, started before the suite's tests (handed to `use`) and stopped after them. */
+export function forgeForSuite<F extends FakeForge>(forge: new (token: string) => F, token: string, use: (f: F) => void): void {
+  let f: F | undefined;
+  beforeAll(async () => {
+    f = new forge(token);
+    await f.listen();
+    use(f);
+  });
+  afterAll(async () => f?.stop());
 }

@@ -8,10 +8,12 @@ import { deliveryFailure } from '../../src/activities/notifications';
 import { NOTIFICATION_REJECTED, NOTIFICATION_UNAVAILABLE } from '../../src/domain/notifications';
 import { githubThread } from '../../src/activities/notifications/github';
 import { gitlabThread } from '../../src/activities/notifications/gitlab';
+import type { CommentThread } from '../../src/activities/notifications/thread';
 import type { UpstreamFailureDetails } from '../../src/domain/failures';
 import { checklistMarker, classifyDeliveryFailure } from '../../src/domain/notifications';
 import { FakeGitHub } from '../support/fake-github';
 import { FakeGitLab } from '../support/fake-gitlab';
+import { forgeForSuite } from '../support/suite-hooks';
 
 const TOKEN = 'ghp_unitTOKEN0123456789abcdefghijklmnop';
 
@@ -21,6 +23,14 @@ function recorded(f: ApplicationFailure): string {
   return JSON.stringify(proto, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
 }
 const details = (f: ApplicationFailure) => f.details?.[0] as UpstreamFailureDetails;
+
+/** X11: a marker not found before its comment is created, and found as that comment after; the comment's id. */
+async function createFoundByMarker(t: CommentThread, marker: string, body: string): Promise<number> {
+  expect(await t.find(marker)).toBeUndefined();
+  const id = await t.create(body);
+  expect(await t.find(marker)).toBe(id);
+  return id;
+}
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -33,16 +43,13 @@ async function closedPort(): Promise<number> {
 
 describe('X10 X11 GitHub comments through @octokit/rest', () => {
   let gh: FakeGitHub;
-  beforeAll(async () => (gh = await FakeGitHub.start(TOKEN)));
-  afterAll(async () => gh.stop());
+  forgeForSuite(FakeGitHub, TOKEN, (f) => (gh = f));
 
   it('X11 creates, finds by marker (across pages) and edits in place; X10 a 403 reads as status + headers', async () => {
     const t = githubThread({ service: 'github', repo: 'octo/app', kind: 'issue', number: 12 }, TOKEN, gh.baseURL);
     for (let i = 0; i < 120; i++) await t.create(`filler ${i}`);
     const marker = checklistMarker('run-1');
-    expect(await t.find(marker)).toBeUndefined();
-    const id = await t.create(`${marker}\n## 📋 Execution Plan`);
-    expect(await t.find(marker)).toBe(id);
+    const id = await createFoundByMarker(t, marker, `${marker}\n## 📋 Execution Plan`);
     await t.update(id, `${marker}\n## 📋 Execution Plan (Revised #1)`);
     expect(gh.commentsOf('octo/app#12').find((c) => c.id === id)).toMatchObject({ edits: 1, body: expect.stringContaining('Revised #1') });
     expect(gh.requests.filter((r) => r.method === 'GET').length).toBeGreaterThanOrEqual(2);
@@ -64,15 +71,12 @@ describe('X10 X11 GitHub comments through @octokit/rest', () => {
 
 describe('X10 X11 GitLab notes through @gitbeaker/rest', () => {
   let gl: FakeGitLab;
-  beforeAll(async () => (gl = await FakeGitLab.start(TOKEN)));
-  afterAll(async () => gl.stop());
+  forgeForSuite(FakeGitLab, TOKEN, (f) => (gl = f));
 
   it('X11 a merge request note created, found by marker and edited with PUT; X10 a 403 and a 503 read as their status', async () => {
     const t = gitlabThread({ service: 'gitlab', project: 'grp/sub/proj', kind: 'merge_request', number: 45 }, TOKEN, gl.baseURL);
     const marker = checklistMarker('run-2');
-    expect(await t.find(marker)).toBeUndefined();
-    const id = await t.create(`${marker}\nplan`);
-    expect(await t.find(marker)).toBe(id);
+    const id = await createFoundByMarker(t, marker, `${marker}\nplan`);
     await t.update(id, `${marker}\nplan 2`);
     expect(gl.notesOf('grp/sub/proj!45')).toEqual([expect.objectContaining({ id, body: `${marker}\nplan 2`, edits: 1 })]);
     expect(gl.requests.map((r) => r.method)).toEqual(['GET', 'POST', 'GET', 'PUT']);

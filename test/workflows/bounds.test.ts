@@ -7,6 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId, type RunInput } from '../../src/workflows/run';
 import { FAST, uniqueId, runOutcome, type Harness } from '../support/harness';
+import { expectDone } from '../support/expectations';
 import { harnessForSuite } from '../support/suite-hooks';
 import { decision, scriptDecisions } from '../support/decisions';
 import { plannedTask, scriptScenario, taskIdOf, type ScenarioTask, fileTask } from '../support/scenario';
@@ -140,10 +141,7 @@ describe('X3 / X9 a reflection plan revision', () => {
       ],
     });
     const { handle, workspace } = await startRun();
-    const result = await runOutcome(handle);
-
-    expect(result.status).toBe('DONE');
-    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+    await expectDone(handle, [
       ['a', 'DONE'],
       ['add-1', 'DONE'],
       ['add-2', 'DONE'],
@@ -182,10 +180,7 @@ describe('X3 X11 which tasks a jump reopens (applyJump)', () => {
     });
     scriptDecisions(h.fake, { reflection: [decision({ confidence: 0.9, type: 'retry', issue: 'task b failed' })] });
     const { handle } = await startRun();
-    const result = await runOutcome(handle);
-
-    expect(result.status).toBe('DONE');
-    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+    await expectDone(handle, [
       ['a', 'DONE'],
       ['b', 'DONE'],
     ]);

@@ -13,6 +13,7 @@ import { decision, scriptDecisions } from '../support/decisions';
 import { FAST, runOutcome, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { harnessForSuite } from '../support/suite-hooks';
 import { plannedTask, scriptScenario, type Scenario, fileTask } from '../support/scenario';
+import { expectToContainAll } from '../support/expectations';
 
 const exec = promisify(execFile);
 let h: Harness;
@@ -86,19 +87,16 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     const handle = await start('write a.txt, then b.txt');
     expect((await runOutcome(handle)).status).toBe('DONE');
     const details = await currentDetails(handle.workflowId);
-    expect(details).toContain('**Status**: DONE');
-    expect(details).toContain('**Goal**: Carry out the instruction');
-    expect(details).toContain('## 📋 Execution Plan (Revised #1)');
-    expect(details).toContain('**Revision Reason**: replan because b failed; plan the remaining work again (partial_replan)');
-    expect(details).toContain('**Previous Progress**: 1/2');
+    expectToContainAll(details, [
+      '**Status**: DONE',
+      '**Goal**: Carry out the instruction',
+      '## 📋 Execution Plan (Revised #1)',
+      '**Revision Reason**: replan because b failed; plan the remaining work again (partial_replan)',
+      '**Previous Progress**: 1/2',
+    ]);
     const [current, history] = details.split('<details>');
-    expect(current).toContain('- [x] **a**: write a');
-    expect(current).toContain('- [x] **b**: write b');
-    expect(current).toContain('Progress: 2/2 (100%) complete · Plan Revisions: 1');
-    expect(history).toContain('### Original Plan');
-    expect(history).toContain('- [x] **a**: write a');
-    expect(history).toContain('- [ ] **b**: write b — ⛔ blocked');
-    expect(history).toContain('</details>');
+    expectToContainAll(current, ['- [x] **a**: write a', '- [x] **b**: write b', 'Progress: 2/2 (100%) complete · Plan Revisions: 1']);
+    expectToContainAll(history, ['### Original Plan', '- [x] **a**: write a', '- [ ] **b**: write b — ⛔ blocked', '</details>']);
     // Every execution decision names the task it was about.
     const execution = (await handle.query(decisionsQuery)).records.filter((r) => r.phase === 'execution');
     expect(execution.map((r) => r.task_id)).toEqual(['a', 'b', 'b']);
@@ -149,12 +147,11 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     expect((await runOutcome(handle)).status).toBe('DONE');
     const details = await currentDetails(handle.workflowId);
     const [current, history] = details.split('<details>');
-    expect(current).toContain('## 📋 Execution Plan (Revised #1)');
-    expect(current).toContain('(task_redecomposition)');
-    expect(current).toContain('**Previous Progress**: 0/1');
-    expect(current).toContain('- [x] **a**: write a');
-    expect(current).toContain('- [x] **b**: write b');
-    expect(current).not.toContain('**ab**');
+    expectToContainAll(
+      current,
+      ['## 📋 Execution Plan (Revised #1)', '(task_redecomposition)', '**Previous Progress**: 0/1', '- [x] **a**: write a', '- [x] **b**: write b'],
+      ['**ab**'],
+    );
     expect(current).toContain('Progress: 2/2 (100%) complete · Plan Revisions: 1');
     expect(history).toContain('- [ ] **ab**: write a and b');
 

@@ -36,6 +36,19 @@ function startRun(taskQueue: string, config: Record<string, unknown>): Promise<W
   return startForgeRun(h, taskQueue, config);
 }
 
+const REPORT = [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }];
+
+/** A fake GitHub (stopped after the suite) and a worker process on a fresh task queue with its token and address in its environment (and `extraEnv`); the one-task report scripted. */
+async function githubRun(queuePrefix: string, extraEnv: Record<string, string> = {}) {
+  const gh = await FakeGitHub.start(GH_TOKEN);
+  servers.push(gh);
+  const taskQueue = uniqueId(queuePrefix);
+  const env = { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL, ...extraEnv };
+  const w = await worker(taskQueue, env);
+  scriptScenario(h.fake, { tasks: REPORT });
+  return { gh, taskQueue, env, w };
+}
+
 const isChecklist = (runId: string) => (c: { body: string }) => c.body.includes(checklistMarker(runId));
 /** The comments that are a notification of this kind (the heading right after the marker line). */
 const notices = (comments: StoredComment[], kind: NotificationKind) => comments.filter((c) => c.body.split('\n')[1] === NOTIFICATION_HEADINGS[kind]);
@@ -43,11 +56,7 @@ const posts = (f: FakeForge, heading: string) => f.requests.filter((r) => r.meth
 
 describe('X10 X11 GitHub through @octokit/rest', () => {
   it('X10 X11 one checklist comment created, then PATCHed at each plan change; each notification its own comment with the seed heading; the token in no history, memo or log', async () => {
-    const gh = await FakeGitHub.start(GH_TOKEN);
-    servers.push(gh);
-    const taskQueue = uniqueId('ntf-gh');
-    const w = await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    const { gh, taskQueue, w } = await githubRun('ntf-gh');
     scriptDecisions(h.fake, {
       goal_understanding: [
         decision({ confidence: 0.9, type: 'clarification_request', questions: ['Which output format?'], assumptions: ['plain text'] }),
@@ -104,11 +113,7 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
   });
 
   it('X10 a 422 is refused at once, said in status and in the checklist, and kept; a 403 rate limit waits for its reset; 5xx are retried; the run ends DONE; an echoed token is redacted', async () => {
-    const gh = await FakeGitHub.start(GH_TOKEN);
-    servers.push(gh);
-    const taskQueue = uniqueId('ntf-gh-fail');
-    const w = await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    const { gh, taskQueue, w } = await githubRun('ntf-gh-fail');
     scriptDecisions(h.fake, { task_decomposition: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'the tasks are too coarse' })] });
     const is = (method: string, heading: string) => (r: ForgeRequest) => r.method === method && (r.body?.body?.includes(heading) ?? false);
     // A server that echoes the request's token in its error: the failure keeps no trace of it.
@@ -159,12 +164,7 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
   });
 
   it('X11 the worker SIGKILLed between the checklist create and its recorded result: the next worker finds it by its marker and edits it — still one comment', async () => {
-    const gh = await FakeGitHub.start(GH_TOKEN);
-    servers.push(gh);
-    const taskQueue = uniqueId('ntf-gh-kill');
-    const env = { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL };
-    const first = await worker(taskQueue, env);
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    const { gh, taskQueue, env, w: first } = await githubRun('ntf-gh-kill');
     scriptDecisions(h.fake, { task_decomposition: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'the tasks are too coarse' })] });
     const created = gh.holdNext((r) => r.method === 'POST' && (r.body?.body?.includes('replanner:checklist') ?? false));
     const handle = await startRun(taskQueue, { notifications: { github: { repo: 'octo/app', issue: 3 } } });
@@ -196,11 +196,7 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
 
 describe('X10 notifications run beside the phases', () => {
   it('X10 a notification the server does not answer does not hold the run: the task runs and finishes meanwhile; answered late, it is posted once', async () => {
-    const gh = await FakeGitHub.start(GH_TOKEN);
-    servers.push(gh);
-    const taskQueue = uniqueId('ntf-beside');
-    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    const { gh, taskQueue } = await githubRun('ntf-beside');
     scriptDecisions(h.fake, { task_decomposition: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'the tasks are too coarse' })] });
     const held = gh.holdNext((r) => r.method === 'POST' && (r.body?.body?.includes(NOTIFICATION_HEADINGS.replan_decided) ?? false));
     const handle = await startRun(taskQueue, { notifications: { github: { repo: 'octo/app', issue: 4 } } });
@@ -222,14 +218,9 @@ describe('X10 notifications run beside the phases', () => {
 
 describe('X10 X13 a replan that fails to execute', () => {
   it('X10 X13 "Plan Revision Failed" names the reason, after its "Decided" and "Started"; the run goes on to DONE', async () => {
-    const gh = await FakeGitHub.start(GH_TOKEN);
-    servers.push(gh);
-    const taskQueue = uniqueId('ntf-failed');
-    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL });
-    const tasks = [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }];
-    scriptScenario(h.fake, { tasks });
+    const { gh, taskQueue } = await githubRun('ntf-failed');
     // The first decomposition is fine; the one the replan asks for never yields a valid graph.
-    h.fake.script('task_decomposition', { json: { tasks: tasks.map(plannedTask) } });
+    h.fake.script('task_decomposition', { json: { tasks: REPORT.map(plannedTask) } });
     const cyclic = [
       { ...plannedTask({ id: 'x', title: 'x' }), dependencies: ['y'] },
       { ...plannedTask({ id: 'y', title: 'y' }), dependencies: ['x'] },
@@ -253,11 +244,7 @@ describe('X10 X13 a replan that fails to execute', () => {
 
 describe('S2 the worker limits where runs may post', () => {
   it('S2 X10 a target outside REPLANNER_NOTIFY_ALLOW is refused (nothing posted, status says why); the run ends DONE', async () => {
-    const gh = await FakeGitHub.start(GH_TOKEN);
-    servers.push(gh);
-    const taskQueue = uniqueId('ntf-allow');
-    await worker(taskQueue, { GITHUB_TOKEN: GH_TOKEN, GITHUB_API_URL: gh.baseURL, REPLANNER_NOTIFY_ALLOW: 'octo/app' });
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    const { gh, taskQueue } = await githubRun('ntf-allow', { REPLANNER_NOTIFY_ALLOW: 'octo/app' });
     const handle = await startRun(taskQueue, { notifications: { github: { repo: 'victim/repo', issue: 1 } } });
     expect((await runOutcome(handle)).status).toBe('DONE');
     expect(gh.requests).toEqual([]);
@@ -273,7 +260,7 @@ describe('X10 X11 GitLab through @gitbeaker/rest', () => {
     servers.push(gl);
     const taskQueue = uniqueId('ntf-gl');
     const w = await worker(taskQueue, { GITLAB_TOKEN: GL_TOKEN });
-    scriptScenario(h.fake, { tasks: [{ id: 'a', title: 'write the report', files: { 'report.txt': 'r' } }] });
+    scriptScenario(h.fake, { tasks: REPORT });
     scriptDecisions(h.fake, { task_decomposition: [decision({ confidence: 0.9, type: 'task_redecomposition', issue: 'the tasks are too coarse' })] });
     gl.failNext((r) => r.method === 'POST' && (r.body?.body?.includes(NOTIFICATION_HEADINGS.replan_decided) ?? false), { status: 503 });
     gl.failNext((r) => r.method === 'POST' && (r.body?.body?.includes(NOTIFICATION_HEADINGS.replan_started) ?? false), {

@@ -7,9 +7,10 @@ import { taskWorkflowId } from '../../src/workflows/execution';
 import { answerConsultationSignal, answerConsultationUpdate, statusQuery, taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
 import { FAST, until, runOutcome, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
+import { expectDone } from '../support/expectations';
 import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
-import { TRIGGER } from '../support/pacemaker-triggers';
+import { stalledParserVerdict, TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
 import type { InterventionKind } from '../../src/domain/pacemaker';
 
@@ -35,16 +36,7 @@ function stallingRun(kind: InterventionKind = 'no_progress') {
       ],
     },
     judge: (taskId) =>
-      unstuck || taskId !== 's'
-        ? { success: true, reason: 'the parser works', missingRequirements: [] }
-        : {
-            success: false,
-            shouldContinue: true,
-            shouldReplan: false,
-            reason: 'still not done',
-            missingRequirements: ['a working parser'],
-            confidence: t.confidence,
-          },
+      unstuck || taskId !== 's' ? { success: true, reason: 'the parser works', missingRequirements: [] } : stalledParserVerdict(t.confidence),
   });
   return { unstuck: () => (unstuck = true) };
 }
@@ -144,9 +136,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     const { runId, handle } = await startStalling(kind);
     const r = await cli('consult', runId, 's', choice, 'lexer first');
     expect(r).toMatchObject({ code: 0, err: '' });
-    const result = await runOutcome(handle);
-    expect(result.status).toBe('DONE');
-    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+    const result = await expectDone(handle, [
       ['s', 'REPLACED_BY_REPLAN'],
       ['lex', 'DONE'],
       ['parse', 'DONE'],

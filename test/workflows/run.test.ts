@@ -5,6 +5,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { statusQuery } from '../../src/workflows/messages';
 import { FAST, failureOf, runOutcome, uniqueId, type Harness } from '../support/harness';
+import { expectDone } from '../support/expectations';
 import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { scriptScenario, fileTask } from '../support/scenario';
@@ -39,10 +40,7 @@ describe('RunWorkflow', () => {
     });
     const ws = h.workspace();
     const handle = await startRun(ws);
-    const result = await runOutcome(handle);
-
-    expect(result.status).toBe('DONE');
-    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+    const result = await expectDone(handle, [
       ['a', 'DONE'],
       ['b', 'DONE'],
       ['c', 'DONE'],

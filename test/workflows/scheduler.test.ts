@@ -7,6 +7,7 @@ import { taskWorkflowId } from '../../src/workflows/execution';
 import type { RunOptions } from '../../src/workflows/options';
 import type { RecordedRequest } from '../support/fake-openai';
 import { FAST, uniqueId, until, type Harness } from '../support/harness';
+import { expectDone } from '../support/expectations';
 import { harnessForSuite } from '../support/suite-hooks';
 import { decision, decisionPhaseOf } from '../support/decisions';
 import { NO_REPLAN_DECISION, scriptScenario, taskIdOf, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
@@ -44,10 +45,7 @@ describe('X1 B1 replan decisions run beside the scheduler', () => {
     scriptScenario(h.fake, { tasks: [task('a'), task('b')] });
     slowDecisionAfterA(2000);
     const handle = await startRun(1);
-    const result = await handle.result();
-
-    expect(result.status).toBe('DONE');
-    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+    await expectDone(handle, [
       ['a', 'DONE'],
       ['b', 'DONE'],
     ]);
@@ -86,10 +84,7 @@ describe('X1 B1 replan decisions run beside the scheduler', () => {
         : { json: NO_REPLAN_DECISION },
     );
     const handle = await startRun(1);
-    const result = await handle.result();
-
-    expect(result.status).toBe('DONE');
-    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([
+    await expectDone(handle, [
       ['a', 'DONE'],
       ['b', 'DONE'],
       ['c', 'DONE'],

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import { taskWorkflowId } from '../../src/workflows/execution';
+import type { RunWorkflow } from '../../src/workflows/run';
 import {
   llmTroubleSignal,
   statusQuery,
@@ -64,6 +65,13 @@ async function workflowTaskFailures(handle: WorkflowHandle): Promise<string[]> {
   return (history.events ?? [])
     .filter((e) => e.workflowTaskFailedEventAttributes)
     .map((e) => String(e.workflowTaskFailedEventAttributes?.failure?.message));
+}
+
+/** A valid update `name` sent to `workflowId` with the real CLI is accepted; then the run ends DONE with no workflow task failure. */
+async function validUpdateThenDone(run: WorkflowHandle<typeof RunWorkflow>, workflowId: string, name: string, input: string): Promise<void> {
+  expect(await send(workflowId, { kind: 'update', name, input })).toEqual({ ok: true, stderr: '' });
+  expect((await run.result()).status).toBe('DONE');
+  expect(await workflowTaskFailures(run)).toEqual([]);
 }
 
 const USAGE = '{"promptTokens":1,"completionTokens":1,"totalTokens":2,"calls":1}';
@@ -180,14 +188,7 @@ describe('S2 sealed messages', () => {
     expect(JSON.stringify(await handle.query(statusQuery))).toBe(before);
     expect(await workflowTaskFailures(handle)).toEqual([]);
 
-    const answered = await send(handle.workflowId, {
-      kind: 'update',
-      name: 'answerClarification',
-      input: '{"questionId":"q1","answer":"plain text"}',
-    });
-    expect(answered).toEqual({ ok: true, stderr: '' });
-    expect((await handle.result()).status).toBe('DONE');
-    expect(await workflowTaskFailures(handle)).toEqual([]);
+    await validUpdateThenDone(handle, handle.workflowId, 'answerClarification', '{"questionId":"q1","answer":"plain text"}');
   });
 
   it('S2 P7 a run and its task waiting on a consultation: forged progress (past sequence, unknown task), forged consultations and bad answers change nothing; then the answer → DONE', async () => {
@@ -276,14 +277,12 @@ describe('S2 sealed messages', () => {
     expect(await workflowTaskFailures(taskHandle)).toEqual([]);
 
     unstuck = true;
-    const answered = await send(taskHandle.workflowId, {
-      kind: 'update',
-      name: 'answerConsultation',
-      input: '{"consultationId":"s-c1","choice":"guidance","guidance":"write the parser in parser.ts"}',
-    });
-    expect(answered).toEqual({ ok: true, stderr: '' });
-    expect((await handle.result()).status).toBe('DONE');
-    expect(await workflowTaskFailures(handle)).toEqual([]);
+    await validUpdateThenDone(
+      handle,
+      taskHandle.workflowId,
+      'answerConsultation',
+      '{"consultationId":"s-c1","choice":"guidance","guidance":"write the parser in parser.ts"}',
+    );
     expect(await workflowTaskFailures(taskHandle)).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import { carriesOverChecks, checklistProgress, progressLine, renderChecklist, type ChecklistTask } from '../../../src/domain/checklist';
 import { TaskState } from '../../../src/domain/types';
+import { expectToContainAll } from '../../support/expectations';
 
 const t = (id: string, title: string, state: TaskState = TaskState.READY): ChecklistTask => ({ id, title, state });
 
@@ -71,10 +72,12 @@ describe('renderChecklist (X11)', () => {
     expect(revised1).toContain('<details>\n<summary>📜 Previous Plan History</summary>');
     expect(revised1.trimEnd().endsWith('</details>')).toBe(true);
     const history = revised1.slice(revised1.indexOf('<details>'));
-    expect(history).toContain('### Original Plan');
-    expect(history).toContain('#### Tasks:');
-    expect(history).toContain('- [ ] **task_3**: Write tests');
-    expect(history).toContain('Progress: 2/4 (50%) complete · Plan Revisions: 0');
+    expectToContainAll(history, [
+      '### Original Plan',
+      '#### Tasks:',
+      '- [ ] **task_3**: Write tests',
+      'Progress: 2/4 (50%) complete · Plan Revisions: 0',
+    ]);
   });
 
   it('X11 history does not nest: a second revision lists both earlier plans once', () => {
@@ -86,12 +89,14 @@ describe('renderChecklist (X11)', () => {
       replanCount: 3,
     });
     expect(revised2.match(/<details>/g)).toHaveLength(1);
-    expect(revised2).toContain('### Original Plan');
-    expect(revised2).toContain('### Revision #1');
-    expect(revised2).toContain('**Revision Reason**: Test runner unavailable, plan adjusted');
-    // previous progress comes from the last earlier plan (revision 1: 3 of 5, replaced task not counted)
-    expect(revised2).toContain('**Previous Progress**: 3/5');
-    expect(revised2).toContain('Progress: 1/2 (50%) complete · Plan Revisions: 3');
+    expectToContainAll(revised2, [
+      '### Original Plan',
+      '### Revision #1',
+      '**Revision Reason**: Test runner unavailable, plan adjusted',
+      // previous progress comes from the last earlier plan (revision 1: 3 of 5, replaced task not counted)
+      '**Previous Progress**: 3/5',
+      'Progress: 1/2 (50%) complete · Plan Revisions: 3',
+    ]);
   });
 
   it('X11 an explicit previous progress and a timestamp are shown', () => {
@@ -103,11 +108,11 @@ describe('renderChecklist (X11)', () => {
       previousProgress: { done: 4, total: 7 },
       revisedAt: '2024-11-28 10:00:00',
     });
-    expect(md).toContain('## 📋 Execution Plan (Revised #3)');
-    expect(md).toContain('_Revision #3 at 2024-11-28 10:00:00_');
-    expect(md).toContain('**Revision Reason**: not given');
-    expect(md).toContain('**Previous Progress**: 4/7');
-    expect(md).not.toContain('<details>');
+    expectToContainAll(
+      md,
+      ['## 📋 Execution Plan (Revised #3)', '_Revision #3 at 2024-11-28 10:00:00_', '**Revision Reason**: not given', '**Previous Progress**: 4/7'],
+      ['<details>'],
+    );
   });
 
   it('X11 task titles are kept on one line; an empty plan renders', () => {

@@ -9,6 +9,8 @@ import type { DecisionRecord } from '../../../src/domain/replan';
 import type { Question } from '../../../src/domain/replan/questions';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
+import { taskSpec } from '../../support/tasks';
+import { expectToContainAll } from '../../support/expectations';
 
 const AT = '2026-11-25T03:00:00.000Z';
 
@@ -32,16 +34,7 @@ function record(over: Partial<DecisionRecord> = {}): DecisionRecord {
   };
 }
 
-const task = (id: string, state: TaskState): TaskRecord => ({
-  id,
-  title: `task ${id}`,
-  description: '',
-  acceptanceCriteria: [],
-  dependencies: [],
-  scopePaths: [],
-  profile: 'UNKNOWN',
-  state,
-});
+const task = (id: string, state: TaskState): TaskRecord => ({ ...taskSpec(id, { profile: 'UNKNOWN' }), state });
 
 function state(over: Partial<RunState> = {}): RunState {
   return { ...initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/tmp/w' }), ...over };
@@ -52,11 +45,13 @@ describe('X10 message formats (seed 004 §11.2, §11.3)', () => {
     const text = replanDecidedMessage(record());
     const lines = text.split('\n');
     expect(lines[0]).toBe('## 🔄 Plan Revision Decided by AI');
-    expect(text).toContain('**Phase**: Execution');
-    expect(text).toContain('**Confidence**: 85%');
-    expect(text).toContain('**Reasoning**:\nthe tool is unavailable');
-    expect(text).toContain('**Issues Found**:\n- npm is missing\n- tests cannot run');
-    expect(text).toContain('**Recommended Actions**:\n- use the bundled runner');
+    expectToContainAll(text, [
+      '**Phase**: Execution',
+      '**Confidence**: 85%',
+      '**Reasoning**:\nthe tool is unavailable',
+      '**Issues Found**:\n- npm is missing\n- tests cannot run',
+      '**Recommended Actions**:\n- use the bundled runner',
+    ]);
     expect(lines.at(-1)).toBe(`*${AT}*`);
     const order = ['**Phase**', '**Confidence**', '**Reasoning**', '**Issues Found**', '**Recommended Actions**', `*${AT}*`].map((k) =>
       text.indexOf(k),
@@ -78,11 +73,13 @@ describe('X10 message formats (seed 004 §11.2, §11.3)', () => {
     }));
     const text = clarificationMessage('r1', qs, 'the instruction names no format');
     expect(text.split('\n')[0]).toBe('## ❓ Clarification Needed (AI Decision)');
-    expect(text).toContain("I've analyzed the task and need some clarification to proceed effectively:");
-    expect(text).toContain('**Questions**:\n1. Which format? (q1)\n2. Which folder? (q2)');
-    expect(text).toContain('**Context**:\nthe instruction names no format');
-    expect(text).toContain('**If no response**:\nI will proceed with the following assumptions after 30 minute(s):\n- JSON\n- the repository root');
-    expect(text).toContain('replanner answer r1 q1');
+    expectToContainAll(text, [
+      "I've analyzed the task and need some clarification to proceed effectively:",
+      '**Questions**:\n1. Which format? (q1)\n2. Which folder? (q2)',
+      '**Context**:\nthe instruction names no format',
+      '**If no response**:\nI will proceed with the following assumptions after 30 minute(s):\n- JSON\n- the repository root',
+      'replanner answer r1 q1',
+    ]);
   });
 });
 

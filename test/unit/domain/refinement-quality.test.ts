@@ -1,3 +1,4 @@
+import { expectToContainAll } from '../../support/expectations';
 import {
   COVERAGE_ISSUE_PREFIX,
   DEFAULT_REFINEMENT_CONFIG,
@@ -78,13 +79,18 @@ describe('QUALITY_CRITERIA (R7)', () => {
 
   it('R7 rendered prompt text has tiers with weights, Coverage with seed 003 wording, and the duration', () => {
     const text = renderQualityCriteria({ maxTaskDuration: 6 });
-    expect(text).toContain('CRITICAL (70%):');
-    expect(text).toContain('IMPORTANT (20%):');
-    expect(text).toContain('NICE TO HAVE (10%):');
-    expect(text).toContain('5. **Coverage**: Do all tasks together fully satisfy the original instruction?');
-    expect(text).toContain('All explicit requirements must be addressed by at least one task');
-    expect(text).toContain('within 6 hours');
-    expect(text).not.toContain('{maxTaskDuration}');
+    expectToContainAll(
+      text,
+      [
+        'CRITICAL (70%):',
+        'IMPORTANT (20%):',
+        'NICE TO HAVE (10%):',
+        '5. **Coverage**: Do all tasks together fully satisfy the original instruction?',
+        'All explicit requirements must be addressed by at least one task',
+        'within 6 hours',
+      ],
+      ['{maxTaskDuration}'],
+    );
     expect(renderQualityCriteria()).toContain('within 4 hours');
   });
 

@@ -14,6 +14,7 @@ import { applyJump, restorePrevious, setDecomposition, type Jump } from '../../.
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { TaskState, type TaskSpec } from '../../../src/domain/types';
 import { addStepLine, taskDetails, TASK_DETAIL_STEPS } from '../../../src/domain/task-details';
+import { expectToContainAll } from '../../support/expectations';
 
 const spec = (id: string, title = `do ${id}`): TaskSpec => ({
   id,
@@ -40,26 +41,28 @@ const jump = (type: Jump['type'], keepsCompletedWork: boolean, target: Jump['tar
 describe('V1 X11 runChecklist', () => {
   it('X11 the first plan: "Execution Plan", every task unchecked, the progress line, no history', () => {
     const text = runChecklist(withStates(base(), { a: TaskState.DONE }));
-    expect(text).toContain('## 📋 Execution Plan\n');
-    expect(text).toContain('- [x] **a**: do a');
-    expect(text).toContain('- [ ] **b**: do b');
-    expect(text).toContain('Progress: 1/3 (33%) complete · Plan Revisions: 0');
-    expect(text).not.toContain('<details>');
+    expectToContainAll(
+      text,
+      ['## 📋 Execution Plan\n', '- [x] **a**: do a', '- [ ] **b**: do b', 'Progress: 1/3 (33%) complete · Plan Revisions: 0'],
+      ['<details>'],
+    );
   });
 
   it('X11 §11.4.3 a partial replan keeps the completed checks; the plan before goes into <details> with its progress', () => {
     const before = withStates(base(), { a: TaskState.DONE, b: TaskState.BLOCKED });
     const after = applyJump(before, jump('partial_replan', true, 'action_sequence'), 30, '2026-11-25T03:00:00.000Z').state;
     const text = runChecklist(after);
-    expect(text).toContain('## 📋 Execution Plan (Revised #1)');
-    expect(text).toContain('**Revision Reason**: the partial_replan reason (partial_replan)');
-    expect(text).toContain('**Previous Progress**: 1/3');
-    expect(text).toContain('- [x] **a**: do a');
-    expect(text).toContain('- [ ] **b**: do b');
-    expect(text).toContain('Progress: 1/3 (33%) complete · Plan Revisions: 1');
-    expect(text).toContain(`<details>\n<summary>${CHECKLIST_HISTORY_SUMMARY}</summary>`);
-    expect(text).toContain('### Original Plan');
-    expect(text).toContain('— ⛔ blocked');
+    expectToContainAll(text, [
+      '## 📋 Execution Plan (Revised #1)',
+      '**Revision Reason**: the partial_replan reason (partial_replan)',
+      '**Previous Progress**: 1/3',
+      '- [x] **a**: do a',
+      '- [ ] **b**: do b',
+      'Progress: 1/3 (33%) complete · Plan Revisions: 1',
+      `<details>\n<summary>${CHECKLIST_HISTORY_SUMMARY}</summary>`,
+      '### Original Plan',
+      '— ⛔ blocked',
+    ]);
   });
 
   it('X11 §11.4.3 a task re-decomposition starts a new checklist: while the new plan is made the last real plan stays, marked as under revision (never an empty 0/0 plan); then the new plan, the old one in <details>', () => {
@@ -113,9 +116,11 @@ describe('V1 X11 runChecklist', () => {
       ),
     };
     const text = runChecklist(stopped);
-    expect(text).toContain('- [ ] **a**: do a — ❌ task failed: the worker crashed');
-    expect(text).toContain('- [ ] **b**: do b — ⛔ blocked by a');
-    expect(text).toContain('- [ ] **c**: do c — ✖ cancelled: the run was cancelled');
+    expectToContainAll(text, [
+      '- [ ] **a**: do a — ❌ task failed: the worker crashed',
+      '- [ ] **b**: do b — ⛔ blocked by a',
+      '- [ ] **c**: do c — ✖ cancelled: the run was cancelled',
+    ]);
     const judged = runChecklist({
       ...s,
       tasks: s.tasks.map((t) => (t.id === 'a' ? { ...t, state: TaskState.BLOCKED, summary: 'a.txt is wrong' } : t)),
@@ -173,11 +178,13 @@ describe('V1 task details', () => {
     lines = addStepLine(lines, 1, 2, { toolCalls: 1, toolErrors: 1, actions: ['run_command(node t.js)!'], logPath: 'x' });
     lines = addStepLine(lines, 1, 3, { summary: 'wrote a.txt', toolCalls: 0, toolErrors: 0, actions: [], logPath: 'x' });
     const text = taskDetails({ taskId: 'a', title: 'write a', state: 'RUNNING', iteration: 1, maxIterations: 8, steps: lines, earlierSteps: 0 });
-    expect(text).toContain('## Task a: write a');
-    expect(text).toContain('- iteration 1, step 1: `write_file(a.txt)`');
-    expect(text).toContain('- iteration 1, step 2: `run_command(node t.js)!` (1 failed)');
-    expect(text).toContain('- iteration 1, step 3: no tool call — answer: wrote a.txt');
-    expect(text).toContain('_No file written or edited yet._');
+    expectToContainAll(text, [
+      '## Task a: write a',
+      '- iteration 1, step 1: `write_file(a.txt)`',
+      '- iteration 1, step 2: `run_command(node t.js)!` (1 failed)',
+      '- iteration 1, step 3: no tool call — answer: wrote a.txt',
+      '_No file written or edited yet._',
+    ]);
     let many = lines;
     for (let i = 4; i < 50; i++) many = addStepLine(many, 2, i, { toolCalls: 0, toolErrors: 0, actions: [], logPath: 'x' });
     expect(many).toHaveLength(TASK_DETAIL_STEPS);
@@ -199,9 +206,7 @@ describe('V1 task details', () => {
       unlistedFiles: 3,
     });
     const section = text.slice(text.indexOf('### Files changed'), text.indexOf('### Worker steps'));
-    expect(section).toContain('- `src/a.ts` +5 −1 (1 write, 1 edit)');
-    expect(section).toContain("- `b'c.md` +0 −2 (2 edits)");
-    expect(section).toContain('_3 more file(s) not listed._');
+    expectToContainAll(section, ['- `src/a.ts` +5 −1 (1 write, 1 edit)', "- `b'c.md` +0 −2 (2 edits)", '_3 more file(s) not listed._']);
   });
 });
 

@@ -16,8 +16,9 @@ import { initialRunState, type RunState } from '../../../src/domain/run/state';
 import { pauseRun, resumeRun } from '../../../src/domain/run/pause';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { resolveReplan } from '../../../src/domain/replan/resolve';
-import { TaskState, type TaskSpec } from '../../../src/domain/types';
+import { TaskState } from '../../../src/domain/types';
 import { ZERO_USAGE } from '../../../src/domain/usage';
+import { taskSpec } from '../../support/tasks';
 
 const body = (n: number): RunEventBody => ({ kind: 'phase', phase: 'execution', n });
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -72,16 +73,6 @@ describe('V2 event log: append, trim, read after a cursor', () => {
   });
 });
 
-const spec = (id: string): TaskSpec => ({
-  id,
-  title: `task ${id}`,
-  description: '',
-  acceptanceCriteria: [],
-  dependencies: [],
-  scopePaths: [],
-  profile: 'FILE_OPERATION',
-});
-
 /** The execution phase's "no replan" after task a, recorded as the run records it. */
 const noReplanAfterA = (x: RunState): RunState =>
   recordDecision(x, { phase: 'execution', taskId: 'a', decision: NO_REPLAN('fine'), outcome: { action: 'none', reason: 'fine' }, timestamp: T0 })
@@ -101,7 +92,7 @@ describe('V2 events from the run state changes (withEvents)', () => {
     const s = run(
       s0,
       (x) => enterPhase(x, 'task_decomposition').state,
-      (x) => setDecomposition(x, [spec('a'), spec('b')]),
+      (x) => setDecomposition(x, [taskSpec('a'), taskSpec('b')]),
       (x) => enterPhase(x, 'execution').state,
       (x) => ({ ...x, tasks: x.tasks.map((t) => (t.id === 'a' ? { ...t, state: TaskState.RUNNING } : t)) }),
       (x) => ({ ...x, tasks: x.tasks.map((t) => (t.id === 'a' ? { ...t, state: TaskState.DONE, summary: 'wrote a' } : t)) }),
@@ -164,7 +155,7 @@ describe('V2 events from the run state changes (withEvents)', () => {
   it('V2 questions asked and answered, consultations, pauses and resumes, and the run end', () => {
     const executing = run(
       s0,
-      (x) => setDecomposition(x, [spec('a')]),
+      (x) => setDecomposition(x, [taskSpec('a')]),
       (x) => enterPhase(x, 'execution').state,
       (x) => ({
         ...x,
@@ -245,7 +236,7 @@ describe('V2 events from the run state changes (withEvents)', () => {
   it('V2 long texts are clipped (the log stays small)', () => {
     const out = runEventsBetween(
       { ...s0, pauses: [] },
-      { ...s0, tasks: [{ ...spec('a'), title: 'x'.repeat(5000), state: TaskState.DONE, summary: 'y'.repeat(5000) }], pauses: [] },
+      { ...s0, tasks: [{ ...taskSpec('a'), title: 'x'.repeat(5000), state: TaskState.DONE, summary: 'y'.repeat(5000) }], pauses: [] },
     );
     expect(JSON.stringify(out).length).toBeLessThan(700);
   });
@@ -255,7 +246,7 @@ describe('V2 execution decisions are told while the phase runs', () => {
   const s0 = initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' });
   const executing = run(
     s0,
-    (x) => setDecomposition(x, [spec('a'), spec('b')]),
+    (x) => setDecomposition(x, [taskSpec('a'), taskSpec('b')]),
     (x) => enterPhase(x, 'execution').state,
   );
   const progress = (x: RunState, m: Partial<Parameters<typeof applyTaskProgress>[1]>) => {
