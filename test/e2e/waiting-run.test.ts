@@ -10,7 +10,7 @@ import type { DecisionsView } from '../../src/workflows/messages';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { uniqueId, until, type Harness } from '../support/harness';
 import { harnessForCli } from '../support/suite-hooks';
-import { NO_REPLAN_DECISION, scriptScenario } from '../support/scenario';
+import { scriptOneQuestionRun } from '../support/scenario';
 
 let h: Harness;
 harnessForCli((x) => (h = x));
@@ -44,19 +44,7 @@ async function listLineOf(id: string, ...flags: string[]): Promise<string> {
 
 describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => {
   it('V1 X14 O1 WAITING in the search attribute, list and current details; answered by the Web UI signal; a second answer refused; paused shows how to resume; ends DONE', async () => {
-    scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
-    h.fake.always('replan_decision', { json: NO_REPLAN_DECISION });
-    h.fake.script('replan_decision', {
-      json: {
-        ...NO_REPLAN_DECISION,
-        replan_needed: true,
-        confidence: 0.9,
-        replan_type: 'clarification_request',
-        clarification_needed: true,
-        clarification_questions: ['Which format should the report use?'],
-        assumptions_to_make: ['JSON'],
-      },
-    });
+    scriptOneQuestionRun(h.fake, 'Which format should the report use?', { confidence: 0.9 });
     const id = uniqueId('waiting');
     const started = await cli('run', 'write the report', '--workspace', h.workspace(), '--id', id);
     expect([started.code, started.err]).toEqual([0, '']);

@@ -9,7 +9,7 @@ import { answerClarificationUpdate, type DecisionsView } from '../../src/workflo
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { workspaceLockId } from '../../src/client/workspace-lock';
 import { FAST, runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
-import { NO_REPLAN_DECISION, scriptScenario } from '../support/scenario';
+import { scriptOneQuestionRun, scriptScenario } from '../support/scenario';
 import { launchBrowser, openWorkflowTab, waitForText, webUiUrl } from '../support/web-ui';
 
 let h: Harness;
@@ -78,18 +78,7 @@ describe('the run in the Temporal Web UI', () => {
 
   it("V1 the root list shows the run and not its workspace lock; the waiting run's page shows the question and how to answer it", async () => {
     h.fake.reset();
-    scriptScenario(h.fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
-    h.fake.always('replan_decision', { json: NO_REPLAN_DECISION });
-    h.fake.script('replan_decision', {
-      json: {
-        ...NO_REPLAN_DECISION,
-        replan_needed: true,
-        replan_type: 'clarification_request',
-        clarification_needed: true,
-        clarification_questions: ['Which format should the report use?'],
-        assumptions_to_make: ['JSON'],
-      },
-    });
+    scriptOneQuestionRun(h.fake, 'Which format should the report use?');
     const runId = uniqueId('webwait');
     const workspace = h.workspace();
     const { handle } = await startRun(h.client, {

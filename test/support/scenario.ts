@@ -1,5 +1,5 @@
 // Scripted whole-run scenarios: the product's (src/scripted-model/scenario.ts), plus test-only task sets.
-import type { ScenarioTask } from '../../src/scripted-model/scenario';
+import { NO_REPLAN_DECISION, scriptScenario, type ScenarioTask } from '../../src/scripted-model/scenario';
 
 export {
   DEFAULT_GOAL,
@@ -25,4 +25,24 @@ export function fourFileTasks(ids: string[]): ScenarioTask[] {
     title: `write the ${id} files`,
     files: Object.fromEntries([1, 2, 3, 4].map((n) => [`${id}${n}.txt`, `${id}${n}`])),
   }));
+}
+
+/**
+ * A one-task run whose first replan decision asks the user `question` (assuming JSON when nobody
+ * answers); every later decision wants no replan. `extra` adds fields to that first decision.
+ */
+export function scriptOneQuestionRun(fake: Parameters<typeof scriptScenario>[0], question: string, extra: Record<string, unknown> = {}): void {
+  scriptScenario(fake, { tasks: [{ id: 'one', title: 'write one', files: { 'one.txt': '1' } }] });
+  fake.always('replan_decision', { json: NO_REPLAN_DECISION });
+  fake.script('replan_decision', {
+    json: {
+      ...NO_REPLAN_DECISION,
+      ...extra,
+      replan_needed: true,
+      replan_type: 'clarification_request',
+      clarification_needed: true,
+      clarification_questions: [question],
+      assumptions_to_make: ['JSON'],
+    },
+  });
 }

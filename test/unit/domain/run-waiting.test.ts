@@ -10,6 +10,7 @@ import { ANSWER_SIGNAL, pausedItems, taskWorkflowIdOf, waitingItems, waitingLine
 import { TaskState, type TaskRecord } from '../../../src/domain/types';
 import { answerSignal, parsePayload, RunAnswerSchema } from '../../../src/workflows/messages';
 import { taskWorkflowId } from '../../../src/workflows/execution';
+import { taskSpec } from '../../support/tasks';
 
 const AT = '2026-03-01T10:00:00.000Z';
 const run = (): RunState => initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/ws' });
@@ -19,16 +20,7 @@ function asked(s: RunState, kind: 'clarification' | 'confirmation', text: string
     .state;
 }
 
-const task = (id: string, state: TaskState): TaskRecord => ({
-  id,
-  title: `task ${id}`,
-  description: '',
-  acceptanceCriteria: [],
-  dependencies: [],
-  scopePaths: [],
-  profile: 'standard' as TaskRecord['profile'],
-  state,
-});
+const task = (id: string, state: TaskState): TaskRecord => ({ ...taskSpec(id, { profile: 'standard' as TaskRecord['profile'] }), state });
 
 function consulting(): RunState {
   const s: RunState = { ...run(), phase: 'execution', phaseRuns: { execution: 2 }, tasks: [task('t2', TaskState.RUNNING)] };
