@@ -133,7 +133,7 @@ async function startScriptedLlm(): Promise<ScriptedModel> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(`example failed: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`example failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   },
 );

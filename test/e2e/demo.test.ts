@@ -90,7 +90,8 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
     const history = (await client.workflow.getHandle(wfId).fetchHistory()).events ?? [];
     const children = history
       .map((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId)
-      .filter((x): x is string => !!x)
+      // The run's phases (its workspace lock is a child too, since the run is the root).
+      .filter((x): x is string => !!x?.startsWith(`${wfId}.`))
       .map((id) => /\.([a-z_]+)-(\d+)$/.exec(id)!)
       .map(([, phase, n]) => (n === '1' ? phase! : `${phase!} (#${n!})`));
     const printed = out

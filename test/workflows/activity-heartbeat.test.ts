@@ -39,7 +39,11 @@ describe('O4 one heartbeat helper', () => {
       },
       90_000,
     );
-    expect(details).toEqual({ step: 1 });
+    // Its step number, and (since requests stream) what its LLM call is doing.
+    expect(details).toMatchObject({ step: 1 });
+    expect(Object.keys(details as object).sort()).toEqual((details as { llm?: unknown }).llm ? ['llm', 'step'] : ['step']);
+    const llm = (details as { llm?: { purpose: string } }).llm;
+    if (llm) expect(llm.purpose).toBe('worker_step');
 
     expect((await runOutcome(handle)).status).toBe('DONE');
     // One request per call: no attempt timed out for want of a beat.

@@ -49,8 +49,9 @@ describe('status never goes backwards across worker crashes (O5, V1)', () => {
       ...(i > 0 ? { dependencies: [`t${i}`] } : {}),
       files: { [`part${i + 1}.txt`]: `${i + 1}` },
     }));
-    // Every model call takes a moment, so a kill can land while one is in flight.
-    scriptScenario(h.fake, { tasks, latencyMs: 300 });
+    // Every model call takes a moment, so a kill can land while one is in flight, and a task takes
+    // a few seconds, so the kills (at least 8) spread over the chain even when the machine is busy.
+    scriptScenario(h.fake, { tasks, latencyMs: 800 });
     const start = () => startWorker({ address: temporalAddress(), taskQueue, llmBaseURL: h.fake.baseURL });
     let worker: WorkerProc = await start();
     const runId = uniqueId('mono');
