@@ -42,6 +42,8 @@ const lockActivities = proxyLocalActivities<Activities>({
 export class RunWorkspace {
   private outcome: WorkspaceHold | undefined;
   private lock: HeldLock | undefined;
+  /** The lock's end, when this execution started it (so the lock's completion comes back to it as its child's). */
+  private lockEnd: Promise<void> | undefined;
 
   constructor(private readonly input: RunInput) {}
 
@@ -77,7 +79,7 @@ export class RunWorkspace {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
       try {
         // Not cancellable: cancelling the run must not cancel the lock behind its release.
-        await CancellationScope.nonCancellable(() =>
+        const child = await CancellationScope.nonCancellable(() =>
           startChild('WorkspaceLockWorkflow', {
             workflowId: lockId,
             // src/workflows/workspace-lock.ts HeldLockInput (by name: that module reaches back to the run's start options).
@@ -89,6 +91,10 @@ export class RunWorkspace {
           }),
         );
         this.lock = { lockId, token };
+        this.lockEnd = child.result().then(
+          () => undefined,
+          () => undefined,
+        );
         return { held: true };
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -114,6 +120,15 @@ export class RunWorkspace {
       await CancellationScope.nonCancellable(async () => {
         try {
           await getExternalWorkflowHandle(lock.lockId).signal(releaseWorkspaceSignal, { token: lock.token });
+          // The lock ends at once; when this execution started it, its end comes back as a child's
+          // event, which must not land between the run's last step and its completion (that fails the
+          // workflow task: UnhandledCommand). Wait for it, a short while at most.
+          const lockEnd = this.lockEnd;
+          if (lockEnd) {
+            let over = false;
+            void lockEnd.then(() => (over = true));
+            await condition(() => over, '30 seconds');
+          }
         } catch (e) {
           log.warn(`could not release the workspace lock ${lock.lockId}: ${rootMessage(e)}`);
         }
