@@ -49,6 +49,11 @@ describe('CLI papercuts', () => {
     const id = await waitingRun('reuse');
     expect((await cli('cancel', id)).code).toBe(0);
     await until('the run to end CANCELLED', async () => ((await statusOf(id)).status === 'CANCELLED' ? true : undefined));
+    // …and its workflow to close (it lets go of its workspace lock first).
+    await h.client.workflow
+      .getHandle(`run-${id}`)
+      .result()
+      .catch(() => undefined);
     const again = await cli('run', 'write a guide', '--workspace', h.workspace(), '--id', id);
     expect(again.code).toBe(2);
     expect(again.err).toContain(`replanner: the run id "${id}" is taken by a run that ended CANCELLED (started `);
