@@ -35,6 +35,8 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
   for (const t of s.tasks) {
     const deps = t.dependencies.length ? ` (after ${t.dependencies.join(', ')})` : '';
     lines.push(`  ${MARK[t.state] ?? '[?]'} ${t.id}: ${t.title}${deps}${t.summary ? ` — ${oneLine(t.summary, 120)}` : ''}`);
+    // P9: the stuck detector's note stays with the task after it ended, whatever the judge said.
+    if (t.stuck) lines.push(`      stuck: ${oneLine(t.stuck.replace(/^stuck: /, ''), 240)}`);
     const changed = files[t.id] ?? [];
     if (changed.length) lines.push(`      files: ${changed.map((c) => `${c.path} +${c.added} −${c.removed}`).join(', ')}`);
   }

@@ -60,6 +60,8 @@ export interface TaskRecord extends TaskSpec {
   replanningInfo?: ReplanningInfo;
   /** Short outcome text (judge reason, block reason); never a transcript. */
   summary?: string;
+  /** P9: the stuck detector fired in this task: its newest note and, past one finding, the wasted steps and tokens in all. */
+  stuck?: string;
 }
 
 /**

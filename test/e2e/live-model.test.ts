@@ -16,18 +16,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { DoctorReport } from '../../src/client/doctor';
 import { LlmGateway } from '../../src/llm/gateway';
 import { estimateTokens } from '../../src/domain/llm-timeouts';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
-import { temporalAddress, uniqueId } from '../support/harness';
-import { startLlmServer, startProxy, stopServer, type Logged } from '../support/live-llm';
+import { uniqueId } from '../support/harness';
+import { LIVE_MODEL as MODEL, liveModelForSuite, runLive, startLiveWorker, type Logged } from '../support/live-llm';
 
-const MODEL = 'smollm2-135m';
 /** The first build of the virtualenv (~6–10 min on 2 cores) happens here, with progress on stderr. */
 const START_TIMEOUT_MS = 20 * 60_000;
 /**
@@ -40,37 +36,22 @@ const RUN_JEST_BOUND_MS = 20 * 60_000;
 /** Caps the run's LLM calls: past it the run asks, and the test answers "stop" (a final status). */
 const BUDGET_TOKENS = 40_000;
 
-let server: { url: string; pid: number; log: string } | undefined;
-let proxy: { url: string; requests: Logged[]; close(): Promise<void> } | undefined;
+const suite = liveModelForSuite(START_TIMEOUT_MS);
+const saved = suite.saved;
 let hog: ChildProcess[] = [];
 let doctorReport: DoctorReport | undefined;
-const saved = { ...process.env };
-const dirs: string[] = [];
 
-beforeAll(async () => {
-  try {
-    // The worker's log as quiet as the harness's (REPLANNER_TEST_LOG=1: INFO).
-    Runtime.install({ logger: new DefaultLogger(process.env.REPLANNER_TEST_LOG === '1' ? 'INFO' : 'ERROR') });
-  } catch {
-    /* already installed in this jest worker */
-  }
-  server = await startLlmServer();
-  proxy = await startProxy(server.url);
-  // Both cores busy from here on: the model competes with them, as on a busy workstation.
+// Both cores busy once the server is up: the model competes with them, as on a busy workstation.
+beforeAll(() => {
   hog = os.cpus().map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-}, START_TIMEOUT_MS);
-
-afterAll(async () => {
+});
+afterAll(() => {
   for (const p of hog) p.kill('SIGKILL');
-  process.env = saved;
-  await proxy?.close();
-  if (server) await stopServer(server.pid);
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 const shellFor = (taskQueue: string) => ({
   ...saved,
-  OPENAI_BASE_URL: proxy!.url,
+  OPENAI_BASE_URL: suite.proxy!.url,
   OPENAI_API_KEY: 'not-needed',
   REPLANNER_MODEL: MODEL,
   REPLANNER_TASK_QUEUE: taskQueue,
@@ -82,14 +63,14 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
     'M1 M2 doctor against the live model: json_schema refused (HTTP 500), json_object works, a tool call, and its speed measured on a run-sized prompt',
     async () => {
       process.env = shellFor(uniqueId('live-doctor'));
-      const before = proxy!.requests.length;
+      const before = suite.proxy!.requests.length;
       const started = Date.now();
       const r = await cli('doctor', '--json');
       doctorReport = JSON.parse(r.out) as DoctorReport;
       const lines = doctorReport.checks.map((c) => `${c.mark} ${c.summary}${c.fix ? ` → ${c.fix}` : ''}`);
       process.stderr.write(`live-model doctor (${Date.now() - started} ms, exit ${r.code}):\n${lines.join('\n')}\n`);
       const summary = (name: string) => doctorReport!.checks.find((c) => c.name === name);
-      expect(summary('endpoint')).toMatchObject({ mark: 'ok', summary: `LLM endpoint ${proxy!.url}: answers` });
+      expect(summary('endpoint')).toMatchObject({ mark: 'ok', summary: `LLM endpoint ${suite.proxy!.url}: answers` });
       expect(summary('model')).toMatchObject({ mark: 'ok', summary: `Model ${MODEL}: listed` });
       expect(summary('structured_output')).toMatchObject({
         mark: 'ok',
@@ -104,7 +85,7 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
       expect(speed.calls.map((c) => c.purpose)).toEqual(expect.arrayContaining(['goal_understanding', 'task_decomposition']));
       expect(summary('speed')?.summary).toMatch(/^Speed: read a ~[\d,]+-token prompt/);
       // Exactly the requests doctor reports, through the proxy.
-      expect(proxy!.requests.slice(before).map((q) => [q.form || q.path, q.status])).toEqual([
+      expect(suite.proxy!.requests.slice(before).map((q) => [q.form || q.path, q.status])).toEqual([
         ['/v1/models', 200],
         ['json_schema', 500],
         ['json_object', 200],
@@ -121,9 +102,9 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
       const speed = doctorReport?.speed?.speed;
       // A few tokens' time at the measured speed (and never less than a minute on a busy machine).
       const tokenMs = 1000 / Math.max(speed?.writeTokensPerSecond ?? 1, 0.05);
-      const gateway = new LlmGateway({ apiKey: 'not-needed', baseURL: proxy!.url, model: MODEL });
+      const gateway = new LlmGateway({ apiKey: 'not-needed', baseURL: suite.proxy!.url, model: MODEL });
       const ctl = new AbortController();
-      const before = proxy!.requests.length;
+      const before = suite.proxy!.requests.length;
       let seen = 0;
       const asked = gateway
         .chat({
@@ -138,15 +119,15 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
         })
         .catch((e: unknown) => e);
       expect(((await asked) as Error).message).toBe('abandoned by the test');
-      const req = proxy!.requests[before]!;
+      const req = suite.proxy!.requests[before]!;
       // The proxy sees the client go away a moment later (on a busy machine, not at once).
       for (let i = 0; i < 100 && !req.aborted; i++) await new Promise((r) => setTimeout(r, 100));
       expect(req.aborted).toBe(true);
       const port = req.upstreamPort!;
       const said = `Disconnected from client (via refresh/close) Address(host='127.0.0.1', port=${port})`;
       const deadline = Date.now() + 60_000 + 10 * tokenMs;
-      while (!fs.readFileSync(server!.log, 'utf8').includes(said) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-      const log = fs.readFileSync(server!.log, 'utf8');
+      while (!fs.readFileSync(suite.server!.log, 'utf8').includes(said) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+      const log = fs.readFileSync(suite.server!.log, 'utf8');
       // From its request line on: the disconnect, and no generation summary (llama.cpp prints one per finished generation).
       const own = log.slice(log.indexOf(`127.0.0.1:${port} - "POST /v1/chat/completions`));
       const untilNext = own.slice(
@@ -171,22 +152,11 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
   it(
     'M1 a short instruction on the live model with the cores busy: goal understanding and task decomposition pass with no LLM pause, every request accepted; per-call times beside doctor’s',
     async () => {
-      const address = temporalAddress();
-      const nativeConnection = await NativeConnection.connect({ address });
-      const connection = await Connection.connect({ address });
-      const client = new Client({ connection });
-      const taskQueue = uniqueId('live-run');
-      const bundle = process.env.REPLANNER_TEST_BUNDLE;
       // The production worker: no total cap, the progress limits (the run's config sets them).
-      const worker: ReplannerWorker = await createWorker({
-        connection: nativeConnection,
-        taskQueue,
-        llm: { apiKey: 'not-needed', baseURL: proxy!.url, model: MODEL },
-        workflowBundle: bundle ? { codePath: bundle } : undefined,
-      });
-      const running = worker.run();
+      const live = await startLiveWorker(suite.proxy!.url, 'live-run', saved);
+      const client = live.client;
       const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-live-'));
-      dirs.push(workspace);
+      suite.dirs.push(workspace);
       const config = path.join(workspace, '..', `${path.basename(workspace)}.yaml`);
       // Small on purpose: one or two tasks, no replanning, one plan judged once (a judge that fails lets it pass), a budget that caps the calls.
       // llm.maxReplyTokens: a tiny model on a JSON grammar can otherwise generate until its context is full.
@@ -196,29 +166,18 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
         config,
         `replanning:\n  enabled: false\nplanning:\n  maxTasks: 2\nrefinement:\n  maxRefinementAttempts: 0\n  failOpen: true\nexecution:\n  maxParallelTasks: 1\nllm:\n  maxReplyTokens: 512\n${limits}`,
       );
-      dirs.push(config);
-      process.env = shellFor(taskQueue);
+      suite.dirs.push(config);
+      process.env = live.env;
       const bound = runBoundMs(doctorReport);
-      const before = proxy!.requests.length;
-      const logFrom = fs.statSync(server!.log).size;
+      const before = suite.proxy!.requests.length;
+      const logFrom = fs.statSync(suite.server!.log).size;
       const id = uniqueId('live');
       const started = Date.now();
       let last: RunStatus | undefined;
       const shown = new Set<string>();
       let stoppedByUs = false;
       try {
-        const r = await cli(
-          'run',
-          'Create a file hello.txt containing the word hello.',
-          '--workspace',
-          workspace,
-          '--id',
-          id,
-          '--config',
-          config,
-          '--budget-tokens',
-          String(BUDGET_TOKENS),
-        );
+        const r = await runLive(id, workspace, config, BUDGET_TOKENS);
         expect(r.code).toBe(0);
         for (;;) {
           const s = JSON.parse((await cli('status', id, '--json')).out) as RunStatus & { llmCalls?: { line: string }[] };
@@ -240,20 +199,17 @@ describe('a live small model (llama-cpp-python + SmolLM2-135M), both cores kept 
           await new Promise((r) => setTimeout(r, 3000));
         }
       } finally {
-        const sent = proxy!.requests.slice(before);
-        const note = `${callReport(id, sent, doctorReport, Date.now() - started, last, [...shown])}\n${serverCounts(server!.log, logFrom)}`;
+        const sent = suite.proxy!.requests.slice(before);
+        const note = `${callReport(id, sent, doctorReport, Date.now() - started, last, [...shown])}\n${serverCounts(suite.server!.log, logFrom)}`;
         process.stderr.write(`${note}\n`);
         if (process.env.REPLANNER_LIVE_REPORT) fs.writeFileSync(process.env.REPLANNER_LIVE_REPORT, note);
         await client.workflow
           .getHandle(`run-${id}`)
           .terminate('live-model test: past task decomposition')
           .catch(() => undefined);
-        worker.shutdown();
-        await running;
-        await connection.close();
-        await nativeConnection.close();
+        await live.stop();
       }
-      const sent = proxy!.requests.slice(before);
+      const sent = suite.proxy!.requests.slice(before);
       expect(last?.phase).toMatch(/^(action_sequence|execution|reflection)$/);
       // The run showed its calls waiting, from their heartbeats.
       expect([...shown].some((l) => /: (reading prompt \([\d,]+ tokens\)…|writing, N tokens)/.test(l))).toBe(true);

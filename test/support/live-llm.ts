@@ -1,9 +1,16 @@
-// The live model's server for test/e2e/live-model.test.ts: scripts/ensure-llm-server started on a
-// free port, stopped, and a logging HTTP proxy in front of it that counts every request.
+// The live tests' parts (test/e2e/live-model.test.ts, live-stuck.test.ts): scripts/ensure-llm-server
+// started on a free port and stopped; a logging HTTP proxy in front of it that counts every request;
+// the production worker in this process against it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createWorker } from '../../src/worker';
+import { cli } from './cli';
+import { temporalAddress, uniqueId } from './harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -160,4 +167,85 @@ export async function freePort(): Promise<number> {
   const { port } = srv.address() as net.AddressInfo;
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
+}
+
+/** The model the live tests run (scripts/ensure-llm-server serves it under this name). */
+export const LIVE_MODEL = 'smollm2-135m';
+/** The live tests' instruction (issue 22's, and issue 32's). */
+export const LIVE_INSTRUCTION = 'Create a file hello.txt containing the word hello.';
+
+export interface LiveWorker {
+  client: Client;
+  taskQueue: string;
+  /** The shell the CLI sees: the live model behind `baseURL`, this worker's task queue. */
+  env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+/** The production worker in this process (no total cap) on a fresh task queue, against the model behind `baseURL`. */
+export async function startLiveWorker(baseURL: string, prefix: string, shell: NodeJS.ProcessEnv): Promise<LiveWorker> {
+  const address = temporalAddress();
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const taskQueue = uniqueId(prefix);
+  const bundle = process.env.REPLANNER_TEST_BUNDLE;
+  const worker = await createWorker({
+    connection: nativeConnection,
+    taskQueue,
+    llm: { apiKey: 'not-needed', baseURL, model: LIVE_MODEL },
+    workflowBundle: bundle ? { codePath: bundle } : undefined,
+  });
+  const running = worker.run();
+  return {
+    client: new Client({ connection }),
+    taskQueue,
+    env: { ...shell, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'not-needed', REPLANNER_MODEL: LIVE_MODEL, REPLANNER_TASK_QUEUE: taskQueue },
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** `replanner run` of the live instruction with the run's config file and token budget. */
+export function runLive(id: string, workspace: string, config: string, budgetTokens: number): ReturnType<typeof cli> {
+  return cli('run', LIVE_INSTRUCTION, '--workspace', workspace, '--id', id, '--config', config, '--budget-tokens', String(budgetTokens));
+}
+
+/** The worker's log as quiet as the harness's (REPLANNER_TEST_LOG=1: INFO). */
+export function quietRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger(process.env.REPLANNER_TEST_LOG === '1' ? 'INFO' : 'ERROR') });
+  } catch {
+    /* already installed in this jest worker */
+  }
+}
+
+export interface LiveSuite {
+  /** Set by the suite's beforeAll. */
+  server?: { url: string; pid: number; log: string };
+  proxy?: { url: string; requests: Logged[]; close(): Promise<void> };
+  /** The environment before the suite (each test's shell starts from it; restored after). */
+  saved: NodeJS.ProcessEnv;
+  /** Removed after the suite. */
+  dirs: string[];
+}
+
+/** The live model's server and its proxy for one test file: started before its tests, stopped after. */
+export function liveModelForSuite(startTimeoutMs: number): LiveSuite {
+  const suite: LiveSuite = { saved: { ...process.env }, dirs: [] };
+  beforeAll(async () => {
+    quietRuntime();
+    suite.server = await startLlmServer();
+    suite.proxy = await startProxy(suite.server.url);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    process.env = suite.saved;
+    await suite.proxy?.close();
+    if (suite.server) await stopServer(suite.server.pid);
+    for (const d of suite.dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return suite;
 }

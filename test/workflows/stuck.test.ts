@@ -234,6 +234,37 @@ describe('P9 P7 the stuck consultation: each of seed 002 choices leads to its ou
 });
 
 describe('P9 V1 V2 where people see the stuck note', () => {
+  it("P9 V1 a stuck task the judge then accepts: the finished run's `status` keeps the note, with its wasted tokens, beside the task", async () => {
+    const runId = uniqueId('stuck-done');
+    let ws = '';
+    // The planned task writes hello.txt (its action steps); its worker repeats a failing call first.
+    scriptScenario(h.fake, {
+      tasks: [{ id: 'a', title: 'write hello.txt', profile: 'COMPLEX_REASONING', files: { 'hello.txt': 'hello' } }],
+      judge: () => (fs.existsSync(path.join(ws, 'hello.txt')) ? DONE : NOT_DONE),
+    });
+    h.fake.always(
+      'worker_step',
+      recovering(() => failingCall),
+    );
+    ws = h.workspace();
+    const handle = await h.client.workflow.start(RunWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: runWorkflowId(runId),
+      args: [{ runId, instruction: HELLO_INSTRUCTION, workspace: ws, options: FAST, config: { pacemaker: { stuck: { consult: false } } } }],
+    });
+    await handle.result();
+    const status = await handle.query(statusQuery);
+    expect(status.status).toBe('DONE');
+    const task = status.tasks.find((t) => t.id === 'a')!;
+    expect(task.state).toBe('DONE');
+    expect(task.stuck).toMatch(
+      /^stuck: list_dir output\.txt failed \(not found\) 3 times in a row \(2 wasted steps, \d+ tokens\) at iteration 1, step 3$/,
+    );
+    expect(renderStatus(status)).toMatch(
+      /\n {2}\[x\] a: write hello\.txt — .*\n {6}stuck: list_dir output\.txt failed \(not found\) 3 times in a row \(2 wasted steps, \d+ tokens\)/,
+    );
+  });
+
   it('P9 V1 V2 a run: `status` shows the consultation led by the note, watch the step line, the task its details', async () => {
     const runId = uniqueId('stuck-run');
     // The planned task writes hello.txt; its worker never does.

@@ -37,6 +37,14 @@ export interface StuckStatus {
   wastedTokens: number;
 }
 
+/** P9: the task's stuck line: the newest note where it fired, with the totals once it fired more than once. */
+export function stuckStatusLine(s: StuckStatus): string {
+  const at = `iteration ${s.iteration}, step ${s.step}`;
+  return s.times > 1
+    ? `${s.note} at ${at}; ${s.times} times in this task, ${s.wastedSteps} wasted steps, ${s.wastedTokens} tokens`
+    : `${s.note} at ${at}`;
+}
+
 export function recordStuck(prev: StuckStatus | undefined, f: StuckFinding, iteration: number, step: number): StuckStatus {
   return {
     note: stuckNote(f),

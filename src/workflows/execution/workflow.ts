@@ -108,7 +108,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
       const calls = { llm, spend, planChanged: () => replans.planChanged() };
       return jobs.start(redecompose(input, board, calls, board.get(ev.id), o), (job) => ({ kind: 'redecomposed', id: ev.id, job }));
     }
-    board.set(ev.id, { state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED, summary: o.reason });
+    board.set(ev.id, { state: o.state === 'DONE' ? TaskState.DONE : TaskState.BLOCKED, summary: o.reason, ...(o.stuck ? { stuck: o.stuck } : {}) });
     finished(ev.id);
   };
   const followUpEnded = (ev: Exclude<SchedulerEvent, { kind: 'task' }>) => {

@@ -49,6 +49,7 @@ export const TaskRecordSchema: z.ZodType<TaskRecord> = lazySchema(() =>
       })
       .optional(),
     summary: textField(8000).optional(),
+    stuck: textField(2000).optional(),
   }),
 );
 

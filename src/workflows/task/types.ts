@@ -27,6 +27,8 @@ export interface TaskOutcome extends LlmRungReport {
   iterations: number;
   usage: TokenUsage;
   judge?: JudgeResult;
+  /** P9: the stuck detector fired in this task (its line, as the task's details show it). */
+  stuck?: string;
   /** Workspace-relative directory of the last worker iteration's transcript (prompt.json, step-NNN.json). */
   logPath?: string;
 }

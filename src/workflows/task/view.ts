@@ -4,7 +4,7 @@
 import { log, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { addFileChanges, type FileChange } from '../../domain/file-changes';
 import { pacemakerLogLine, type PacemakerState } from '../../domain/pacemaker';
-import type { StuckStatus } from '../../domain/stuck';
+import { stuckStatusLine, type StuckStatus } from '../../domain/stuck';
 import { addStepLine, markStuckLine, taskDetails, TASK_DETAIL_STEPS, type TaskStepLine } from '../../domain/task-details';
 import type { TaskSpec } from '../../domain/types';
 import type { WorkerStepReport } from '../../domain/worker-steps';
@@ -50,7 +50,7 @@ export function taskView(task: TaskSpec): TaskView {
         files: changes.files,
         unlistedFiles: changes.unlisted,
         ...(status.lastJudgeReason ? { lastJudgeReason: status.lastJudgeReason } : {}),
-        ...(status.stuck ? { stuck: stuckLine(status.stuck) } : {}),
+        ...(status.stuck ? { stuck: stuckStatusLine(status.stuck) } : {}),
         ...(status.consultation ? { consultation: `${status.consultation.id}: ${status.consultation.message}` } : {}),
       }),
     );
@@ -79,12 +79,4 @@ export function taskView(task: TaskSpec): TaskView {
       show();
     },
   };
-}
-
-/** P9: the note, with the totals once it fired more than once. */
-function stuckLine(s: StuckStatus): string {
-  const at = `iteration ${s.iteration}, step ${s.step}`;
-  return s.times > 1
-    ? `${s.note} at ${at}; ${s.times} times in this task, ${s.wastedSteps} wasted steps, ${s.wastedTokens} tokens`
-    : `${s.note} at ${at}`;
 }

@@ -8,7 +8,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import { consultationEnd, DEFAULT_PACEMAKER_CONFIG, pacemakerLogLine } from '../../domain/pacemaker';
 import { judgeOutcome, type JudgeResult } from '../../domain/replan/judge-outcome';
-import { stuckNote } from '../../domain/stuck';
+import { stuckNote, stuckStatusLine } from '../../domain/stuck';
 import { addUsage } from '../../domain/usage';
 import { workerStepLimit } from '../../domain/worker-steps';
 import type { StuckPromptInput } from '../../llm/prompts/task';
@@ -60,7 +60,8 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         outcome: state === 'DONE' ? 'success' : `${state.toLowerCase()}: ${reason}`,
       }),
     );
-    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...last, ...rungReport(options) };
+    const stuck = status.stuck ? { stuck: stuckStatusLine(status.stuck) } : {};
+    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...stuck, ...last, ...rungReport(options) };
   };
 
   try {

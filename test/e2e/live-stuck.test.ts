@@ -1,0 +1,121 @@
+// Issue 32: the stuck detector (P9) against the live small model — llama-cpp-python's server with
+// SmolLM2-135M-Instruct (scripts/ensure-llm-server, as test/e2e/live-model.test.ts) — with the
+// configuration the issue names: replanning off, at most 2 tasks, one task at a time, replies capped
+// at 768 tokens, a 40,000-token budget, and the instruction "Create a file hello.txt containing the
+// word hello.". Before the detector, this model spent 38,638 of the 40,000 tokens in one iteration
+// repeating failing calls. Held to: the run finishes, or the stuck note appears, before it has
+// spent half its budget. No CPU hog here: what is measured is the tokens, not the speed.
+// The report (steps, tokens, the patterns seen) goes to stderr, and to REPLANNER_LIVE_STUCK_REPORT.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { taskWorkflowId } from '../../src/workflows/execution';
+import { taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
+import { cli } from '../support/cli';
+import { uniqueId } from '../support/harness';
+import { liveModelForSuite, runLive, startLiveWorker, type Logged } from '../support/live-llm';
+
+const START_TIMEOUT_MS = 20 * 60_000;
+/** On 2 quiet cores the run takes ~3 min; the bound leaves room for a machine several times slower. */
+const RUN_BOUND_MS = 20 * 60_000;
+const BUDGET_TOKENS = 40_000;
+const FINAL = ['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED'];
+
+const suite = liveModelForSuite(START_TIMEOUT_MS);
+const saved = suite.saved;
+
+/** What the test saw of the stuck detector: the first note and the run's tokens when it was first seen. */
+interface Seen {
+  note: string;
+  taskId: string;
+  tokens: number;
+}
+
+it(
+  'P9 O3 the live small model with the issue-32 configuration: the run finishes or reaches the stuck note before it spends half its 40,000-token budget',
+  async () => {
+    const live = await startLiveWorker(suite.proxy!.url, 'live-stuck', saved);
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-live-stuck-'));
+    const config = `${workspace}.yaml`;
+    suite.dirs.push(workspace, config);
+    fs.writeFileSync(
+      config,
+      'replanning:\n  enabled: false\nplanning:\n  maxTasks: 2\nexecution:\n  maxParallelTasks: 1\nllm:\n  timeoutSeconds: 300\n  maxReplyTokens: 768\n',
+    );
+    process.env = live.env;
+    const id = uniqueId('live-stuck');
+    const runWf = `run-${id}`;
+    const started = Date.now();
+    let last: RunStatus | undefined;
+    let seen: Seen | undefined;
+    const answered = new Set<string>();
+    try {
+      const r = await runLive(id, workspace, config, BUDGET_TOKENS);
+      expect(r.code).toBe(0);
+      for (;;) {
+        const s = JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
+        last = s;
+        if (!seen) seen = await stuckNow(live.client, runWf, s);
+        // A stuck consultation: "stop" (the first choice) — the note is what this test waits for.
+        for (const c of s.consultations ?? []) {
+          if (answered.has(c.id)) continue;
+          answered.add(c.id);
+          await cli('consult', id, c.taskId, '1');
+        }
+        const budgetQ = s.questions?.find((q) => q.kind === 'budget' && q.status === 'pending');
+        if (budgetQ && !answered.has(budgetQ.id)) {
+          answered.add(budgetQ.id);
+          await cli('answer', id, budgetQ.id, 'stop');
+        }
+        if (FINAL.includes(s.status)) break;
+        if (Date.now() - started > RUN_BOUND_MS) throw new Error(`no final status within ${RUN_BOUND_MS / 60_000} min: ${s.status} in ${s.phase}`);
+        await new Promise((res) => setTimeout(res, 2000));
+      }
+    } finally {
+      const report = stuckReport(id, last, seen, Date.now() - started, suite.proxy!.requests);
+      process.stderr.write(`${report}\n`);
+      if (process.env.REPLANNER_LIVE_STUCK_REPORT) fs.writeFileSync(process.env.REPLANNER_LIVE_STUCK_REPORT, report);
+      await live.client.workflow
+        .getHandle(runWf)
+        .terminate('live stuck test: ended')
+        .catch(() => undefined);
+      await live.stop();
+    }
+    // Finished (DONE or BLOCKED, not stopped at the budget question) or stuck, under half the budget.
+    const finished = ['DONE', 'BLOCKED'].includes(last.status) ? last.usage.totalTokens : undefined;
+    const firstStop = Math.min(seen?.tokens ?? Infinity, finished ?? Infinity);
+    expect(firstStop).toBeLessThan(BUDGET_TOKENS / 2);
+  },
+  RUN_BOUND_MS + 60_000,
+);
+
+/** The stuck note as the run shows it now (a consultation, a finished task's note) or as its running task shows it (its query), with the tokens spent by then. */
+async function stuckNow(client: Client, runWf: string, s: RunStatus): Promise<Seen | undefined> {
+  const tokens = s.usage.totalTokens;
+  const consult = (s.consultations ?? []).find((c) => c.message.startsWith('stuck: '));
+  if (consult) return { note: consult.message.split('\n')[0]!, taskId: consult.taskId, tokens };
+  const ended = s.tasks.find((t) => t.stuck);
+  if (ended) return { note: ended.stuck!, taskId: ended.id, tokens };
+  for (const t of s.tasks.filter((x) => x.state === 'RUNNING')) {
+    const q = await client.workflow
+      .getHandle(taskWorkflowId(runWf, t.id))
+      .query(taskStatusQuery)
+      .catch(() => undefined);
+    // The run counts a task's tokens when it ends: those of the running task added (an upper bound).
+    if (q?.stuck) return { note: q.stuck.note, taskId: t.id, tokens: tokens + q.usage.totalTokens };
+  }
+  return undefined;
+}
+
+/** The closing note's lines: the outcome, the worker steps, the tokens, the patterns seen. */
+function stuckReport(id: string, s: RunStatus | undefined, seen: Seen | undefined, wall: number, requests: Logged[]): string {
+  const byPurpose = new Map<string, number>();
+  for (const q of requests) if (q.purpose) byPurpose.set(q.purpose, (byPurpose.get(q.purpose) ?? 0) + 1);
+  return [
+    `live-stuck run ${id}: ${s?.status ?? '?'} in ${s?.phase ?? '?'} after ${(wall / 1000).toFixed(0)} s; ${s?.usage.totalTokens ?? '?'} of ${BUDGET_TOKENS} tokens in ${s?.usage.calls ?? '?'} LLM calls`,
+    `requests at the model server by purpose: ${JSON.stringify(Object.fromEntries(byPurpose))}`,
+    seen ? `stuck note first seen at ${seen.tokens} tokens (task ${seen.taskId}): ${seen.note}` : 'no stuck note seen',
+    ...(s?.tasks ?? []).map((t) => `task ${t.id} ${t.state}: ${t.summary ?? ''}${t.stuck ? ` | ${t.stuck}` : ''}`),
+  ].join('\n');
+}
