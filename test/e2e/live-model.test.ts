@@ -22,7 +22,8 @@ import { estimateTokens } from '../../src/domain/llm-timeouts';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { uniqueId } from '../support/harness';
-import { LIVE_MODEL as MODEL, liveModelForSuite, runLive, startLiveWorker, type Logged } from '../support/live-llm';
+import { LIVE_MODEL as MODEL, runLive, startLiveWorker, type Logged } from '../support/live-llm';
+import { liveModelForSuite } from '../support/suite-hooks';
 
 /** The first build of the virtualenv (~6–10 min on 2 cores) happens here, with progress on stderr. */
 const START_TIMEOUT_MS = 20 * 60_000;

@@ -14,7 +14,8 @@ import { taskWorkflowId } from '../../src/workflows/execution';
 import { taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { uniqueId } from '../support/harness';
-import { liveModelForSuite, runLive, startLiveWorker, type Logged } from '../support/live-llm';
+import { runLive, startLiveWorker, type Logged } from '../support/live-llm';
+import { liveModelForSuite } from '../support/suite-hooks';
 
 const START_TIMEOUT_MS = 20 * 60_000;
 /** On 2 quiet cores the run takes ~3 min; the bound leaves room for a machine several times slower. */

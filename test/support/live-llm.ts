@@ -2,7 +2,6 @@
 // started on a free port and stopped; a logging HTTP proxy in front of it that counts every request;
 // the production worker in this process against it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -221,31 +220,4 @@ export function quietRuntime(): void {
   } catch {
     /* already installed in this jest worker */
   }
-}
-
-export interface LiveSuite {
-  /** Set by the suite's beforeAll. */
-  server?: { url: string; pid: number; log: string };
-  proxy?: { url: string; requests: Logged[]; close(): Promise<void> };
-  /** The environment before the suite (each test's shell starts from it; restored after). */
-  saved: NodeJS.ProcessEnv;
-  /** Removed after the suite. */
-  dirs: string[];
-}
-
-/** The live model's server and its proxy for one test file: started before its tests, stopped after. */
-export function liveModelForSuite(startTimeoutMs: number): LiveSuite {
-  const suite: LiveSuite = { saved: { ...process.env }, dirs: [] };
-  beforeAll(async () => {
-    quietRuntime();
-    suite.server = await startLlmServer();
-    suite.proxy = await startProxy(suite.server.url);
-  }, startTimeoutMs);
-  afterAll(async () => {
-    process.env = suite.saved;
-    await suite.proxy?.close();
-    if (suite.server) await stopServer(suite.server.pid);
-    for (const d of suite.dirs) fs.rmSync(d, { recursive: true, force: true });
-  });
-  return suite;
 }

@@ -6,6 +6,7 @@ import { startHarness, type Harness } from './harness';
 import { killAllWorkers } from './worker-proc';
 import { TestCluster } from './cluster';
 import type { FakeForge } from './fake-forge';
+import { quietRuntime, startLlmServer, startProxy, stopServer, type Logged } from './live-llm';
 
 /**
  * The usual suite on the jest run's dev server: one harness for all its tests (handed to `use`),
@@ -96,4 +97,31 @@ export function forgeForSuite<F extends FakeForge>(forge: new (token: string) =>
     use(f);
   });
   afterAll(async () => f?.stop());
+}
+
+export interface LiveSuite {
+  /** Set by the suite's beforeAll. */
+  server?: { url: string; pid: number; log: string };
+  proxy?: { url: string; requests: Logged[]; close(): Promise<void> };
+  /** The environment before the suite (each test's shell starts from it; restored after). */
+  saved: NodeJS.ProcessEnv;
+  /** Removed after the suite. */
+  dirs: string[];
+}
+
+/** The live model's server and its proxy for one test file: started before its tests, stopped after. */
+export function liveModelForSuite(startTimeoutMs: number): LiveSuite {
+  const suite: LiveSuite = { saved: { ...process.env }, dirs: [] };
+  beforeAll(async () => {
+    quietRuntime();
+    suite.server = await startLlmServer();
+    suite.proxy = await startProxy(suite.server.url);
+  }, startTimeoutMs);
+  afterAll(async () => {
+    process.env = suite.saved;
+    await suite.proxy?.close();
+    if (suite.server) await stopServer(suite.server.pid);
+    for (const d of suite.dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return suite;
 }
