@@ -4,6 +4,7 @@ import { notificationsLine } from '../domain/run/deliveries';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 import type { FileChange } from '../domain/file-changes';
+import type { TokenUsage } from '../domain/usage';
 
 export const MARK: Record<string, string> = {
   READY: '[ ]',
@@ -18,11 +19,16 @@ export const MARK: Record<string, string> = {
 /** V3: per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
 type FilesByTask = Record<string, readonly FileChange[]>;
 
-export function renderStatus(s: RunStatus, files: FilesByTask = {}): string {
+/**
+ * `inRunningTasks`: the tokens the running tasks have spent so far (src/client/running-tasks.ts),
+ * which the run's own total counts only when each task ends.
+ */
+export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTasks?: TokenUsage): string {
   const active = s.tasks.filter((t) => t.state !== 'REPLACED_BY_REPLAN');
   const done = active.filter((t) => t.state === 'DONE').length;
+  const running = inRunningTasks?.totalTokens ? ` (+${inRunningTasks.totalTokens} in ${inRunningTasks.calls} calls of the running tasks)` : '';
   const lines = [
-    `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls`,
+    `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
   // Workspace affinity: the host whose worker owns the workspace runs its workspace work.

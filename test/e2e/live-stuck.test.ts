@@ -9,9 +9,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { taskWorkflowId } from '../../src/workflows/execution';
-import { taskStatusQuery, type RunStatus } from '../../src/workflows/messages';
+import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { uniqueId } from '../support/harness';
 import { runLive, startLiveWorker, type Logged } from '../support/live-llm';
@@ -55,9 +53,9 @@ it(
       const r = await runLive(id, workspace, config, BUDGET_TOKENS);
       expect(r.code).toBe(0);
       for (;;) {
-        const s = JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
+        const s = JSON.parse((await cli('status', id, '--json')).out) as StatusJson;
         last = s;
-        if (!seen) seen = await stuckNow(live.client, runWf, s);
+        seen ??= stuckNow(s);
         // A stuck consultation: "stop" (the first choice) — the note is what this test waits for.
         for (const c of s.consultations ?? []) {
           if (answered.has(c.id)) continue;
@@ -91,22 +89,16 @@ it(
   RUN_BOUND_MS + 60_000,
 );
 
-/** The stuck note as the run shows it now (a consultation, a finished task's note) or as its running task shows it (its query), with the tokens spent by then. */
-async function stuckNow(client: Client, runWf: string, s: RunStatus): Promise<Seen | undefined> {
-  const tokens = s.usage.totalTokens;
+/** Status as `status --json` prints it: the running tasks' tokens so far beside the run's (src/client/running-tasks.ts). */
+type StatusJson = RunStatus & { runningTasks?: { usage: { totalTokens: number } }[] };
+
+/** The stuck note as `status` shows it now (a task's note, running or ended; a consultation), with the tokens spent by then. */
+function stuckNow(s: StatusJson): Seen | undefined {
+  const tokens = s.usage.totalTokens + (s.runningTasks ?? []).reduce((n, r) => n + r.usage.totalTokens, 0);
+  const task = s.tasks.find((t) => t.stuck);
+  if (task) return { note: task.stuck!, taskId: task.id, tokens };
   const consult = (s.consultations ?? []).find((c) => c.message.startsWith('stuck: '));
-  if (consult) return { note: consult.message.split('\n')[0]!, taskId: consult.taskId, tokens };
-  const ended = s.tasks.find((t) => t.stuck);
-  if (ended) return { note: ended.stuck!, taskId: ended.id, tokens };
-  for (const t of s.tasks.filter((x) => x.state === 'RUNNING')) {
-    const q = await client.workflow
-      .getHandle(taskWorkflowId(runWf, t.id))
-      .query(taskStatusQuery)
-      .catch(() => undefined);
-    // The run counts a task's tokens when it ends: those of the running task added (an upper bound).
-    if (q?.stuck) return { note: q.stuck.note, taskId: t.id, tokens: tokens + q.usage.totalTokens };
-  }
-  return undefined;
+  return consult ? { note: consult.message.split('\n')[0]!, taskId: consult.taskId, tokens } : undefined;
 }
 
 /** The closing note's lines: the outcome, the worker steps, the tokens, the patterns seen. */

@@ -4,6 +4,7 @@ import { filesByTask } from '../diff';
 import { renderStatus } from '../render';
 import { FINAL, getStatus, workerProblem } from '../run-inspect';
 import { llmCallsInFlight } from '../llm-calls';
+import { runningTasks, runningUsage, withRunningTasks } from '../running-tasks';
 import { workflowIdOf } from '../runs';
 import { EXIT, onRun, runCommandNamed, type CliContext } from './context';
 
@@ -19,8 +20,17 @@ export function statusCommand(ctx: CliContext): Command {
       const files = filesByTask(s.workspace, runId);
       // M1: the LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
       const calls = !FINAL.has(s.status) ? await llmCallsInFlight(backend.client, workflowIdOf(runId)).catch(() => []) : [];
-      if (o.json) ctx.json({ ...s, ...(Object.keys(files).length ? { files } : {}), ...(calls.length ? { llmCalls: calls } : {}) });
-      else ctx.print([renderStatus(s, files), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
+      // V1 P9: the running tasks' tokens so far and stuck notes, which the run learns only later.
+      const running = !FINAL.has(s.status) ? await runningTasks(backend.client, workflowIdOf(runId), s) : [];
+      const shown = withRunningTasks(s, running);
+      if (o.json) {
+        const extra = {
+          ...(Object.keys(files).length ? { files } : {}),
+          ...(calls.length ? { llmCalls: calls } : {}),
+          ...(running.length ? { runningTasks: running } : {}),
+        };
+        ctx.json({ ...shown, ...extra });
+      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
       // The memo answered for a run nobody serves: say so, and how to start its worker.
       if (!FINAL.has(s.status)) {
         const problem = await workerProblem(backend.client, runId);
