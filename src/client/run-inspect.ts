@@ -14,6 +14,7 @@ import { decisionsQuery, statusQuery, type DecisionsView, type Question, type Ru
 import { STATUS_KEY } from '../workflows/search-attributes';
 import { routeOf } from '../route';
 import { NoWorker, NotFound } from './errors';
+import { withTimeout } from './query-wait';
 import { workflowIdOf } from './runs';
 import { pollersOf, readRecord } from './workers';
 
@@ -60,19 +61,16 @@ async function inspect<T>(
     if (recorded !== undefined) return recorded;
     throw noWorker(runId, desc.taskQueue);
   }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), QUERY_WAIT_MS)));
   try {
-    const answered = await Promise.race([handle.query(query), timeout]);
-    if (answered !== 'timeout') return answered;
+    // A query's answer is never undefined: undefined is the wait running out.
+    const answered = await withTimeout(handle.query(query), QUERY_WAIT_MS);
+    if (answered !== undefined) return answered;
   } catch (err) {
     if (err instanceof QueryNotRegisteredError) throw err;
     // The run closed between describe and query (terminated, say): its final state.
     const now = await describeRun(client, runId);
     if (now.status.name !== 'RUNNING') return closed(now.memo?.[memoKey] as T | undefined, await endingOf(client, now), now);
     if (recorded === undefined) throw err;
-  } finally {
-    clearTimeout(timer);
   }
   if (recorded !== undefined) return recorded;
   throw new NoWorker(

@@ -3,10 +3,10 @@
 // run only with the task's consultation or its end. `status` asks each running task itself (its
 // taskStatus query: a read, nothing is recorded) and shows both beside the run's figures.
 import type { Client } from '@temporalio/client';
-import { taskWorkflowIdOf } from '../domain/run/waiting';
 import { stuckStatusLine } from '../domain/stuck';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../domain/usage';
-import { taskStatusQuery, type RunStatus, type TaskStatus } from '../workflows/messages';
+import type { RunStatus } from '../workflows/messages';
+import { taskStatusWithin } from './query-wait';
 
 export interface RunningTask {
   taskId: string;
@@ -24,22 +24,10 @@ const TASK_QUERY_WAIT_MS = 2000;
 export async function runningTasks(client: Client, runWorkflowId: string, s: RunStatus): Promise<RunningTask[]> {
   const round = s.phaseRuns.execution ?? 1;
   const running = s.tasks.filter((t) => t.state === 'RUNNING');
-  const answers = await Promise.all(running.map((t) => askTask(client, taskWorkflowIdOf(runWorkflowId, t.id, round))));
+  const answers = await Promise.all(running.map((t) => taskStatusWithin(client, runWorkflowId, t.id, round, TASK_QUERY_WAIT_MS)));
   return answers.flatMap((a, i) =>
     a ? [{ taskId: running[i]!.id, iteration: a.iteration, usage: a.usage, ...(a.stuck ? { stuck: stuckStatusLine(a.stuck) } : {}) }] : [],
   );
-}
-
-async function askTask(client: Client, workflowId: string): Promise<TaskStatus | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), TASK_QUERY_WAIT_MS)));
-  try {
-    return await Promise.race([client.workflow.getHandle(workflowId).query(taskStatusQuery), timeout]);
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The run's status with its running tasks' stuck notes on their records (as an ended task carries its own). */

@@ -7,12 +7,12 @@
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { MAX_RUN_EVENTS, type RunEvent } from '../domain/run/event-log';
 import type { TaskStepLine } from '../domain/task-details';
-import { taskWorkflowId } from '../workflows/execution';
-import { eventsQuery, taskStatusQuery, type RunEventsPage, type RunStatus } from '../workflows/messages';
+import { eventsQuery, type RunEventsPage, type RunStatus } from '../workflows/messages';
 import { describeChanges, formatElapsed, runEventLines, workerStepLine } from './render-events';
 import { FINAL, getStatus } from './run-inspect';
 import { workflowIdOf } from './runs';
 import { llmCallsInFlight, type LlmCallInFlight } from './llm-calls';
+import { taskStatusWithin, withTimeout } from './query-wait';
 
 /** A worker step of a running task, as `watch` shows it (not one of the run's events: it has no seq). */
 export interface WorkerStepEvent extends TaskStepLine {
@@ -36,16 +36,6 @@ export interface WatchHandlers {
 }
 
 const QUERY_WAIT_MS = 5000;
-
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Follows a run until it ends and returns its final status. Each turn reads the status (NoWorker /
@@ -111,10 +101,7 @@ export async function watchEvents(
 
   const readSteps = async (taskId: string): Promise<void> => {
     if (!h.onWorkerStep) return;
-    const status = await withTimeout(
-      client.workflow.getHandle(taskWorkflowId(handle.workflowId, taskId, round)).query(taskStatusQuery),
-      QUERY_WAIT_MS,
-    ).catch(() => undefined);
+    const status = await taskStatusWithin(client, handle.workflowId, taskId, round, QUERY_WAIT_MS);
     const last = shown.get(taskId) ?? 0;
     for (const s of status?.steps ?? []) {
       const key = s.iteration * 100_000 + s.step;

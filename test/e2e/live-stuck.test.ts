@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { FINAL } from '../../src/client/run-inspect';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { uniqueId } from '../support/harness';
@@ -16,13 +17,11 @@ import { runLive, startLiveWorker, type Logged } from '../support/live-llm';
 import { liveModelForSuite } from '../support/suite-hooks';
 
 const START_TIMEOUT_MS = 20 * 60_000;
-/** On 2 quiet cores the run takes ~3 min; the bound leaves room for a machine several times slower. */
+/** On 2 quiet cores the run takes ~1.5 min; the bound leaves room for a machine several times slower. */
 const RUN_BOUND_MS = 20 * 60_000;
 const BUDGET_TOKENS = 40_000;
-const FINAL = ['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED'];
 
 const suite = liveModelForSuite(START_TIMEOUT_MS);
-const saved = suite.saved;
 
 /** What the test saw of the stuck detector: the first note and the run's tokens when it was first seen. */
 interface Seen {
@@ -34,7 +33,7 @@ interface Seen {
 it(
   'P9 O3 the live small model with the issue-32 configuration: the run finishes or reaches the stuck note before it spends half its 40,000-token budget',
   async () => {
-    const live = await startLiveWorker(suite.proxy!.url, 'live-stuck', saved);
+    const live = await startLiveWorker(suite.proxy!.url, 'live-stuck', suite.saved);
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-live-stuck-'));
     const config = `${workspace}.yaml`;
     suite.dirs.push(workspace, config);
@@ -67,7 +66,7 @@ it(
           answered.add(budgetQ.id);
           await cli('answer', id, budgetQ.id, 'stop');
         }
-        if (FINAL.includes(s.status)) break;
+        if (FINAL.has(s.status)) break;
         if (Date.now() - started > RUN_BOUND_MS) throw new Error(`no final status within ${RUN_BOUND_MS / 60_000} min: ${s.status} in ${s.phase}`);
         await new Promise((res) => setTimeout(res, 2000));
       }

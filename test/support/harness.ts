@@ -13,7 +13,8 @@ import type { RunOptions } from '../../src/workflows/options';
 import { FakeOpenAI } from './fake-openai';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+/** The SDK's log quiet (REPLANNER_TEST_LOG=1: INFO), installed once per jest worker. */
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createWorker } from '../../src/worker';
 import { cli } from './cli';
 import { temporalAddress, uniqueId } from './harness';
@@ -211,13 +211,4 @@ export async function startLiveWorker(baseURL: string, prefix: string, shell: No
 /** `replanner run` of the live instruction with the run's config file and token budget. */
 export function runLive(id: string, workspace: string, config: string, budgetTokens: number): ReturnType<typeof cli> {
   return cli('run', LIVE_INSTRUCTION, '--workspace', workspace, '--id', id, '--config', config, '--budget-tokens', String(budgetTokens));
-}
-
-/** The worker's log as quiet as the harness's (REPLANNER_TEST_LOG=1: INFO). */
-export function quietRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger(process.env.REPLANNER_TEST_LOG === '1' ? 'INFO' : 'ERROR') });
-  } catch {
-    /* already installed in this jest worker */
-  }
 }

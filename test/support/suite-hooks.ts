@@ -2,11 +2,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startHarness, type Harness } from './harness';
+import { quietRuntime, startHarness, type Harness } from './harness';
 import { killAllWorkers } from './worker-proc';
 import { TestCluster } from './cluster';
 import type { FakeForge } from './fake-forge';
-import { quietRuntime, startLlmServer, startProxy, stopServer, type Logged } from './live-llm';
+import { startLlmServer, startProxy, stopServer, type Logged } from './live-llm';
 
 /**
  * The usual suite on the jest run's dev server: one harness for all its tests (handed to `use`),
