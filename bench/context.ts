@@ -7,7 +7,7 @@ import type { InProcessWorker } from './processes';
 export interface BenchOptions {
   reps: number;
   smoke: boolean;
-  /** Scenarios to run: a (9-task graph), b (independent tasks), c (large plan), d (concurrent runs), e (worker settings), scale (1 worker process against 2). */
+  /** Scenarios to run: a (9-task graph), b (independent tasks), c (large plan), d (concurrent runs), e (worker settings), scale (1 worker process against 2), cache (cache pressure), load (concurrent small runs). */
   only: string[];
   /** An existing dev server (jest); otherwise the bench starts its own. */
   address?: string;
@@ -18,6 +18,10 @@ export interface BenchOptions {
   settings?: string[];
   /** (scale): concurrent runs and the LLM's latency (defaults 20 and 100 ms; smoke 4 and 20 ms). */
   scale?: { runs?: number; latencyMs?: number };
+  /** (cache): concurrent runs per batch and the workflow cache sizes (defaults 50 and [0, 10]; smoke 3 and [0]). */
+  cache?: { runs?: number; sizes?: number[] };
+  /** (load): the batch sizes (default 20, 50, 200; smoke 3). */
+  loadRuns?: number[];
 }
 
 export interface Ctx {

@@ -47,5 +47,11 @@ export function table(doc: Record<string, any>): string {
     lines.push('', '(e) worker settings (9-task graph, 0 ms, maxParallelTasks 4)');
     for (const [k, v] of Object.entries(doc.workerSettings as Record<string, unknown>)) lines.push(`  ${k}: ${JSON.stringify(v)}`);
   }
+  const batches = (title: string, rows: Record<string, unknown>[]) => {
+    lines.push('', title);
+    for (const r of rows) lines.push(`  ${JSON.stringify(r)}`);
+  };
+  if (doc.cache) batches('(cache) concurrent 9-task runs at 0 ms, maxParallelTasks 4, by workflow cache size', doc.cache);
+  if (doc.load) batches('(load) concurrent 3-task runs at 50 ms on one worker', doc.load);
   return lines.join('\n');
 }

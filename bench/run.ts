@@ -2,7 +2,8 @@
 // floor (bench/floor-workflows.ts), measured in the same process on the same worker. Figures are
 // defined in bench/README.md. This file starts the server, the worker and the scripted LLM and runs
 // the scenarios (bench/scenarios/), whose measurements are in bench/measure.ts.
-// Usage: npm run bench [-- --reps 3 --json --smoke --only a,b,c,d,e,scale --settings --scale-runs 20 --scale-latency 100 --cluster]
+// Usage: npm run bench [-- --reps 3 --json --smoke --only a,b,c,d,e,scale,cache,load --settings --scale-runs 20 --scale-latency 100
+//        --cache-runs 50 --cache-sizes 0,10 --load-runs 20,50,200 --cluster]
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -25,6 +26,8 @@ import { independentScenario } from './scenarios/b-independent';
 import { largePlanScenario } from './scenarios/c-large-plan';
 import { concurrentRuns } from './scenarios/d-concurrent';
 import { settingsScenario } from './scenarios/e-settings';
+import { cacheScenario } from './scenarios/cache';
+import { loadScenario } from './scenarios/load';
 import { scaleScenario, type ScaleOptions } from './scenarios/scale';
 
 // What the tests and other tools import from here.
@@ -35,7 +38,7 @@ export { chainGraph, criticalPathCalls, independent, median, requestTaskId } fro
 export type { ScaleOptions } from './scenarios/scale';
 
 /** Scenario names `--only` accepts. */
-export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'scale'];
+export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'scale', 'cache', 'load'];
 
 /** A dev server of our own (the bench's child process, so its CPU is measured), unless `opts.address` names one. */
 async function startServer(opts: BenchOptions, root: string): Promise<{ address: string; server?: TestWorkflowEnvironment }> {
@@ -110,6 +113,14 @@ export async function runBench(opts: BenchOptions) {
       out.scale = await scaleScenario(ctx, env, so, reps);
     }
     if (only.has('e')) out.workerSettings = await settingsScenario(ctx, env, reps);
+    if (only.has('cache')) {
+      log?.('(cache) concurrent 9-task runs on a worker whose workflow cache is smaller than its open workflows');
+      out.cache = await cacheScenario(ctx, env, { runs: opts.cache?.runs ?? (s ? 3 : 50), caches: opts.cache?.sizes ?? (s ? [0] : [0, 10]) });
+    }
+    if (only.has('load')) {
+      log?.('(load) concurrent 3-task runs at 50 ms on one worker');
+      out.load = await loadScenario(ctx, env, opts.loadRuns ?? (s ? [3] : [20, 50, 200]));
+    }
   } finally {
     await env.worker.stop();
     await connection.close();
@@ -142,6 +153,9 @@ async function main() {
       dc: { type: 'string', multiple: true },
       'scale-runs': { type: 'string' },
       'scale-latency': { type: 'string' },
+      'cache-runs': { type: 'string' },
+      'cache-sizes': { type: 'string' },
+      'load-runs': { type: 'string' },
       cluster: { type: 'boolean', default: false },
     },
   });
@@ -157,6 +171,10 @@ async function main() {
   };
   const scaleRuns = whole('scale-runs', values['scale-runs'], 1);
   const scaleLatency = whole('scale-latency', values['scale-latency'], 0);
+  const wholes = (name: string, v: string | undefined, min: number) => v?.split(',').map((x) => whole(name, x.trim(), min)!);
+  const cacheRuns = whole('cache-runs', values['cache-runs'], 1);
+  const cacheSizes = wholes('cache-sizes', values['cache-sizes'], 0);
+  const loadRuns = wholes('load-runs', values['load-runs'], 1);
   const reps = Number(values.reps ?? (values.smoke ? 1 : 3));
   if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
   const log = values.json ? undefined : (l: string) => console.error(l);
@@ -170,6 +188,8 @@ async function main() {
       ...(values.setting ? { settings: values.setting } : {}),
       ...(values.dc ? { dynamicConfig: values.dc } : {}),
       scale: { ...(scaleRuns !== undefined ? { runs: scaleRuns } : {}), ...(scaleLatency !== undefined ? { latencyMs: scaleLatency } : {}) },
+      cache: { ...(cacheRuns !== undefined ? { runs: cacheRuns } : {}), ...(cacheSizes ? { sizes: cacheSizes } : {}) },
+      ...(loadRuns ? { loadRuns } : {}),
       log,
     });
   const doc = values.cluster ? await onCluster(log, bench) : await bench();

@@ -140,11 +140,11 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   return {
     // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
-    /** S2: the run's look into its own child (a local activity; see inspect.ts). */
+    /** S2: the run's look into its own child (see inspect.ts). */
     inspectOwnWorkflow,
-    /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */
+    /** S2: the execution phase's poke to its run, from phases recorded before it was a signal (a local activity; see inspect.ts). */
     pokeRunProgress,
-    /** S3: the run's workspace lock: its id, and whether the run holding it still runs (local activities; see workspace-lock.ts). */
+    /** S3: the run's workspace lock: its id, and whether the run holding it still runs (see workspace-lock.ts). */
     workspaceLockId,
     clearStaleWorkspaceLock,
     /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */

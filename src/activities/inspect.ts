@@ -1,5 +1,5 @@
 // S2: the run's trusted look into its own children. Signals carry no trustworthy sender, so the
-// run does not act on what a progress or LLM-trouble message says: it runs this (local) activity,
+// run does not act on what a progress or LLM-trouble message says: it runs this activity,
 // which checks with the Temporal server that the named workflow really is a child of the expected
 // parent (a workflow started by anyone else has another parent or none), and only then asks it.
 import { Context } from '@temporalio/activity';
@@ -35,9 +35,8 @@ export async function inspectOwnWorkflow(input: InspectInput): Promise<InspectRe
 
 /**
  * S2: the execution phase's poke to its run ("my tasks changed, look again"), sent from a local
- * activity: one marker in the phase's history instead of a signal command's two events
- * (initiated, signaled), at one poke per task transition. It carries nothing: the run reads the
- * phase's states itself (inspectOwnWorkflow).
+ * activity by phases recorded before they poked with a signal (src/workflows/execution/progress.ts).
+ * It carries nothing: the run reads the phase's states itself (inspectOwnWorkflow).
  */
 export async function pokeRunProgress(input: { runWorkflowId: string }): Promise<void> {
   await Context.current().client.workflow.getHandle(input.runWorkflowId).signal('taskProgress', {});

@@ -2,7 +2,7 @@
 // the lock's workflow id (the workspace's real path, hashed) and, when that id is taken, whether
 // its holder still runs. A lock whose run has closed (terminated by hand, say, so it never let go)
 // is stale: that very lock execution is terminated — never a newer one — and the run tries again.
-// Local activities: the run's own worker answers them, through its client of the Temporal server.
+// A worker of the run's own queue answers them, through its client of the Temporal server.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';

@@ -13,6 +13,7 @@ import { ExecutionWorkflow } from '../../src/workflows/execution';
 import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
 import { FAST, startHarness, uniqueId, type Harness } from '../support/harness';
 import { plannedTask, scriptScenario, type ScenarioTask } from '../support/scenario';
+import { startRun } from '../support/start-run';
 
 let cached: Harness;
 let uncached: Harness;
@@ -99,3 +100,48 @@ describe('B1 B2 the execution phase sends the same commands whenever its pokes a
     await executionPhase(uncached);
   });
 });
+
+/**
+ * O6: a worker evicts a workflow from its cache whenever it needs room, also in the middle of a
+ * workflow task. With no cache at all every workflow task is a replay and every other workflow's
+ * task evicts the one before. Runs that held a workflow task open on a local activity (the run's
+ * reads of its children, its workspace lock, the phase's pokes) lost it with each eviction and
+ * never got on; the run now uses ordinary activities and signals only.
+ */
+describe('O6 a worker whose workflow cache holds fewer workflows than are open', () => {
+  it('O6 three whole runs at once on a worker with no workflow cache all end DONE, and each replays from its history', async () => {
+    const h = uncached;
+    h.fake.reset();
+    const tasks: ScenarioTask[] = [
+      { id: 'a', title: 'write a', files: { 'a.txt': 'a' } },
+      { id: 'b', title: 'write b', files: { 'b.txt': 'b' } },
+      { id: 'c', title: 'write c', dependencies: ['a', 'b'], files: { 'c.txt': 'c' } },
+    ];
+    scriptScenario(h.fake, { tasks });
+    const runs = await Promise.all(
+      [1, 2, 3].map((i) =>
+        startRun(h, { instruction: `write the files (${i})`, workspace: h.workspace(), options: { ...FAST, maxParallelTasks: 2 } }, 'nocache'),
+      ),
+    );
+    // Before the change the first run's workflow tasks were dropped again and again: none ended.
+    const results = await withDeadline(
+      Promise.all(runs.map((r) => r.handle.result())),
+      150_000,
+      'the runs on the worker with no workflow cache did not end within 150 s',
+    );
+    expect(results.map((r) => r.status)).toEqual(['DONE', 'DONE', 'DONE']);
+    for (const { handle } of runs) {
+      const ids = [handle.workflowId, `${handle.workflowId}.execution-1`];
+      for (const id of ids) {
+        const history = await h.client.workflow.getHandle(id).fetchHistory();
+        await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REPLANNER_TEST_BUNDLE! } }, history, id);
+      }
+    }
+  }, 240_000);
+});
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}

@@ -5,6 +5,7 @@ import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import type { RunOptions } from '../../src/workflows/options';
+import { childReadsIn } from '../support/child-reads';
 import type { RecordedRequest } from '../support/fake-openai';
 import { FAST, uniqueId, until, type Harness } from '../support/harness';
 import { expectDone } from '../support/expectations';
@@ -154,18 +155,9 @@ describe('B1 S2 progress reaches the run as deltas the run reads itself', () => 
     const pokes = events.map((e) => e.workflowExecutionSignaledEventAttributes).filter((a) => a?.signalName === 'taskProgress');
     expect(pokes.length).toBeGreaterThan(0);
     for (const a of pokes) expect(JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString())).toEqual({});
-    // The run's reads of its execution child (local activity results, recorded as markers).
-    const reads = events
-      .map((e) => e.markerRecordedEventAttributes)
-      .filter((m) => m !== null && m !== undefined)
-      .flatMap((m) => Object.values(m.details ?? {}).flatMap((p) => p.payloads ?? []))
-      .map((p) => {
-        try {
-          return JSON.parse(Buffer.from(p.data!).toString()) as unknown;
-        } catch {
-          return undefined;
-        }
-      })
+    // The run's reads of its execution child.
+    const reads = childReadsIn(events)
+      .map((r) => r.result)
       .filter((v): v is { ok: true; value: { seq: number; tasks: { id: string }[] } } => {
         const r = v as { ok?: boolean; value?: { tasks?: unknown } } | undefined;
         return r?.ok === true && Array.isArray(r.value?.tasks);

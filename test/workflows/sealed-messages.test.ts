@@ -15,6 +15,7 @@ import {
   taskStatusQuery,
   type RunStatus,
 } from '../../src/workflows/messages';
+import { childReadAfter } from '../support/child-reads';
 import { decision, scriptDecisions } from '../support/decisions';
 import { FAST, runOutcome, temporalAddress, until, type Harness } from '../support/harness';
 import { startRun } from '../support/start-run';
@@ -321,7 +322,7 @@ describe('S2 sealed messages', () => {
       const events = (await handle.fetchHistory()).events ?? [];
       const forged = events.filter((e) => e.workflowExecutionSignaledEventAttributes).length >= 17;
       const lastSignal = Math.max(...events.filter((e) => e.workflowExecutionSignaledEventAttributes).map((e) => Number(e.eventId)));
-      const readAfter = events.some((e) => e.markerRecordedEventAttributes && Number(e.eventId) > lastSignal);
+      const readAfter = childReadAfter(events, lastSignal);
       return (forged && readAfter) || (await handle.describe()).status.name !== 'RUNNING' ? true : undefined;
     });
     const after = await handle.query(statusQuery);
@@ -378,7 +379,7 @@ describe('S2 sealed messages', () => {
       const events = (await handle.fetchHistory()).events ?? [];
       const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'llmTrouble');
       const forged = signals[before];
-      return forged && events.some((e) => e.markerRecordedEventAttributes && Number(e.eventId) > Number(forged.eventId)) ? true : undefined;
+      return forged && childReadAfter(events, Number(forged.eventId)) ? true : undefined;
     });
     const after = await handle.query(statusQuery);
     expect(after.status).toBe('PAUSED');

@@ -1,19 +1,22 @@
 // S2: the execution phase's progress, for the run (its `status` stays live while tasks run). The
 // phase only pokes the run ("look again"); the run reads the task states from this workflow itself
-// (the executionProgress query, through a local activity that checks this workflow is its child),
-// so a poke forged from outside shows nothing the phase did not do. The query answers a delta: the
+// (the executionProgress query, through an activity that checks this workflow is its child), so a
+// poke forged from outside shows nothing the phase did not do. The query answers a delta: the
 // tasks changed after the version the run has. Pokes are fired, never awaited on the critical
 // path; none when nothing changed since the last.
-import { CancellationScope, log, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, log, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { executionDecisionNote, MAX_NOTES_PER_READ } from '../../domain/run/event-log';
 import { TaskState } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
 import { rootMessage } from '../failures';
-import { executionProgressQuery } from '../messages';
+import { executionProgressQuery, taskProgressSignal } from '../messages';
 import type { TaskBoard } from './board';
 import type { Inbox } from './inbox';
 import type { ExecutionDecision, ExecutionInput, SchedulerEvent } from './types';
+
+/** The patch that pokes the run by a signal, not from a local activity (runs recorded before it replay with their local activity). */
+const POKES_BY_SIGNAL_PATCH = 'execution-pokes-run-by-signal';
 
 export interface ProgressReports {
   /**
@@ -36,13 +39,18 @@ export function reportProgress(
   events: Inbox<SchedulerEvent>,
   spent: () => { usage: TokenUsage; decisions: ExecutionDecision[] },
 ): ProgressReports {
-  // The poke is a local activity: one marker in this history where a signal command is two events
-  // (initiated, signaled), at one poke per scheduler turn that changed a task (issue 21: history per
-  // LLM call). It holds this workflow task's completion for one signal round trip (a few ms).
-  const pokeRun = proxyLocalActivities<Activities>({
+  // The poke is a signal to the run. Runs recorded before POKES_BY_SIGNAL_PATCH poked from a local
+  // activity (one marker instead of the signal's two events), which a worker whose workflow cache is
+  // full may drop with the workflow task it belongs to, again and again (O6: the phase then never
+  // gets on).
+  const bySignal = patched(POKES_BY_SIGNAL_PATCH);
+  const pokeByActivity = proxyLocalActivities<Activities>({
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
   }).pokeRunProgress;
+  const pokeRun = bySignal
+    ? () => getExternalWorkflowHandle(input.runWorkflowId).signal(taskProgressSignal, {})
+    : () => pokeByActivity({ runWorkflowId: input.runWorkflowId });
   let poked = 0;
   let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states. */
@@ -53,7 +61,7 @@ export function reportProgress(
   // on when replies come: each change is poked once, when this turn's events are all taken, however
   // many pokes are still in flight. Runs recorded before this rule keep the old one (one poke in
   // flight at a time, the next sent when it answers), which replays only what it recorded.
-  const pokeOnce = patched('execution-pokes-independent-of-replies');
+  const pokeOnce = bySignal || patched('execution-pokes-independent-of-replies');
   const pokes = new Set<Promise<void>>();
   setHandler(executionProgressQuery, (since?: unknown, decisionsFrom?: unknown) => {
     const { usage, decisions } = spent();
@@ -70,7 +78,7 @@ export function reportProgress(
     };
   });
   // A poke must not be interrupted by a cancellation, or the run would show stale states.
-  const poke = () => CancellationScope.nonCancellable(() => pokeRun({ runWorkflowId: input.runWorkflowId }));
+  const poke = () => CancellationScope.nonCancellable(pokeRun);
   const warn = (e: unknown) => log.warn(`could not tell the run about progress: ${rootMessage(e)}`);
   const wanted = (force: boolean) => !closing && board.version > poked && (force || board.tasks.some((t) => t.state === TaskState.RUNNING));
 

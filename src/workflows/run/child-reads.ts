@@ -1,9 +1,9 @@
 // S2: what the run reads from its own children. A child never tells the run what happened: it pokes
 // (taskProgress, llmTrouble, taskConsultation), and the run reads the child's own state with a
-// query through the inspectOwnWorkflow local activity, which first asks the server whether that
-// workflow really is the run's (or its execution phase's) child. A forged poke at worst makes the
-// run look again and see the truth.
-import { log, proxyLocalActivities } from '@temporalio/workflow';
+// query through the inspectOwnWorkflow activity, which first asks the server whether that workflow
+// really is the run's (or its execution phase's) child. A forged poke at worst makes the run look
+// again and see the truth.
+import { log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { consultationChange, freshTroubleObservation } from '../../domain/run/child-reads';
 import { applyTaskProgress } from '../../domain/run/plan';
 import { applyConsultation } from '../../domain/run/questions';
@@ -36,11 +36,16 @@ export class RunningChildren {
   execution: ChildRef | undefined;
 }
 
+const INSPECT_OPTIONS = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } } as const;
+
 export class ChildReads {
-  private readonly inspect = proxyLocalActivities<Activities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
-  }).inspectOwnWorkflow;
+  /**
+   * An ordinary activity: the run's workflow task completes while the read waits for the child (O6).
+   * Runs recorded before RUN_WITHOUT_LOCAL_ACTIVITIES read from a local activity, which held the
+   * run's workflow task open meanwhile; a worker with a full workflow cache evicts such a run and
+   * drops the read with it, again and again.
+   */
+  private readonly inspect: Activities['inspectOwnWorkflow'];
   /** taskProgress: one read at a time; pokes during a read ask for one more after it. */
   private readingProgress = false;
   private progressPokedAgain = false;
@@ -56,7 +61,12 @@ export class ChildReads {
     private readonly entity: RunEntity,
     private readonly children: RunningChildren,
     private readonly runWorkflowId: string,
-  ) {}
+    withoutLocalActivities: boolean,
+  ) {
+    this.inspect = withoutLocalActivities
+      ? proxyActivities<Activities>({ ...INSPECT_OPTIONS, summary: 'read a workflow of this run' }).inspectOwnWorkflow
+      : proxyLocalActivities<Activities>(INSPECT_OPTIONS).inspectOwnWorkflow;
+  }
 
   // ---------------------------------------------------------------- the execution phase's task states
 

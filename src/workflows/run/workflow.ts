@@ -2,7 +2,7 @@
 // (./entity.ts) and changes it only through pure transitions. Read top to bottom: the run's parts,
 // every message handler (one line each, delegating), then the phase loop: goal → tasks → actions →
 // execution → reflection, each phase a child workflow followed by "replan?" (X1, X3; ./steps.ts).
-import { CancellationScope, log, setDefaultSignalHandler, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, patched, setDefaultSignalHandler, setHandler, workflowInfo } from '@temporalio/workflow';
 import { notifyTargetOf } from '../../domain/notifications';
 import { endUnprobedOutage, isPaused, noteLlmRung, pauseKinds } from '../../domain/run/pause';
 import type { Phase } from '../../domain/types';
@@ -37,7 +37,14 @@ import { configure, runStartOf, type RunInput, type RunResult } from './start';
 import { PhaseSteps, type NextPhase } from './steps';
 import { RunWorkspace } from './workspace';
 
+/**
+ * O6: the run uses no local activity (its reads of its children and its workspace lock's are ordinary
+ * activities), so no cache eviction can drop one with its workflow task. Runs recorded before it replay with theirs.
+ */
+const RUN_WITHOUT_LOCAL_ACTIVITIES = 'run-without-local-activities';
+
 export async function RunWorkflow(input: RunInput): Promise<RunResult> {
+  const withoutLocalActivities = patched(RUN_WITHOUT_LOCAL_ACTIVITIES);
   const start = runStartOf(input);
   const { options, run } = start;
   const runWorkflowId = workflowInfo().workflowId;
@@ -59,13 +66,13 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     () => (children.phase ? [children.phase] : []),
   );
   entity.whenResumed(() => relay.retell());
-  const reads = new ChildReads(entity, children, runWorkflowId);
+  const reads = new ChildReads(entity, children, runWorkflowId, withoutLocalActivities);
   // O3: the run is the budget's ledger; "stop" as the budget question's answer cancels the phases
   // (`main`, below) and ends the run STOPPED.
   const main = new CancellationScope();
   const ledger = startRunLedger({ entity, now: isoNow, currentChild: () => children.phase, onStop: () => main.cancel() });
   // S3: the workspace's lock, taken as the run's first step.
-  const workspace = new RunWorkspace(input);
+  const workspace = new RunWorkspace(input, withoutLocalActivities);
 
   // ------------------------------------------------------------ every message of the run (S2)
   setHandler(statusQuery, () => entity.status());

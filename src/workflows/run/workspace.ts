@@ -16,6 +16,7 @@ import {
   log,
   ParentClosePolicy,
   patched,
+  proxyActivities,
   proxyLocalActivities,
   startChild,
   uuid4,
@@ -34,10 +35,13 @@ export const HOLDS_WORKSPACE_PATCH = 'run-holds-its-workspace-lock';
 /** How often a stale lock is cleared and the start tried again before the run gives up. */
 const TAKE_ATTEMPTS = 5;
 
-const lockActivities = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 5 },
-});
+const LOCK_ACTIVITY_OPTIONS = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumAttempts: 5 } } as const;
+
+/** The lock's activities: ordinary ones (O6), or local ones in runs recorded before RUN_WITHOUT_LOCAL_ACTIVITIES. */
+const lockActivitiesOf = (withoutLocalActivities: boolean) =>
+  withoutLocalActivities
+    ? proxyActivities<Activities>({ ...LOCK_ACTIVITY_OPTIONS, summary: 'the workspace lock' })
+    : proxyLocalActivities<Activities>(LOCK_ACTIVITY_OPTIONS);
 
 export class RunWorkspace {
   private outcome: WorkspaceHold | undefined;
@@ -45,7 +49,14 @@ export class RunWorkspace {
   /** The lock's end, when this execution started it (so the lock's completion comes back to it as its child's). */
   private lockEnd: Promise<void> | undefined;
 
-  constructor(private readonly input: RunInput) {}
+  private readonly lockActivities: ReturnType<typeof lockActivitiesOf>;
+
+  constructor(
+    private readonly input: RunInput,
+    withoutLocalActivities: boolean,
+  ) {
+    this.lockActivities = lockActivitiesOf(withoutLocalActivities);
+  }
 
   /** The lock the run holds, carried across continue-as-new. */
   get held(): HeldLock | undefined {
@@ -74,7 +85,7 @@ export class RunWorkspace {
     }
     // Started by an older client's lock (the lock is the parent): held already.
     if (workflowInfo().parent?.workflowId.startsWith('workspace-')) return { held: true };
-    const lockId = await lockActivities.workspaceLockId(input.workspace);
+    const lockId = await this.lockActivities.workspaceLockId(input.workspace);
     const token = uuid4();
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
       try {
@@ -99,7 +110,7 @@ export class RunWorkspace {
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
-      const holder = await lockActivities.clearStaleWorkspaceLock({ lockId, runId: input.runId });
+      const holder = await this.lockActivities.clearStaleWorkspaceLock({ lockId, runId: input.runId });
       if ('busy' in holder) {
         return { held: false, holder: holder.busy, reason: `the workspace ${input.workspace} already has a running run: ${holder.busy}` };
       }
