@@ -2,12 +2,22 @@
 // a worker step's commands, a GitHub request), so an attempt lost with its worker is retried after
 // the short heartbeat timeout, not after its start-to-close timeout, and so a cancellation reaches
 // it (Temporal delivers cancellations with heartbeat responses).
-import { Context } from '@temporalio/activity';
+//
+// O7: every beat also carries the count of the call's own failed attempts (src/domain/llm-attempts.ts),
+// so a worker lost mid-call does not use up the attempts the call has for its own failures.
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { afterOwnFailure, ownAttemptsOf, ownFailuresIn, withOwnFailures } from '../domain/llm-attempts';
 
 export interface Heartbeat {
   /** The details every later beat carries, in place of the previous ones (progress `describe` shows). */
   update(details: unknown): void;
   stop(): void;
+}
+
+/** An activity's heartbeat, which also counts the call's own failures (O7). */
+export interface ActivityHeartbeat extends Heartbeat {
+  /** This attempt failed with `err`: counted (and told to the next attempt); the error to throw, final once the call's own attempts are used up. */
+  failed(err: unknown): unknown;
 }
 
 /**
@@ -35,9 +45,45 @@ export function startHeartbeat(beat: (details?: unknown) => void, opts: { everyM
 const everyMsFor = (heartbeatTimeoutMs: number | undefined) => Math.max(500, Math.min(3000, (heartbeatTimeoutMs ?? 30_000) / 3));
 
 /** Starts heartbeating the current activity, with `details` if given; stop it when the work ends. */
-export function startActivityHeartbeat(details?: unknown): Heartbeat {
+export function startActivityHeartbeat(details?: unknown): ActivityHeartbeat {
   const ctx = Context.current();
-  return startHeartbeat((d) => ctx.heartbeat(d), { everyMs: everyMsFor(ctx.info.heartbeatTimeoutMs), details, signal: ctx.cancellationSignal });
+  // O7: what earlier attempts counted; a worker lost mid-attempt counted nothing.
+  let failures = ownFailuresIn(ctx.info.heartbeatDetails);
+  let latest = details;
+  const beat = (d?: unknown) => {
+    const all = withOwnFailures(d, failures);
+    if (all === undefined) ctx.heartbeat();
+    else ctx.heartbeat(all);
+  };
+  const hb = startHeartbeat(beat, { everyMs: everyMsFor(ctx.info.heartbeatTimeoutMs), details, signal: ctx.cancellationSignal });
+  return {
+    update: (next) => hb.update((latest = next)),
+    stop: () => hb.stop(),
+    failed(err) {
+      if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) return err;
+      const after = afterOwnFailure(failures, ownAttemptsOf(ctx.info.retryPolicy?.maximumAttempts));
+      failures = after.failures;
+      // The worker sends this beat with the failure; the next attempt starts from it.
+      beat(latest);
+      return after.last ? finalFailure(err) : err;
+    },
+  };
+}
+
+/** The same failure, not retried: the call's own attempts are used up (its retry policy still allows lost workers' attempts). */
+function finalFailure(err: unknown): unknown {
+  if (err instanceof ApplicationFailure) {
+    if (err.nonRetryable) return err;
+    return ApplicationFailure.create({
+      type: err.type ?? undefined,
+      message: err.message,
+      details: err.details ?? undefined,
+      nonRetryable: true,
+      cause: err.cause,
+    });
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  return ApplicationFailure.create({ type: e.name, message: e.message, nonRetryable: true, cause: e });
 }
 
 /** Runs `work` while the current activity heartbeats; `work` may update the details it beats with. */
@@ -45,6 +91,8 @@ export async function heartbeating<T>(work: (hb: Heartbeat) => Promise<T>): Prom
   const hb = startActivityHeartbeat();
   try {
     return await work(hb);
+  } catch (err) {
+    throw hb.failed(err);
   } finally {
     hb.stop();
   }

@@ -171,6 +171,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
         ? { prints: rec.calls.slice(-MAX_CALL_PRINTS).map((c) => callPrint(c.name, c.arguments, c.ok === true, c.output ?? '')) }
         : {}),
     };
+  } catch (err) {
+    // O7: counted as the step's own failure (a worker lost mid-step counts nothing).
+    throw beat.failed(err);
   } finally {
     beat.stop();
   }

@@ -4,6 +4,7 @@ import type { ActivityOptions } from '@temporalio/workflow';
 import { ActivityCancellationType, type Duration, type RetryPolicy } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { LlmCallSettings } from '../domain/llm-form';
+import { activityMaximumAttempts } from '../domain/llm-attempts';
 import type { PacemakerConfig } from '../domain/pacemaker/config';
 import type { RefinementConfig } from '../domain/refinement/config';
 
@@ -17,7 +18,7 @@ export interface RunOptions {
   commandTimeoutMs: number;
   /** S1: the run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
   commandNetwork?: boolean;
-  /** Retry policy of LLM activities. */
+  /** Retry policy of LLM activities: the attempts of a call's own (those lost with their worker do not count, O7). */
   llmMaxAttempts: number;
   llmRetryInitialMs: number;
   llmCallTimeout: Duration;
@@ -65,13 +66,15 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 /**
  * LLM calls (and the worker, which makes them) retry alike, a few quick times (a blip); past those
  * an outage pauses the run (O2, src/workflows/llm-trouble.ts). A rejected request never retries here.
+ * O7: `llmMaxAttempts` are the call's own; attempts lost with their worker count apart
+ * (src/domain/llm-attempts.ts: the activity counts its own failures and gives up after those).
  */
 function llmRetryPolicy(o: RunOptions): RetryPolicy {
   return {
     initialInterval: o.llmRetryInitialMs,
     backoffCoefficient: 2,
     maximumInterval: '60 seconds',
-    maximumAttempts: o.llmMaxAttempts,
+    maximumAttempts: activityMaximumAttempts(o.llmMaxAttempts),
     // LlmSlow is retried: a model that stalled once may well answer the next time.
     nonRetryableErrorTypes: ['LlmRequestRejected', 'LlmAccessRejected', 'LlmUnsupported'],
   };

@@ -2,13 +2,16 @@
 // clarification question. A new worker process takes over: the decision log, the counters and the
 // pending question are exactly as before, and the run completes once the question is answered,
 // without repeating any finished LLM call.
+// O7: the worker SIGKILLed again and again while one worker step waits for the model: the step's
+// own attempts are not used up by the lost workers, and the task ends DONE.
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { answerClarificationUpdate, decisionsQuery, statusQuery, type DecisionsView, type RunStatus } from '../../src/workflows/messages';
-import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { startWorkerProcess as startWorker } from '../support/worker-proc';
 import { harnessForWorkerProcesses } from '../support/suite-hooks';
 import { nth } from '../support/lists';
-import { scriptScenario } from '../support/scenario';
+import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
+import { startRun } from '../support/start-run';
 import { decision, decisionPhaseOf, scriptDecisions } from '../support/decisions';
 
 let h: Harness;
@@ -133,4 +136,43 @@ describe('worker process killed during a clarification wait', () => {
     expect(final.questions).toEqual([expect.objectContaining({ id: 'q1', status: 'answered', answer: 'CSV' })]);
     expect(final.records.find((r) => r.replan_type === 'clarification_request')?.result).toBe('success');
   });
+});
+
+describe('O7 a worker that dies during an LLM call', () => {
+  it('O7 O4 the worker SIGKILLed six times while one worker step waits for the model (3 attempts of its own): the task still ends DONE', async () => {
+    const task: ScenarioTask = { id: 'a', title: 'write a', files: { 'a.txt': 'A' } };
+    scriptScenario(h.fake, { tasks: [task] });
+    const KILLS = 6;
+    let held = 0;
+    // The task's first worker step: its first six attempts find a model that takes two minutes,
+    // and the worker is killed meanwhile; the seventh gets the reply at once.
+    h.fake.always('worker_step', (req) => {
+      const reply = workerReply(task, workerStepsSoFar(req));
+      if (workerStepsSoFar(req) > 0 || held >= KILLS) return reply;
+      held += 1;
+      return { delayMs: 120_000, then: reply };
+    });
+    let worker = await startWorkerProcess();
+    // FAST: 3 attempts of the call's own; a lost step is noticed after 1 s without a heartbeat.
+    const { handle } = await startRun(
+      { client: h.client, taskQueue },
+      { instruction: 'write a.txt', workspace: h.workspace(), options: { ...FAST, workerHeartbeatTimeoutMs: 1000 } },
+      'kill6',
+    );
+    for (let kill = 1; kill <= KILLS; kill++) {
+      await until(
+        `attempt ${kill} of the worker step to reach the model`,
+        async () => (h.fake.requestsFor('worker_step').length >= kill ? true : undefined),
+        90_000,
+      );
+      worker.child.kill('SIGKILL');
+      expect((await worker.exited).signal).toBe('SIGKILL');
+      worker = await startWorkerProcess();
+    }
+    const result = await runOutcome(handle);
+    expect(result.status).toBe('DONE');
+    expect(result.tasks.map((t) => [t.id, t.state])).toEqual([['a', 'DONE']]);
+    // The first step was asked seven times (six lost with their worker), the summary step once.
+    expect(h.fake.requestsFor('worker_step').filter((r) => workerStepsSoFar(r) === 0)).toHaveLength(KILLS + 1);
+  }, 400_000);
 });
