@@ -13,6 +13,7 @@ import '../domain/budget';
 import '../domain/config';
 import '../domain/file-changes';
 import '../domain/graph';
+import '../domain/llm-attempts';
 import '../domain/notifications';
 import '../domain/pacemaker';
 import '../domain/refinement';

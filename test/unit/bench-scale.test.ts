@@ -46,8 +46,8 @@ describe('bench scale: workers and their workspaces', () => {
     expect([0, 1, 2, 3].map((i) => rootOfRun(i, ['/r/a', '/r/b']))).toEqual(['/r/a', '/r/b', '/r/a', '/r/b']);
   });
 
-  it('--only knows the scale scenario beside a–e', () => {
-    expect(SCENARIOS).toEqual(['a', 'b', 'c', 'd', 'e', 'scale']);
+  it('--only knows the scale, cache and load scenarios beside a–e', () => {
+    expect(SCENARIOS).toEqual(['a', 'b', 'c', 'd', 'e', 'scale', 'cache', 'load']);
   });
 });
 
