@@ -48,7 +48,7 @@ export interface RunRef {
   /** The whole instruction, or with `instructionFile` its head only (prompts read the file: readInstruction). */
   instruction: string;
   instructionFile?: string;
-  /** M1: the ladder's rung and request timeout, set by the calling workflow's gate (llm-form.ts). */
+  /** M1: the ladder's rung and request timeout, set by the calling workflow's call gate (src/workflows/call-gate.ts). */
   llm?: LlmCallSettings;
   /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
   host?: string;
@@ -147,7 +147,7 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     /** S3: the run's workspace lock: its id, and whether the run holding it still runs (see workspace-lock.ts). */
     workspaceLockId,
     clearStaleWorkspaceLock,
-    /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */
+    /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (src/workflows/call-gate.ts). */
     async hostPresent(): Promise<void> {},
 
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {

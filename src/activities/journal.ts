@@ -37,7 +37,7 @@ interface Entry<T, R> {
 
 /**
  * The journal file of the current activity. `journalOf`: a call made again after its workspace host
- * was lost names the lost call's activity id (CallAgainPatch, src/workflows/llm-trouble.ts), so a
+ * was lost names the lost call's activity id (CallAgainPatch, src/workflows/call-gate.ts), so a
  * reply that call journaled before the host died answers this one. Only an id of this same workflow
  * execution: the identity keeps its workflow and run ids.
  */

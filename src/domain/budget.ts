@@ -1,7 +1,7 @@
 // O3: a durable per-run token budget (and optional cost budget). Pure policy: usage → cost, how many
 // tokens may still be spent, whether one more LLM call may start, how much to lend a child
 // workflow, the budget question and its answer. The workflows only call these (the run:
-// src/workflows/run/budget-ledger.ts; its children: src/workflows/budget-lease.ts).
+// src/workflows/run/budget-ledger.ts; its children: src/workflows/token-loans.ts).
 //
 // Leases: the run is the ledger. Every workflow that makes LLM calls holds an allowance (the run: the
 // budget itself; a child: what its parent lent it). A call starts only when what the workflow spent,

@@ -3,7 +3,7 @@
 // kind becomes the failure type the workflows read (O2):
 // - outage or rate limit (no response, 408/409/429/5xx): LlmUnavailable, retried a few times by
 //   Temporal (a blip; the server's wait → next retry delay); past those the workflow pauses the run
-//   and keeps probing (src/workflows/llm-trouble.ts);
+//   and keeps probing (src/workflows/call-gate.ts, its LLM-trouble stage);
 // - access rejected (401/403/404/407, or a TLS failure: an untrusted certificate, https to a plain
 //   HTTP server): LlmAccessRejected, not retried; the run pauses with the fix named and
 //   `replanner resume` retries;

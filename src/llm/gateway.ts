@@ -270,7 +270,7 @@ function formRejection(err: unknown): string | undefined {
 }
 
 /**
- * Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts): an error
+ * Whether `err` is the server refusing to stream (M1: one more step down, see src/domain/llm-form.ts): an error
  * naming streaming, a stream ended with nothing in it, or the connection closed on a streamed request
  * before any reply (llama-cpp-python, streaming a tool choice). Asked once more whole: a server that
  * is down fails that request too, and the call fails as an outage with it.

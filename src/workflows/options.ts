@@ -32,7 +32,7 @@ export interface RunOptions {
   pacemaker?: PacemakerConfig;
   /**
    * M1: the ladder's rung this workflow knows and the run's `llm.timeoutSeconds`; set by RunWorkflow
-   * (from its state and config), lowered by any workflow that learns a lower rung (./llm-form.ts).
+   * (from its state and config), lowered by any workflow that learns a lower rung (the call gate, ./call-gate.ts).
    */
   llm?: LlmCallSettings;
   /**
@@ -65,7 +65,7 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 
 /**
  * LLM calls (and the worker, which makes them) retry alike, a few quick times (a blip); past those
- * an outage pauses the run (O2, src/workflows/llm-trouble.ts). A rejected request never retries here.
+ * an outage pauses the run (O2, the call gate: src/workflows/call-gate.ts). A rejected request never retries here.
  * O7: `llmMaxAttempts` are the call's own; attempts lost with their worker count apart
  * (src/domain/llm-attempts.ts: the activity counts its own failures and gives up after those).
  */
@@ -99,7 +99,7 @@ function llmAttemptTimeout(o: RunOptions): number {
 /** The host's queue for an activity that touches the workspace (src/domain/workspace-host.ts touchesWorkspace). */
 export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue' | 'scheduleToStartTimeout'> {
   // O2: a call no worker of the host starts within seconds fails fast, and the gate asks whether the
-  // host is there at all (host-presence.ts); a live idle worker starts it at once.
+  // host is there at all (call-gate.ts, the workspace-host stage); a live idle worker starts it at once.
   return onHost && o.hostQueue ? { taskQueue: o.hostQueue, scheduleToStartTimeout: HOST_START_TIMEOUT_MS } : {};
 }
 

@@ -1,13 +1,13 @@
-// The phase's own LLM calls (replan decisions, re-decompositions): through its gate (pause, LLM
-// trouble, the budget loan, the ladder's rung), on the workspace host when they read the workspace.
+// The phase's own LLM calls (replan decisions, re-decompositions): through its call gate
+// (call-gate.ts), on the workspace host when they read the workspace.
 import { proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { llmActivityOptions, type RunOptions } from '../options';
-import type { PauseGate } from '../pause-gate';
+import type { CallGate } from '../call-gate';
 
 export type LlmCalls = (summary: string, onHost: boolean, timeoutMs?: number) => ActivityInterfaceFor<Activities>;
 
-export function llmCalls(options: RunOptions, gate: PauseGate): LlmCalls {
+export function llmCalls(options: RunOptions, gate: CallGate): LlmCalls {
   return (summary, onHost, timeoutMs) =>
     gate.gated(
       proxyActivities<Activities>({

@@ -8,7 +8,7 @@ import type { ReplanContext } from '../../domain/replan/prompt-context';
 import type { ActionPlan, TaskRecord } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
 import { taskWorkflowIdOf } from '../../domain/run/waiting';
-import type { LeaseInput } from '../budget-lease';
+import type { LeaseInput } from '../token-loans';
 import type { RunOptions } from '../options';
 import type { TaskOutcome } from '../task';
 

@@ -10,12 +10,11 @@ import { blockedByDependency, executionHistoryFull, tasksToStart } from '../../d
 import { decisionsForRun } from '../../domain/replan/decision-order';
 import { TaskState, type TaskRecord } from '../../domain/types';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../domain/usage';
-import { installLease } from '../budget-lease';
-import { installChildGate } from '../child-gate';
+import { installCallGate, levelReport } from '../call-gate';
 import { rootMessage } from '../failures';
-import { llmFormOn, rungReport } from '../llm-form';
-import { startPauseRelay, type PauseRelay } from '../pause-gate';
+import { startPauseRelay, type PauseRelay } from '../pause-relay';
 import { TaskWorkflow } from '../task';
+import { installLease } from '../token-loans';
 import { OPEN, taskBoard } from './board';
 import { followUps } from './follow-ups';
 import { inbox } from './inbox';
@@ -44,16 +43,13 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const childId = (taskId: string) => taskWorkflowId(input.runWorkflowId, taskId, input.round);
   const lease = installLease(input.budget);
   lease.serveChildren((wfId) => [...running.keys()].some((id) => childId(id) === wfId));
-  // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
-  const form = llmFormOn(input.options);
-  // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's
-  // LLM calls and task starts. A pause may hold the follow-ups for long: status must not wait for
-  // the phase's result. (A holder: a buffered pauseGate signal may arrive while the gate is being installed.)
+  // The call gate of this phase's LLM calls (call-gate.ts). O1: told by the run; relayed to the
+  // running tasks (again on every resume); also holds task starts. A pause may hold the follow-ups
+  // for long: status must not wait for the phase's result. (A holder: a buffered pauseGate signal
+  // may arrive while the gate is being installed.) M1: the level, from the run and from this phase's
+  // calls and tasks (given to the tasks it starts).
   const relay: { current?: PauseRelay } = {};
-  const gate = installChildGate(input.options, lease, {
-    form,
-    onPauseChange: (paused: boolean) => (paused ? reports.report(true) : relay.current?.retell()),
-  });
+  const gate = installCallGate(input.options, lease, (paused: boolean) => (paused ? reports.report(true) : relay.current?.retell()));
   relay.current = startPauseRelay(
     () => gate.kinds(),
     () => [...running.keys()].map(childId),
@@ -94,7 +90,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const taskEnded = (ev: Extract<SchedulerEvent, { kind: 'task' }>) => {
     running.delete(ev.id);
     lease.childEnded(childId(ev.id), ev.outcome?.usage);
-    form.learned(ev.outcome);
+    gate.learned(ev.outcome);
     rethrowCancellation(ev.error);
     if (ev.error !== undefined) {
       board.set(ev.id, { state: TaskState.BLOCKED, summary: `task failed: ${rootMessage(ev.error)}` });
@@ -144,7 +140,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     }
     // The result carries the final states; earlier reports must not arrive after it.
     await reports.delivered();
-    return { tasks: board.tasks, usage, decisions: decisionsForRun(asked), ...rungReport(input.options) };
+    return { tasks: board.tasks, usage, decisions: decisionsForRun(asked), ...levelReport(input.options) };
   } catch (err) {
     if (isCancellation(err)) {
       for (const t of board.tasks) if (OPEN.includes(t.state)) board.set(t.id, { state: TaskState.CANCELLED });

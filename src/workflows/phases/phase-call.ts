@@ -1,15 +1,15 @@
 // What the planning phases (X1) share: their input and result, and their LLM calls, each one
-// activity started through the phase's gate (paused with the run, O1; within its budget loan, O3)
-// and on the workspace's host when it reads the workspace.
+// activity started through the phase's call gate (call-gate.ts: its budget loan, the run's pause,
+// LLM trouble, the fallback level) and on the workspace's host when it reads the workspace.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, RunRef } from '../../activities';
 import type { LlmRungReport } from '../../domain/llm-form';
 import type { Goal, TaskSpec } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
 import { touchesWorkspace, type RunActivityName } from '../../domain/workspace-host';
-import type { LeaseInput } from '../budget-lease';
+import type { CallGate } from '../call-gate';
+import type { LeaseInput } from '../token-loans';
 import { llmActivityOptions, type RunOptions } from '../options';
-import type { PauseGate } from '../pause-gate';
 
 export interface PhaseInput {
   run: RunRef;
@@ -36,7 +36,7 @@ export type DecompositionInput = PhaseInput & {
  * the call waits at the gate, and runs on the workspace's host if it reads the workspace
  * (src/domain/workspace-host.ts).
  */
-export function phaseLlm(input: Pick<PhaseInput, 'run' | 'options'>, gate: PauseGate, activity: RunActivityName, summary: string): Activities {
+export function phaseLlm(input: Pick<PhaseInput, 'run' | 'options'>, gate: CallGate, activity: RunActivityName, summary: string): Activities {
   const onHost = touchesWorkspace(activity, { instructionFile: input.run.instructionFile !== undefined });
   return gate.gated(proxyActivities<Activities>(llmActivityOptions(input.options, summary, onHost)));
 }
@@ -44,6 +44,6 @@ export function phaseLlm(input: Pick<PhaseInput, 'run' | 'options'>, gate: Pause
 /** One run of the task-decomposition phase, as its steps see it: the input, the gate, and where the LLM usage adds up. */
 export interface DecompositionCall {
   input: DecompositionInput;
-  gate: PauseGate;
+  gate: CallGate;
   spent(usage: TokenUsage): void;
 }

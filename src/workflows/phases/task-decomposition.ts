@@ -2,19 +2,18 @@
 // refined until its quality is accepted (./plan-refinement.ts, R1–R7).
 import type { TaskSpec } from '../../domain/types';
 import { addUsage, ZERO_USAGE } from '../../domain/usage';
-import { installLease } from '../budget-lease';
-import { installChildGate } from '../child-gate';
-import { rungReport } from '../llm-form';
+import { installCallGate, levelReport } from '../call-gate';
+import { installLease } from '../token-loans';
 import type { PlanQuality } from '../messages';
 import type { DecompositionCall, DecompositionInput, PhaseResult } from './phase-call';
 import { refinePlan } from './plan-refinement';
 import { decomposeValidGraph } from './task-graph';
 
 export async function TaskDecompositionWorkflow(input: DecompositionInput): Promise<PhaseResult<TaskSpec[]> & { quality?: PlanQuality }> {
-  const gate = installChildGate(input.options, installLease(input.budget)); // O1 + O3 + M1
+  const gate = installCallGate(input.options, installLease(input.budget)); // O1 + O3 + M1
   let usage = ZERO_USAGE;
   const call: DecompositionCall = { input, gate, spent: (u) => (usage = addUsage(usage, u)) };
   const graph = await decomposeValidGraph(call);
   const { tasks, quality } = await refinePlan(call, graph);
-  return { value: tasks, usage, quality, ...rungReport(input.options) };
+  return { value: tasks, usage, quality, ...levelReport(input.options) };
 }

@@ -1,4 +1,4 @@
-// O3: the run's side of the token leases (the children's side: ../budget-lease.ts). The run is the
+// O3: the run's side of the token leases (the children's side: ../token-loans.ts). The run is the
 // ledger: its book is RunState.budget (limits, loans) and planningUsage (spent), changed only by
 // the run's own transitions (src/domain/run/budget-ledger.ts). It lends each phase child an
 // allowance with its input, serves the running phase's requests for more, and with nothing left
@@ -16,7 +16,8 @@ import {
 } from '../../domain/run/budget-ledger';
 import type { RunState } from '../../domain/run/state';
 import type { TokenUsage } from '../../domain/usage';
-import { gatedBy, type Budgeted, type LeaseInput } from '../budget-lease';
+import type { BudgetStage } from '../call-gate';
+import type { LeaseInput } from '../token-loans';
 import { rootMessage } from '../failures';
 import { budgetGrantSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from '../messages';
 
@@ -29,7 +30,8 @@ export interface RunLedgerDeps {
   onStop: () => void;
 }
 
-export interface RunLedger extends Budgeted {
+/** The budget stage of the run's call gate (its own replan decisions), and its loans to its phases. */
+export interface RunLedger extends BudgetStage {
   leaseFor(childId: string): LeaseInput | undefined;
   /** A phase child ended (its usage already joined planningUsage); undefined: it failed, its loan counts as spent. */
   childEnded(childId: string, usage: TokenUsage | undefined): void;
@@ -109,7 +111,6 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
     },
     before,
     after,
-    gated: (activities) => gatedBy(ledger)(activities),
     leaseFor(childId) {
       if (!s().budget) return undefined;
       const b = book();

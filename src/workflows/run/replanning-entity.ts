@@ -3,9 +3,8 @@
 import type { RunRef } from '../../activities';
 import type { ReplannerConfig } from '../../domain/config';
 import type { RunState } from '../../domain/run/state';
-import type { Budgeted } from '../budget-lease';
+import type { CallGate } from '../call-gate';
 import type { RunOptions } from '../options';
-import type { PauseGate } from '../pause-gate';
 
 /** What the replanning layer needs of the run's entity (RunEntity, ./entity.ts): the one state, changed only by transitions. */
 export interface ReplanningEntity {
@@ -18,8 +17,6 @@ export interface ReplanningDeps {
   options: RunOptions;
   config: ReplannerConfig;
   entity: ReplanningEntity;
-  /** O1/O2: the run's gate: no call starts while paused, and LLM trouble pauses the run instead of failing. */
-  gate?: PauseGate;
-  /** O3: the run's budget ledger; every replan-decision call waits until it fits. */
-  budget?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
+  /** The run's call gate (call-gate.ts): O3 every replan-decision call waits until it fits the budget, O1 none starts while paused, O2 LLM trouble pauses the run instead of failing. */
+  gate: CallGate;
 }

@@ -4,13 +4,11 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { loopingTriggers, type ReplanDecision } from '../../domain/replan';
 import type { ReplanContext } from '../../domain/replan/prompt-context';
-import { isPaused } from '../../domain/run/pause';
 import { addPlanningUsage } from '../../domain/run/phases';
 import type { Phase } from '../../domain/types';
 import { touchesWorkspace } from '../../domain/workspace-host';
 import { replanPromptExtras, type ReplanPromptExtras } from '../../llm/prompts/replan-feedback';
 import { llmActivityOptions } from '../options';
-import { gateOn } from '../pause-gate';
 import type { ReplanningDeps } from './replanning-entity';
 
 /** The LLM's decision, or "no replan" with why its reply could not be parsed (X13). */
@@ -28,12 +26,8 @@ export function promptExtrasOf({ entity, config }: Pick<ReplanningDeps, 'entity'
 /** X1: asks the replan-decision LLM about the phase that ended (`alternatives`: X8, after a refusal). */
 export async function askReplanDecision(deps: ReplanningDeps, phase: Phase, context: ReplanContext, alternatives?: string): Promise<DecisionReply> {
   const { entity } = deps;
-  // O1: no LLM call starts while the run is paused; O2: an LLM outage pauses the run.
-  const gate = deps.gate ?? gateOn(() => isPaused(entity.state));
-  await gate.ready();
-  // O3: and none starts that the budget cannot pay for (the run pauses with its budget question).
-  const budgeted = deps.budget?.limited === true;
-  const key = budgeted ? await deps.budget!.before() : 0;
+  // Through the run's call gate: O3 none starts that the budget cannot pay for (the run pauses with
+  // its budget question), O1 nor while the run is paused; O2 an LLM outage pauses the run.
   const activities = proxyActivities<Activities>(
     llmActivityOptions(
       deps.options,
@@ -45,10 +39,9 @@ export async function askReplanDecision(deps: ReplanningDeps, phase: Phase, cont
       }),
     ),
   );
-  const r = await gate
+  const r = await deps.gate
     .gated(activities)
     .decideReplan({ ...deps.run, ...promptExtrasOf(deps), ...(alternatives ? { escalation: alternatives } : {}), context });
   entity.apply((st) => addPlanningUsage(st, r.usage));
-  if (budgeted) deps.budget!.after(key, r.usage);
   return r;
 }

@@ -20,10 +20,10 @@ import { addPlanningUsage, afterExecution, enterPhase, finishExecution, nextPhas
 import { TaskState, type Phase } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
 import type { RunRef } from '../../activities';
-import type { LeaseInput } from '../budget-lease';
+import type { LeaseInput } from '../token-loans';
 import { ExecutionWorkflow } from '../execution';
 import { rootMessage } from '../failures';
-import type { LlmForm } from '../llm-form';
+import type { CallGate } from '../call-gate';
 import type { RunOptions } from '../options';
 import { ActionSequenceWorkflow, GoalUnderstandingWorkflow, ReflectionWorkflow, TaskDecompositionWorkflow } from '../phases';
 import type { createReplanning } from './replanning';
@@ -44,7 +44,8 @@ export interface PhaseStepsDeps {
   children: RunningChildren;
   reads: ChildReads;
   ledger: RunLedger;
-  form: LlmForm;
+  /** M1: the run's call gate learns the level its children report. */
+  gate: CallGate;
   replanning: Replanning;
   runWorkflowId: string;
 }
@@ -165,7 +166,7 @@ export class PhaseSteps {
     children.phase = undefined;
     entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));
     this.deps.ledger.childEnded(workflowId, executed.usage);
-    this.deps.form.learned(executed);
+    this.deps.gate.learned(executed);
     replanning.phaseFinished('execution');
     // One route for decisions: each one the phase asked after an action, replan or not, goes
     // through the same policy step as any phase's "replan?", until one replans.
@@ -233,10 +234,10 @@ export class PhaseSteps {
 
   /** A phase child ended: its usage joins the run's (and closes its loan), the rung it learned comes back. */
   private usageOf<T>(r: { value: T; usage: TokenUsage; llmRung?: unknown }): T {
-    const { children, entity, ledger, form } = this.deps;
+    const { children, entity, ledger, gate } = this.deps;
     const ended = children.phase;
     children.phase = undefined; // the phase child ended: nothing more to tell it
-    form.learned(r);
+    gate.learned(r);
     entity.apply((s) => addPlanningUsage(s, r.usage));
     if (ended) ledger.childEnded(ended, r.usage);
     return r.value;

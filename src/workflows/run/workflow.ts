@@ -6,8 +6,7 @@ import { CancellationScope, log, patched, setDefaultSignalHandler, setHandler, w
 import { notifyTargetOf } from '../../domain/notifications';
 import { endUnprobedOutage, isPaused, noteLlmRung, pauseKinds } from '../../domain/run/pause';
 import type { Phase } from '../../domain/types';
-import { hostPresenceOf } from '../host-presence';
-import { llmFormOn } from '../llm-form';
+import { runCallGate } from '../call-gate';
 import {
   ANSWER_SIGNAL_HELP,
   answerClarificationSignal,
@@ -26,7 +25,7 @@ import {
   taskProgressSignal,
   workspaceHoldUpdate,
 } from '../messages';
-import { gateOn, startPauseRelay } from '../pause-gate';
+import { startPauseRelay } from '../pause-relay';
 import { createReplanning } from './replanning';
 import { startRunLedger } from './budget-ledger';
 import { ChildReads, RunningChildren } from './child-reads';
@@ -50,16 +49,6 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const runWorkflowId = workflowInfo().workflowId;
   const entity = new RunEntity(start.initial);
   const children = new RunningChildren();
-  // M1: a lower rung of the fallback ladder any call of the run learns is kept in its state.
-  const form = llmFormOn(options, (rung, stream) => entity.apply((s) => noteLlmRung(s, rung, stream)));
-  // O1: the run's safe points wait on this gate. O2: the run's own LLM calls (replan decisions)
-  // report LLM trouble straight into its state; a call its workspace host did not start pauses it.
-  const gate = gateOn(
-    () => isPaused(entity.state),
-    { kinds: () => pauseKinds(entity.state), report: async (m) => entity.llmTrouble(m) },
-    form,
-    hostPresenceOf(options.hostQueue),
-  );
   // O1: the phase child running now is kept told whether the run is paused.
   const relay = startPauseRelay(
     () => pauseKinds(entity.state),
@@ -71,6 +60,18 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // (`main`, below) and ends the run STOPPED.
   const main = new CancellationScope();
   const ledger = startRunLedger({ entity, now: isoNow, currentChild: () => children.phase, onStop: () => main.cancel() });
+  // The run's call gate (call-gate.ts): O1 the run's safe points wait on it; the run's own LLM calls
+  // (replan decisions) wait until they fit the ledger (O3), report LLM trouble straight into its state
+  // (O2; a call its workspace host did not start pauses it); M1 a lower level any call of the run
+  // learns is kept in its state.
+  const gate = runCallGate({
+    options,
+    budget: ledger,
+    isPaused: () => isPaused(entity.state),
+    kinds: () => pauseKinds(entity.state),
+    llmTrouble: (m) => entity.llmTrouble(m),
+    onLower: (rung, stream) => entity.apply((s) => noteLlmRung(s, rung, stream)),
+  });
   // S3: the workspace's lock, taken as the run's first step.
   const workspace = new RunWorkspace(input, withoutLocalActivities);
 
@@ -104,11 +105,11 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     // S3: the run's first step: it holds its workspace, or it is refused at once, naming the holder.
     const hold = await workspace.take();
     if (!hold.held) refused(entity, hold);
-    const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
+    const replanning = createReplanning({ run, options, config, entity, gate });
     // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
     const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
     entity.onPublish((s) => notifier.observe(s));
-    const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });
+    const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, gate, replanning, runWorkflowId });
     entity.publish();
 
     const phases = async (): Promise<void> => {

@@ -22,7 +22,7 @@ import {
 import { touchesWorkspace } from '../../domain/workspace-host';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../../domain/usage';
 import { llmActivityOptions, workerActivityOptions, type RunOptions } from '../options';
-import type { PauseGate } from '../pause-gate';
+import type { CallGate } from '../call-gate';
 
 export interface WorkerIterationInput {
   run: RunRef;
@@ -33,7 +33,7 @@ export interface WorkerIterationInput {
   guidance?: string;
   options: RunOptions;
   /** O1/O2/O3: the task's gate (pause, LLM trouble, token loan), through which every step goes. */
-  gate?: PauseGate;
+  gate?: CallGate;
   /** V1: told after each worker step (the task's current details list it). */
   onStep?: (step: number, report: WorkerStepReport) => void;
   /** P9: the previous iteration was stopped by the stuck detector (the prompt says what it repeated). */
@@ -53,8 +53,8 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
-    // Through the task's gate: O3 no step starts that its token loan cannot pay for (budgetedGate),
-    // O1 nor while paused, O2 an LLM outage in a step pauses the run and the step is retried.
+    // Through the task's call gate (call-gate.ts): O3 no step starts that its token loan cannot pay
+    // for, O1 nor while paused, O2 an LLM outage in a step pauses the run and the step is retried.
     const stepper = proxyActivities<Activities>(workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`));
     const r = await (input.gate ? input.gate.gated(stepper) : stepper).workerStep({
       runId: run.runId,
@@ -98,7 +98,7 @@ export function judgeIteration(
   task: TaskSpec,
   worker: { summary: string; logPath: string },
   options: RunOptions,
-  gate: PauseGate,
+  gate: CallGate,
 ): Promise<{ value: JudgeResult; usage: TokenUsage }> {
   return gate
     .gated(proxyActivities<Activities>(llmActivityOptions(options, `judge: ${task.title}`, touchesWorkspace('judgeTask'))))

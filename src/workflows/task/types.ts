@@ -5,7 +5,7 @@ import type { TaskEnd } from '../../domain/pacemaker';
 import type { JudgeResult } from '../../domain/replan/judge-outcome';
 import type { TaskSpec } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
-import type { LeaseInput } from '../budget-lease';
+import type { LeaseInput } from '../token-loans';
 import type { RunOptions } from '../options';
 
 export interface TaskInput {

@@ -12,10 +12,9 @@ import { stuckNote, stuckStatusLine } from '../../domain/stuck';
 import { addUsage } from '../../domain/usage';
 import { workerStepLimit } from '../../domain/worker-steps';
 import type { StuckPromptInput } from '../../llm/prompts/task';
-import { installLease } from '../budget-lease';
-import { installChildGate } from '../child-gate';
+import { installCallGate, levelReport } from '../call-gate';
 import { explainActivityFailure } from '../failures';
-import { rungReport } from '../llm-form';
+import { installLease } from '../token-loans';
 import { installConsultations } from './consultation';
 import { judgeIteration, runWorkerIteration } from './iteration';
 import { startPacer } from './pacer';
@@ -37,7 +36,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
   // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
-  const gate = installChildGate(options, lease);
+  const gate = installCallGate(options, lease);
   // P7: the user's answers to the pacemaker's consultations.
   const consultations = installConsultations(task, config, view, pacer, input.runWorkflowId);
 
@@ -61,7 +60,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       }),
     );
     const stuck = status.stuck ? { stuck: stuckStatusLine(status.stuck) } : {};
-    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...stuck, ...last, ...rungReport(options) };
+    return { taskId: task.id, state, reason, iterations: pace.iteration, usage: status.usage, ...stuck, ...last, ...levelReport(options) };
   };
 
   try {

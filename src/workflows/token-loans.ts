@@ -1,9 +1,9 @@
 // O3 in the workflows: token leases (policy: src/domain/budget.ts), the children's side. The run
 // is the ledger (run/budget-ledger.ts); each child that makes LLM calls gets an allowance with its
-// input, checks it before every call (no signal per call: history stays ≤ 12 events per call), asks
-// its parent for more only when it is used up, and gives back what it did not use by ending (its
-// result carries its usage). The execution phase lends to its tasks the same way. The run, with
-// nothing left, pauses with the budget question.
+// input, which the first stage of its call gate (call-gate.ts) checks before every call (no signal
+// per call: history stays ≤ 12 events per call); it asks its parent for more only when it is used
+// up, and gives back what it did not use by ending (its result carries its usage). The execution
+// phase lends to its tasks the same way. The run, with nothing left, pauses with the budget question.
 //
 // Forged messages (S2). Temporal does not say who sent a signal, and whatever a parent tells a child
 // is visible in history, so a grant cannot be authenticated. What the protocol guarantees instead:
@@ -20,8 +20,8 @@
 import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, type LeaseBook } from '../domain/budget';
 import { ZERO_USAGE, type TokenUsage } from '../domain/usage';
+import type { BudgetStage } from './call-gate';
 import { rootMessage } from './failures';
-import type { PauseGate } from './pause-gate';
 import { budgetGrantSignal, BudgetGrantSchema, budgetRequestSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from './messages';
 
 /** What a parent lends a child with its input. Absent: the run has no budget. */
@@ -31,58 +31,8 @@ export interface LeaseInput {
   estimate: number;
 }
 
-/** Wraps activity stubs: each call waits until it fits the allowance, and its usage is recorded. */
-export interface Budgeted {
-  /** False: no budget; callers skip before/after (no extra await: the commands' order stays as without budgets). */
-  readonly limited: boolean;
-  gated<T extends object>(activities: T): T;
-  /** Before a call made without `gated`; returns the call's key for `after`. */
-  before(): Promise<number>;
-  after(key: number, usage: TokenUsage | undefined): void;
-}
-
-const usageIn = (r: unknown): TokenUsage | undefined => {
-  const u = (r as { usage?: TokenUsage } | null | undefined)?.usage;
-  return u && typeof u.totalTokens === 'number' ? u : undefined;
-};
-
-/** Wraps activity stubs so that each call goes through `before` and `after` (the run's ledger wraps its own the same way). */
-export function gatedBy(b: Pick<Budgeted, 'before' | 'after' | 'limited'>) {
-  return <T extends object>(activities: T): T =>
-    new Proxy(activities, {
-      get(target, name, receiver) {
-        const f: unknown = Reflect.get(target, name, receiver);
-        if (typeof f !== 'function' || !b.limited) return f;
-        return async (...args: unknown[]) => {
-          const key = await b.before();
-          try {
-            const r = await (f as (...a: unknown[]) => Promise<unknown>)(...args);
-            b.after(key, usageIn(r));
-            return r;
-          } catch (e) {
-            // A failed call is not known to have used tokens; its reservation is returned.
-            b.after(key, ZERO_USAGE);
-            throw e;
-          }
-        };
-      },
-    });
-}
-
-/** O1 + O3: a pause gate whose `gated` stubs also wait until each call fits the lease (one wrapper for the call sites). */
-export function budgetedGate(gate: PauseGate, lease: Budgeted): PauseGate {
-  return {
-    get paused() {
-      return gate.paused;
-    },
-    ready: () => gate.ready(),
-    kinds: () => gate.kinds(),
-    gated: (activities) => lease.gated(gate.gated(activities)),
-  };
-}
-
 /** A child's (or the execution phase's) lease: its allowance from its parent, and its own loans to its children. */
-export interface ChildLease extends Budgeted {
+export interface ChildLease extends BudgetStage {
   /** The lease to give a child starting now (undefined: no budget). */
   leaseFor(childId: string): LeaseInput | undefined;
   /** A child ended: its loan closes, its usage counts (undefined: it failed; its whole loan counts). */
@@ -173,7 +123,6 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
     limited,
     before,
     after,
-    gated: gatedBy({ before, after, limited }),
     leaseFor(childId) {
       if (!limited) return undefined;
       const tokens = leaseSize(book, leaseWant(book));
