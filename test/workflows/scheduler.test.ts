@@ -2,7 +2,7 @@
 // task runs beside the scheduler (the next ready task starts at once); a decision that wants a
 // replan stops further starts from the moment it answers.
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
-import { decisionsQuery, statusQuery } from '../../src/workflows/messages';
+import { decisionsQuery, statusQuery, type SealedProgress } from '../../src/workflows/messages';
 import { taskWorkflowId } from '../../src/workflows/execution';
 import type { RunOptions } from '../../src/workflows/options';
 import { childReadsIn } from '../support/child-reads';
@@ -130,8 +130,8 @@ describe('S3 B1 the execution history stays bounded whatever the plan size', () 
   });
 });
 
-describe('B1 S2 progress reaches the run as deltas the run reads itself', () => {
-  it('B1 S2 the execution phase only pokes (empty payloads); each read the run makes carries only the tasks that changed, newer versions each time, about two records per task in all; status follows the tasks live', async () => {
+describe('B1 S2 progress reaches the run as sealed deltas', () => {
+  it('B1 S2 the execution phase reports only the tasks that changed, sealed with the token the run gave it, newer versions each time, about two records per task in all; the run takes them without reading the phase; status follows the tasks live', async () => {
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
     scriptScenario(h.fake, { tasks: ids.map(task) });
     // Task i's worker is slow, so status can be read while the others are done and i still runs.
@@ -151,25 +151,26 @@ describe('B1 S2 progress reaches the run as deltas the run reads itself', () => 
 
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
-    // S2: the pokes carry nothing the run reads.
-    const pokes = events.map((e) => e.workflowExecutionSignaledEventAttributes).filter((a) => a?.signalName === 'taskProgress');
-    expect(pokes.length).toBeGreaterThan(0);
-    for (const a of pokes) expect(JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString())).toEqual({});
-    // The run's reads of its execution child.
-    const reads = childReadsIn(events)
-      .map((r) => r.result)
-      .filter((v): v is { ok: true; value: { seq: number; tasks: { id: string }[] } } => {
-        const r = v as { ok?: boolean; value?: { tasks?: unknown } } | undefined;
-        return r?.ok === true && Array.isArray(r.value?.tasks);
-      })
-      .map((r) => r.value)
-      .filter((r) => r.tasks.length > 0);
-    expect(reads.length).toBeGreaterThan(0);
-    const seqs = reads.map((r) => r.seq);
+    // S2: each report is sealed with the token the run gave its execution phase.
+    const execution = (await h.client.workflow.getHandle(`${handle.workflowId}.execution-1`).fetchHistory()).events ?? [];
+    const given = execution[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    const token = (JSON.parse(Buffer.from(given!).toString()) as { progressToken?: string }).progressToken;
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    const reports = events
+      .map((e) => e.workflowExecutionSignaledEventAttributes)
+      .filter((a) => a?.signalName === 'taskProgress')
+      .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString()) as SealedProgress);
+    expect(reports.length).toBeGreaterThan(0);
+    for (const r of reports) expect(r.token).toBe(token);
+    // Taken as they come: the run read nothing from its execution phase.
+    expect(childReadsIn(events)).toEqual([]);
+    const seqs = reports.map((r) => r.report.seq);
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
     expect(new Set(seqs).size).toBe(seqs.length);
-    // Whole-plan reads would carry 9 records each; deltas carry each task when it starts and when it ends.
-    const records = reads.reduce((n, r) => n + r.tasks.length, 0);
+    // Each report follows on from the one before it.
+    expect(reports.map((r) => r.since)).toEqual([0, ...seqs.slice(0, -1)]);
+    // Whole-plan reports would carry 9 records each; deltas carry each task when it starts and when it ends.
+    const records = reports.reduce((n, r) => n + r.report.tasks.length, 0);
     expect(records).toBeLessThanOrEqual(2 * ids.length);
   });
 });

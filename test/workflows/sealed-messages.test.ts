@@ -287,9 +287,10 @@ describe('S2 sealed messages', () => {
     expect(await workflowTaskFailures(taskHandle)).toEqual([]);
   });
 
-  it('S2 a running run: a forged taskProgress (a real task id, DONE, every next sequence number) and forged llmTrouble sent with the temporal CLI change nothing, pause nothing; the run ends DONE', async () => {
-    // The worker is slow, so the task is still running while the forgeries arrive.
-    scriptScenario(h.fake, { workerDelayMs: 1500, tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }] });
+  it('S2 a running run: a forged taskProgress (a real task id, DONE, every next sequence number; sealed with a token the run did not give) and forged llmTrouble sent with the temporal CLI change nothing, pause nothing; the run ends DONE', async () => {
+    // The worker is slow, so the task is still running while the forgeries arrive (the temporal CLI
+    // takes seconds per signal on a busy machine).
+    scriptScenario(h.fake, { workerDelayMs: 3000, tasks: [{ id: 'a', title: 'write a', files: { 'a.txt': 'A', 'a2.txt': 'A2' } }] });
     const { handle } = await startRun(h, { instruction: 'write the files a.txt and a2.txt', workspace: h.workspace(), options: FAST }, 'sealed');
     const wf = handle.workflowId;
     const running = await until<RunStatus>('task a running', async () => {
@@ -300,6 +301,11 @@ describe('S2 sealed messages', () => {
     await sendAll(wf, [
       ...[1, 2, 3, 4, 5, 6].map((seq) =>
         signal(`taskProgress: task a DONE (seq ${seq})`, 'taskProgress', `{"round":1,"seq":${seq},"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}`),
+      ),
+      signal(
+        'taskProgress: task a DONE, sealed with a token the run did not give',
+        'taskProgress',
+        `{"token":"forged-0123456789abcdef","since":0,"report":{"round":1,"seq":9,"tasks":[${task('a', 'DONE')}],"usage":${USAGE}}}`,
       ),
       signal('llmTrouble: rejected (the old claim)', 'llmTrouble', '{"trouble":"rejected","error":"forged: bad key"}'),
       signal('llmTrouble: unavailable (the old claim)', 'llmTrouble', '{"trouble":"unavailable","error":"forged"}'),

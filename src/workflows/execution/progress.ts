@@ -1,16 +1,17 @@
 // S2: the execution phase's progress, for the run (its `status` stays live while tasks run). The
-// phase only pokes the run ("look again"); the run reads the task states from this workflow itself
-// (the executionProgress query, through an activity that checks this workflow is its child), so a
-// poke forged from outside shows nothing the phase did not do. The query answers a delta: the
-// tasks changed after the version the run has. Pokes are fired, never awaited on the critical
-// path; none when nothing changed since the last.
+// phase reports a delta, the tasks changed after the version it last reported, sealed with the token
+// the run gave it (SealedProgressSchema): a report forged from outside is ignored. A phase given no
+// token (a run recorded before sealed reports) only pokes the run ("look again"), and the run reads
+// the task states from this workflow itself (the executionProgress query, through an activity that
+// checks this workflow is its child). Reports are fired, never awaited on the critical path; none
+// when nothing changed since the last.
 import { CancellationScope, getExternalWorkflowHandle, log, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { executionDecisionNote, MAX_NOTES_PER_READ } from '../../domain/run/event-log';
 import { TaskState } from '../../domain/types';
 import type { TokenUsage } from '../../domain/usage';
 import { rootMessage } from '../failures';
-import { executionProgressQuery, taskProgressSignal } from '../messages';
+import { executionProgressQuery, taskProgressSignal, type SealedProgress, type TaskProgressMessage } from '../messages';
 import type { TaskBoard } from './board';
 import type { Inbox } from './inbox';
 import type { ExecutionDecision, ExecutionInput, SchedulerEvent } from './types';
@@ -48,9 +49,21 @@ export function reportProgress(
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
   }).pokeRunProgress;
-  const pokeRun = bySignal
-    ? () => getExternalWorkflowHandle(input.runWorkflowId).signal(taskProgressSignal, {})
-    : () => pokeByActivity({ runWorkflowId: input.runWorkflowId });
+  const run = getExternalWorkflowHandle(input.runWorkflowId);
+  /** What the last sealed report told the run: the board's version and the decisions' count. */
+  let sent = { seq: 0, decisions: 0 };
+  const sealed = (token: string): SealedProgress => {
+    const since = sent.seq;
+    const report = progressView(since, sent.decisions);
+    sent = { seq: report.seq, decisions: (report.decisionsFrom ?? sent.decisions) + (report.decisions?.length ?? 0) };
+    return { token, since, report };
+  };
+  const token = input.progressToken;
+  const pokeRun = token
+    ? () => run.signal(taskProgressSignal, sealed(token))
+    : bySignal
+      ? () => run.signal(taskProgressSignal, {})
+      : () => pokeByActivity({ runWorkflowId: input.runWorkflowId });
   let poked = 0;
   let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states. */
@@ -63,10 +76,10 @@ export function reportProgress(
   // flight at a time, the next sent when it answers), which replays only what it recorded.
   const pokeOnce = bySignal || patched('execution-pokes-independent-of-replies');
   const pokes = new Set<Promise<void>>();
-  setHandler(executionProgressQuery, (since?: unknown, decisionsFrom?: unknown) => {
+  /** The tasks changed after version `since`, and (V2) the decisions asked from number `decisionsFrom` on, so `watch` shows them while the phase runs. */
+  function progressView(since: unknown, decisionsFrom: unknown): TaskProgressMessage {
     const { usage, decisions } = spent();
     const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
-    // V2: the decisions asked since the run's count, so `watch` shows them while the phase runs.
     const told = typeof decisionsFrom === 'number' && Number.isSafeInteger(decisionsFrom) && decisionsFrom >= 0 ? decisionsFrom : decisions.length;
     const notes = decisions.slice(told, told + MAX_NOTES_PER_READ).map((d) => executionDecisionNote(d.taskId, d.decision, d.parseError));
     return {
@@ -76,7 +89,8 @@ export function reportProgress(
       usage,
       ...(notes.length ? { decisions: notes, decisionsFrom: told } : {}),
     };
-  });
+  }
+  setHandler(executionProgressQuery, (since?: unknown, decisionsFrom?: unknown) => progressView(since, decisionsFrom));
   // A poke must not be interrupted by a cancellation, or the run would show stale states.
   const poke = () => CancellationScope.nonCancellable(pokeRun);
   const warn = (e: unknown) => log.warn(`could not tell the run about progress: ${rootMessage(e)}`);

@@ -36,6 +36,8 @@ export interface ExecutionInput {
   maxTasks: number;
   /** O3: the tokens the run lends this phase, which lends on to its tasks (absent: no budget). */
   budget?: LeaseInput;
+  /** S2: seals this phase's progress reports to the run (absent, a run recorded before them: the phase pokes and the run reads). */
+  progressToken?: string;
 }
 
 /** X1: a replan decision asked after an action (task) of this phase. */

@@ -1,8 +1,10 @@
 // Messages between the workflows of one run (never sent by a user; anyone could, so each is parsed
 // and checked like any other, S2). A child never tells the run what happened: it pokes ("look at
-// me"), and the run reads the child's own state with a query, through the inspectOwnWorkflow local
+// me"), and the run reads the child's own state with a query, through the inspectOwnWorkflow
 // activity, which first checks the workflow is its own. A forged poke at worst makes the run look
-// again and see the truth. Downwards, the run relays its pause; budget loans go both ways (O3).
+// again and see the truth. One exception, the execution phase's progress (one report per change of
+// its tasks): it is sealed with a token the run gave that phase in its input, so the run takes it
+// as it comes (SealedProgressSchema). Downwards, the run relays its pause; budget loans go both ways (O3).
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { lazySchema } from '../../domain/lazy-schema';
@@ -21,8 +23,9 @@ export type { LlmTroubleMessage } from '../../domain/run/pause';
 // ---------------------------------------------------------------- the execution phase's progress
 
 /**
- * S2: a poke from the execution phase to its run: "my tasks changed, look again". Its payload is
- * never read: the run reads the task states from its execution child itself (executionProgressQuery).
+ * S2: from the execution phase to its run: its progress, sealed (SealedProgressSchema); from a phase
+ * given no token (recorded before sealed reports), a poke whose payload is never read: "my tasks
+ * changed, look again", and the run reads the task states from the phase itself (executionProgressQuery).
  */
 export const taskProgressSignal = defineSignal<[unknown?]>('taskProgress');
 /**
@@ -52,6 +55,23 @@ export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = lazySchema(() 
       .optional(),
     decisionsFrom: countField.optional(),
   }),
+);
+
+/**
+ * S2: the execution phase's progress as it reports it: its tasks changed after version `since` (the
+ * last it reported), sealed with the token the run gave it in its input (ExecutionInput.progressToken).
+ * Whoever cannot read that phase's history cannot seal a report: the run ignores a report whose
+ * token is not the one it gave its running phase. Like a budget grant (src/workflows/token-loans.ts),
+ * it cannot be sealed against someone who can read the history: such a client can as well answer the
+ * run's questions, pause or cancel it.
+ */
+export interface SealedProgress {
+  token: string;
+  since: number;
+  report: TaskProgressMessage;
+}
+export const SealedProgressSchema: z.ZodType<SealedProgress> = lazySchema(() =>
+  z.strictObject({ token: z.string().min(16).max(100), since: countField, report: TaskProgressSchema }),
 );
 
 // ---------------------------------------------------------------- P7 a task's consultation

@@ -1,8 +1,11 @@
 // S2: what the run reads from its own children. A child never tells the run what happened: it pokes
-// (taskProgress, llmTrouble, taskConsultation), and the run reads the child's own state with a
-// query through the inspectOwnWorkflow activity, which first asks the server whether that workflow
-// really is the run's (or its execution phase's) child. A forged poke at worst makes the run look
-// again and see the truth.
+// (llmTrouble, taskConsultation), and the run reads the child's own state with a query through the
+// inspectOwnWorkflow activity, which first asks the server whether that workflow really is the
+// run's (or its execution phase's) child. A forged poke at worst makes the run look again and see
+// the truth. The execution phase's progress (taskProgress, one report per change of its tasks)
+// comes sealed with the token the run gave that phase (SealedProgressSchema): taken as it comes,
+// without a read; a report the run cannot take in order (one came in between that it missed) makes
+// it read the phase, as a poke does.
 import { log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { consultationChange, freshTroubleObservation } from '../../domain/run/child-reads';
 import { applyTaskProgress } from '../../domain/run/plan';
@@ -15,6 +18,7 @@ import {
   LlmTroubleObservationSchema,
   LlmTroublePokeSchema,
   parsePayload,
+  SealedProgressSchema,
   TaskConsultationPokeSchema,
   TaskConsultationSchema,
   TaskProgressSchema,
@@ -34,6 +38,8 @@ export class RunningChildren {
   phase: string | undefined;
   /** The running execution phase (the run started it, so it knows the exact run it reads progress from). */
   execution: ChildRef | undefined;
+  /** S2: the token of the execution phase starting or running now, which seals its progress reports. */
+  progressToken: string | undefined;
 }
 
 const INSPECT_OPTIONS = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } } as const;
@@ -70,8 +76,22 @@ export class ChildReads {
 
   // ---------------------------------------------------------------- the execution phase's task states
 
-  /** taskProgress: coalesced; while one look is under way, pokes ask for one more after it. */
-  progressPoked(): void {
+  /** taskProgress: a sealed report is taken as it comes; a poke (or a report that does not follow on) makes the run read the phase. */
+  progressReported(payload: unknown): void {
+    if (typeof payload !== 'object' || payload === null || !('token' in payload)) return this.progressPoked();
+    const p = parsePayload(SealedProgressSchema, payload);
+    if (!p.ok) return log.warn(`ignored taskProgress: ${p.reason}`);
+    const { token, since, report } = p.value;
+    if (this.children.progressToken === undefined || token !== this.children.progressToken) {
+      return log.warn('ignored taskProgress: not sealed by the execution phase this run is running');
+    }
+    // A report in between did not come (or not yet): what the phase has is read from it.
+    if (since > this.entity.state.progressSeq) return this.progressPoked();
+    this.entity.applyRead('taskProgress', TaskProgressSchema, applyTaskProgress, report);
+  }
+
+  /** A poke: coalesced; while one look is under way, pokes ask for one more after it. */
+  private progressPoked(): void {
     if (!this.children.execution) return log.warn('ignored taskProgress: no execution phase is running');
     if (this.readingProgress) return void (this.progressPokedAgain = true);
     this.readingProgress = true;

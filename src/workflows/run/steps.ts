@@ -1,7 +1,7 @@
 // X1: the run's five phase steps. Each starts its phase's child workflow (with the options, the
 // feedback a replan left for it and its loan from the budget), applies the result to the run's state,
 // then asks "replan?": the replanning layer's jump back (X3), or the next phase.
-import { executeChild, isCancellation, log, startChild } from '@temporalio/workflow';
+import { executeChild, isCancellation, log, startChild, uuid4 } from '@temporalio/workflow';
 import type { ReplannerConfig } from '../../domain/config';
 import type { ReplanContext } from '../../domain/replan/prompt-context';
 import {
@@ -127,6 +127,9 @@ export class PhaseSteps {
     const { run, options, entity, config, children, replanning } = this.deps;
     const workflowId = this.enter('execution');
     const s0 = entity.state;
+    // S2: the phase seals its progress reports with this (the run takes only reports with it).
+    const progressToken = uuid4();
+    children.progressToken = progressToken;
     // Started (not executed) so the run knows the exact child it reads progress from (S2).
     const child = await startChild(ExecutionWorkflow, {
       workflowId,
@@ -142,6 +145,7 @@ export class PhaseSteps {
           maxTasks: config.planning.maxTasks,
           replan: config.replanning.enabled ? replanning.executionPromptInput() : null,
           ...this.leaseOf(workflowId),
+          progressToken,
         },
       ],
       staticSummary: `execute ${s0.tasks.filter((t) => t.state === TaskState.READY).length} tasks`,
@@ -162,6 +166,7 @@ export class PhaseSteps {
       throw err;
     } finally {
       children.execution = undefined;
+      children.progressToken = undefined;
     }
     children.phase = undefined;
     entity.apply((s) => finishExecution(s, executed.tasks, executed.usage));

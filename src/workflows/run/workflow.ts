@@ -92,7 +92,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setHandler(pauseSignal, (payload?: unknown) => entity.pauseOrResumeSignalled('pause', payload));
   setHandler(resumeSignal, (payload?: unknown) => entity.pauseOrResumeSignalled('resume', payload));
   // Pokes from the run's own children: what they are about is read from the child itself.
-  setHandler(taskProgressSignal, () => reads.progressPoked());
+  setHandler(taskProgressSignal, (payload?: unknown) => reads.progressReported(payload));
   setHandler(llmTroubleSignal, (payload: unknown) => reads.troublePoked(payload));
   setHandler(taskConsultationSignal, (payload: unknown) => reads.consultationPoked(payload));
   setHandler(budgetRequestSignal, (payload: unknown) => ledger.requested(payload));
