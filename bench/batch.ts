@@ -36,6 +36,9 @@ export interface WorkflowTaskTimes {
   /** The largest history of any workflow of the batch, in bytes, and that workflow. */
   largestHistoryBytes: number;
   largest?: { workflowId: string; history: History };
+  /** Activities that timed out (a host's queue not served within its schedule-to-start timeout, a lost heartbeat), by type; and the gate's asks whether the workspace host is there. */
+  activityTimeouts: Record<string, number>;
+  hostPresenceAsks: number;
 }
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -53,7 +56,16 @@ export async function workflowTaskTimes(client: Client, workflowId: string, out:
     out.largest = { workflowId, history: h };
   }
   const started = new Map<string, number>();
+  const types = new Map<string, string>();
   for (const e of events) {
+    const a = e.activityTaskScheduledEventAttributes;
+    if (a) types.set(String(e.eventId), a.activityType?.name ?? '?');
+    if (a?.activityType?.name === 'hostPresent') out.hostPresenceAsks += 1;
+    const to = e.activityTaskTimedOutEventAttributes;
+    if (to) {
+      const k = `${types.get(String(to.scheduledEventId)) ?? '?'}: ${temporal.api.enums.v1.TimeoutType[to.failure?.timeoutFailureInfo?.timeoutType ?? 0] ?? '?'}`;
+      out.activityTimeouts[k] = (out.activityTimeouts[k] ?? 0) + 1;
+    }
     if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) started.set(String(e.eventId), ms(e.eventTime));
     const done = e.workflowTaskCompletedEventAttributes;
     if (done) out.durationsMs.push(ms(e.eventTime) - (started.get(String(done.startedEventId)) ?? NaN));
@@ -147,7 +159,7 @@ export async function runBatch(ctx: Ctx, env: BenchEnv, spec: BatchSpec) {
     const cpu = cpuSince(c0);
     const worker = procStats(pid);
     const workerCpuMs = worker.cpuMs - w0;
-    const times: WorkflowTaskTimes = { durationsMs: [], failedOrTimedOut: {}, largestHistoryBytes: 0 };
+    const times: WorkflowTaskTimes = { durationsMs: [], failedOrTimedOut: {}, largestHistoryBytes: 0, activityTimeouts: {}, hostPresenceAsks: 0 };
     for (const h of handles) await workflowTaskTimes(client, h.workflowId, times);
     const replayMs = times.largest ? await replayTime(env, times.largest.workflowId, times.largest.history) : NaN;
     const runMs = ends.filter((e) => e?.status === 'DONE').map((e) => e!.ms);
@@ -179,6 +191,8 @@ export async function runBatch(ctx: Ctx, env: BenchEnv, spec: BatchSpec) {
       workflowTasksOver1s: d.filter((x) => x > 1000).length,
       workflowTasksFailedOrTimedOut: times.failedOrTimedOut,
       largestHistoryBytes: times.largestHistoryBytes,
+      activityTimeouts: times.activityTimeouts,
+      hostPresenceAsks: times.hostPresenceAsks,
       /** What a workflow task of a worker without that workflow in its cache costs at most: a whole replay of the largest history (replayTime, in the bench process). */
       replayLargestHistoryMs: r1(replayMs),
     };

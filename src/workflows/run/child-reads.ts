@@ -87,7 +87,7 @@ export class ChildReads {
     }
     // A report in between did not come (or not yet): what the phase has is read from it.
     if (since > this.entity.state.progressSeq) return this.progressPoked();
-    this.entity.applyRead('taskProgress', TaskProgressSchema, applyTaskProgress, report);
+    this.entity.applyParsed('taskProgress', applyTaskProgress, report);
   }
 
   /** A poke: coalesced; while one look is under way, pokes ask for one more after it. */

@@ -295,7 +295,13 @@ export class RunEntity {
   /** What the run read from one of its children, applied only when it fits the run's state (S2). */
   applyRead<T>(name: string, schema: z.ZodType<T>, transition: (s: RunState, m: T) => Applied, payload: unknown): void {
     const p = parsePayload(schema, payload);
-    const r: Applied = p.ok ? transition(this.current, p.value) : p;
+    if (p.ok) this.applyParsed(name, transition, p.value);
+    else log.warn(`ignored ${name}: ${p.reason}`);
+  }
+
+  /** The same for a message parsed already. */
+  applyParsed<T>(name: string, transition: (s: RunState, m: T) => Applied, m: T): void {
+    const r = transition(this.current, m);
     if (r.ok) this.apply(() => r.state);
     else log.warn(`ignored ${name}: ${r.reason}`);
   }
