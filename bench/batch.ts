@@ -99,6 +99,24 @@ async function replayTime(env: BenchEnv, workflowId: string, history: History): 
   return median(times.slice(1));
 }
 
+/** A run still open: for each of its workflows still running, what it waits on (pending activities with their attempt and last failure, pending children). */
+async function whereItWaits(client: Client, workflowId: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (id: string) => {
+    const d = await client.workflow.getHandle(id).describe();
+    if (d.status.name !== 'RUNNING') return;
+    const raw = d.raw.pendingActivities ?? [];
+    const acts = raw.map(
+      (a) => `${a.activityType?.name ?? '?'} attempt ${a.attempt ?? '?'}${a.lastFailure?.message ? ` (${a.lastFailure.message.slice(0, 120)})` : ''}`,
+    );
+    const kids = (d.raw.pendingChildren ?? []).map((c) => c.workflowId ?? '?');
+    out.push(`${id}: history ${d.historyLength}; activities [${acts.join('; ')}]; children [${kids.join(', ')}]`);
+    for (const k of kids) await walk(k);
+  };
+  await walk(workflowId).catch((e: unknown) => out.push(`could not describe: ${String(e)}`));
+  return out;
+}
+
 const percentile = (xs: number[], p: number): number => {
   const s = [...xs].filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
@@ -128,6 +146,8 @@ export async function runBatch(ctx: Ctx, env: BenchEnv, spec: BatchSpec) {
     const m0 = machineCpuMs(fs.readFileSync('/proc/stat', 'utf8'));
     const t0 = performance.now();
     const deadline = t0 + spec.deadlineMs;
+    /** What each run still open at the deadline was waiting for. */
+    const stuck: string[][] = [];
     const handles = await Promise.all(
       Array.from({ length: spec.runs }, async (_, i) => {
         const ws = fs.mkdtempSync(path.join(base, `r${i}-`));
@@ -150,7 +170,10 @@ export async function runBatch(ctx: Ctx, env: BenchEnv, spec: BatchSpec) {
         const res = await Promise.race([handle.result().then((x) => ({ status: x.status, ms: performance.now() - t0 })), late]).finally(() =>
           clearTimeout(timer),
         );
-        if (!res) await handle.terminate('the bench batch is past its deadline').catch(() => undefined);
+        if (!res) {
+          stuck.push(await whereItWaits(client, handle.workflowId));
+          await handle.terminate('the bench batch is past its deadline').catch(() => undefined);
+        }
         return res;
       }),
     );
@@ -170,6 +193,7 @@ export async function runBatch(ctx: Ctx, env: BenchEnv, spec: BatchSpec) {
       latencyMs: spec.latencyMs,
       done: runMs.length,
       unfinished: ends.filter((e) => !e).length,
+      unfinishedWaitingOn: stuck,
       wallMs: Math.round(wallMs),
       runsPerMin: r1((runMs.length / wallMs) * 60_000),
       runMsP50: Math.round(median(runMs)),

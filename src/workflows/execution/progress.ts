@@ -40,11 +40,13 @@ export function reportProgress(
   events: Inbox<SchedulerEvent>,
   spent: () => { usage: TokenUsage; decisions: ExecutionDecision[] },
 ): ProgressReports {
-  // The poke is a signal to the run. Runs recorded before POKES_BY_SIGNAL_PATCH poked from a local
-  // activity (one marker instead of the signal's two events), which a worker whose workflow cache is
-  // full may drop with the workflow task it belongs to, again and again (O6: the phase then never
-  // gets on).
-  const bySignal = patched(POKES_BY_SIGNAL_PATCH);
+  const token = input.progressToken;
+  // Without a token (a run recorded before sealed reports) the poke is a signal to the run. Runs
+  // recorded before POKES_BY_SIGNAL_PATCH poked from a local activity (one marker instead of the
+  // signal's two events), which a worker whose workflow cache is full may drop with the workflow
+  // task it belongs to, again and again (O6: the phase then never gets on). A phase given a token
+  // asks for no patch (a patch is two events in every execution that asks).
+  const bySignal = token !== undefined || patched(POKES_BY_SIGNAL_PATCH);
   const pokeByActivity = proxyLocalActivities<Activities>({
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
@@ -58,7 +60,6 @@ export function reportProgress(
     sent = { seq: report.seq, decisions: (report.decisionsFrom ?? sent.decisions) + (report.decisions?.length ?? 0) };
     return { token, since, report };
   };
-  const token = input.progressToken;
   const pokeRun = token
     ? () => run.signal(taskProgressSignal, sealed(token))
     : bySignal
