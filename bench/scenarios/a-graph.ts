@@ -40,6 +40,8 @@ export async function graphScenario(ctx: Ctx, reps: number) {
     gates: {
       makespan0msSeqOverFloor: r1(at(0, p1).makespanMs / floors[`maxParallelTasks=${p1}`]!),
       overheadPerCall0msSeqMs: at(0, p1).overheadPerCriticalCallMs,
+      // What Replanner adds to Temporal's own floor of the same shape, per LLM call (serial, 0 ms).
+      aboveFloorPerLlmCall0msSeqMs: r1((at(0, p1).makespanMs - floors[`maxParallelTasks=${p1}`]!) / at(0, p1).llmCalls),
       overheadPerCall0msParMs: at(0, pN).overheadPerCriticalCallMs,
       [`makespanMinusBound${lMax}msParOverFloor0ms`]: r1((at(lMax, pN).makespanMs - at(lMax, pN).boundMs) / floors[`maxParallelTasks=${pN}`]!),
       [`makespanOverBound${lMax}msPar`]: at(lMax, pN).makespanOverBound,

@@ -21,10 +21,20 @@
 // the level has not changed. Trouble and loans are the only stages that send anything, and only
 // when they happen, so history grows by the call's own events.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
-import { condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, log, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { lowerRung, noStreamOf, rungOf, type LlmRung, type LlmRungReport } from '../domain/llm-form';
-import { gateKinds, llmTroubleOf, mayProbe, pauseKindOf, probeDelayMs, type LlmTrouble, type PauseKind } from '../domain/run/llm-outage';
+import {
+  gateKinds,
+  llmTroubleOf,
+  mayProbe,
+  pauseKindOf,
+  probeDelayMs,
+  recoveryToTell,
+  type LlmTrouble,
+  type PauseKind,
+  type ToldTrouble,
+} from '../domain/run/llm-outage';
 import type { TokenUsage } from '../domain/usage';
 import { presenceQueueOf } from '../domain/workspace-host';
 import {
@@ -191,26 +201,31 @@ async function throughTrouble<R>(hook: TroubleHook, call: (patch?: CallAgainPatc
   let err = first;
   let probes = 0;
   let busy = 0;
+  /** What this caller told the run (it tells the run it got through, recoveryToTell). */
+  const told: ToldTrouble = { outage: false, host: false };
   // The first call the host did not finish: a later one made again reads its journal, if it wrote one.
   let patch: CallAgainPatch | undefined;
   for (;;) {
     if (host?.isHostTrouble(err)) {
       if (!patch && err instanceof ActivityFailure && err.activityId) patch = { journalOf: err.activityId };
-      if (await hostIsThere(hook, host)) {
+      if (await hostIsThere(hook, host, told)) {
         // There but busy (its activity slots all taken): wait a backoff, then ask again. Not offline.
         busy += 1;
         const wait = probeDelayMs(busy);
         log.warn(`the workspace host's worker did not start a call in time but is there (busy); calling again in ${wait / 1000} s`);
         await sleep(wait);
       } else busy = 0;
-      const again = await callAgain(hook, () => call(patch));
+      const again = await callAgain(hook, () => call(patch), told);
       if (again.ok) return again.value;
       err = again.err;
       continue;
     }
     const t = troubleOf(err);
     if (!t) throw err;
-    if (!hook.kinds().includes(pauseKindOf(t.trouble))) await hook.report({ trouble: t.trouble, error: t.message });
+    if (!hook.kinds().includes(pauseKindOf(t.trouble))) {
+      await hook.report({ trouble: t.trouble, error: t.message });
+      if (t.trouble === 'unavailable') told.outage = true;
+    }
     if (t.trouble === 'unavailable') {
       probes += 1;
       const wait = probeDelayMs(probes);
@@ -228,20 +243,28 @@ async function throughTrouble<R>(hook: TroubleHook, call: (patch?: CallAgainPatc
       const kind = pauseKindOf(t.trouble);
       await condition(() => hook.kinds().includes(kind), REJECTION_SEEN_TIMEOUT_MS);
     }
-    const again = await callAgain(hook, () => call(patch));
+    const again = await callAgain(hook, () => call(patch), told);
     if (again.ok) return again.value;
     err = again.err;
   }
 }
 
+/** The patch that makes a caller tell the run of its own recovery (recoveryToTell); asked only when that is all there is to tell. */
+const TELLS_OWN_RECOVERY_PATCH = 'gate-tells-the-run-its-own-recovery';
+
 /** Calls again once only outages hold; a success ends the outage (or host-offline) pause it probed through. */
-async function callAgain<R>(hook: TroubleHook, call: () => Promise<R>): Promise<{ ok: true; value: R } | { ok: false; err: unknown }> {
+async function callAgain<R>(
+  hook: TroubleHook,
+  call: () => Promise<R>,
+  told: ToldTrouble,
+): Promise<{ ok: true; value: R } | { ok: false; err: unknown }> {
   await condition(() => mayProbe(hook.kinds()));
   try {
     const r = await call();
     const kinds = hook.kinds();
-    if (kinds.includes('llm_outage')) await hook.report({ trouble: 'recovered' });
-    else if (kinds.includes('host_offline')) await hook.report({ trouble: 'host_back' });
+    const own = recoveryToTell(kinds, told, false) === undefined && recoveryToTell(kinds, told, true) !== undefined;
+    const tell = recoveryToTell(kinds, told, own && patched(TELLS_OWN_RECOVERY_PATCH));
+    if (tell) await hook.report({ trouble: tell });
     else hook.clear?.();
     return { ok: true, value: r };
   } catch (err) {
@@ -254,10 +277,13 @@ async function callAgain<R>(hook: TroubleHook, call: () => Promise<R>): Promise<
  * and the host is probed (5 s doubling, at most every 60 s; sooner when another caller saw it back)
  * until it answers: false (it was offline, now back).
  */
-async function hostIsThere(hook: TroubleHook, host: HostPresence): Promise<boolean> {
+async function hostIsThere(hook: TroubleHook, host: HostPresence, told: ToldTrouble): Promise<boolean> {
   if (await host.present()) return true;
   for (let probes = 1; ; probes++) {
-    if (!hook.kinds().includes('host_offline')) await hook.report({ trouble: 'host_offline' });
+    if (!hook.kinds().includes('host_offline')) {
+      await hook.report({ trouble: 'host_offline' });
+      told.host = true;
+    }
     const wait = probeDelayMs(probes);
     log.warn(`the workspace host has no worker; the run is paused, asking again in ${wait / 1000} s`);
     const end = Date.now() + wait;

@@ -6,12 +6,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startRun } from '../../src/client/runs';
 import { renderStatus } from '../../src/client/render';
-import { statusQuery, type RunStatus } from '../../src/workflows/messages';
+import { llmTroubleStateQuery, statusQuery, type RunStatus } from '../../src/workflows/messages';
+import { DEFAULT_RUN_OPTIONS } from '../../src/workflows/options';
+import { TaskWorkflow } from '../../src/workflows/task';
 import { FAST, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-hooks';
 import { killWorker, startWorkerProcess } from '../support/worker-proc';
 import { scriptScenario, type ScenarioTask } from '../support/scenario';
 import { activitiesOfRun } from '../support/run-activities';
+import { taskSpec } from '../support/tasks';
 
 let h: Harness;
 harnessForWorkerProcesses((x) => (h = x));
@@ -95,6 +98,45 @@ describe('workspace host offline', () => {
     expect(ok('reflection')).toBe(1);
     expect(ok('replan_decision')).toBe(6);
     expect(h.fake.requestsFor('worker_step').filter((r) => r.status !== 200)).toHaveLength(1);
+  }, 240_000);
+
+  it("O2 a task that told the run its host was offline tells it the host is back when it got through, also before the run's pause reached it (else the run stays paused for good)", async () => {
+    h.fake.reset();
+    const root = tmp('replanner-late-');
+    const ws = path.join(root, 'ws');
+    fs.mkdirSync(ws);
+    scriptScenario(h.fake, { tasks: [{ id: 'r', title: 'write r', files: { 'r.txt': 'R' } }] });
+    const id = uniqueId('late');
+    // The task alone, its workspace on host-late (no worker of it yet). Its trouble goes to a run that
+    // does not exist, so no pause ever comes back to it: as when the run's pause is slower than the
+    // task's probe (seen with 200 runs on one worker: the run stayed paused "host offline" for good).
+    const handle = await h.client.workflow.start(TaskWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: `task-${id}`,
+      args: [
+        {
+          run: { runId: id, workspace: ws, instruction: 'write r.txt', host: 'host-late' },
+          task: taskSpec('r', { title: 'write r', description: 'write r.txt', scopePaths: ['r.txt'] }),
+          steps: ['write r.txt'],
+          options: { ...DEFAULT_RUN_OPTIONS, ...FAST, hostQueue: `${h.taskQueue}@host-late`, runWorkflowId: `run-${id}` },
+        },
+      ],
+    });
+    await until(
+      'the task to tell the run its host is offline',
+      async () => ((await handle.query(llmTroubleStateQuery))?.trouble === 'host_offline' ? true : undefined),
+      60_000,
+    );
+    await startWorkerProcess({
+      address: temporalAddress(),
+      taskQueue: h.taskQueue,
+      llmBaseURL: h.fake.baseURL,
+      env: { REPLANNER_HOST: 'host-late', REPLANNER_WORKSPACE_ROOTS: root },
+    });
+    const outcome = await handle.result();
+    expect(outcome.state).toBe('DONE');
+    // What the run reads from the task when told: the host is back (before: nothing, the trouble cleared unsaid).
+    expect(await handle.query(llmTroubleStateQuery)).toMatchObject({ trouble: 'host_back' });
   }, 240_000);
 
   it('O2 a busy host is not offline: its only activity slot taken, a call it did not start in time asks its presence queue and waits; no pause, DONE', async () => {

@@ -49,6 +49,27 @@ export type PauseKind = (typeof PAUSE_KINDS)[number];
  */
 export const mayProbe = (kinds: readonly PauseKind[]): boolean => kinds.every((k) => k === 'llm_outage' || k === 'host_offline');
 
+/** What one caller told the run while it was held: an LLM outage, its workspace host offline. */
+export interface ToldTrouble {
+  outage: boolean;
+  host: boolean;
+}
+
+/**
+ * O2: a call got through after trouble. It tells the run the outage (or the host's absence) is over
+ * when the run's pause says so, and also when it told the run of that trouble itself: the pause may
+ * not have reached it yet (the run relays it through the execution phase; on a busy worker that can
+ * take longer than a probe), and then nobody else would end it. `ownTold` false (a run recorded
+ * before this rule) keeps only the first. Undefined: nothing to tell (a rejection the user resumed).
+ */
+export function recoveryToTell(kinds: readonly PauseKind[], told: ToldTrouble, ownTold: boolean): 'recovered' | 'host_back' | undefined {
+  if (kinds.includes('llm_outage')) return 'recovered';
+  if (kinds.includes('host_offline')) return 'host_back';
+  if (!ownTold) return undefined;
+  if (told.outage) return 'recovered';
+  return told.host ? 'host_back' : undefined;
+}
+
 /** The pause kind of an LLM trouble. */
 export function pauseKindOf(trouble: LlmTrouble): PauseKind {
   if (trouble === 'host_offline') return 'host_offline';

@@ -11,6 +11,7 @@ import {
   mayProbe,
   PROBE_MAX_MS,
   probeDelayMs,
+  recoveryToTell,
   shortError,
 } from '../../../src/domain/run/llm-outage';
 import {
@@ -226,5 +227,22 @@ describe("O2 the run's LLM pauses", () => {
       ['user', T2],
       ['llm_outage', T1],
     ]);
+  });
+});
+
+describe('O2 which recovery a call that got through tells the run', () => {
+  const none = { outage: false, host: false };
+  it.each([
+    [['llm_outage'], none, true, 'recovered'],
+    [['host_offline'], none, true, 'host_back'],
+    [['llm_outage', 'host_offline'], none, false, 'recovered'],
+    [[], { outage: true, host: false }, true, 'recovered'],
+    [[], { outage: false, host: true }, true, 'host_back'],
+    [[], { outage: true, host: true }, true, 'recovered'],
+    [[], { outage: false, host: true }, false, undefined],
+    [[], none, true, undefined],
+    [['user'], { outage: false, host: true }, true, 'host_back'],
+  ] as const)('O2 paused for %p, told %p, own recoveries told: %p → %p', (kinds, told, own, want) => {
+    expect(recoveryToTell(kinds, told, own)).toBe(want);
   });
 });
