@@ -29,9 +29,6 @@ export const displayStatus = (s: RunState): RunStatusValue => {
   return isPaused(s) ? 'PAUSED' : 'RUNNING';
 };
 
-/** What the ReplannerStatus search attribute showed before WAITING existed (runs recorded then replay with it). */
-export const statusBeforeWaiting = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
-
 /** The outcome of a pause or resume: `changed` false when it was already so (acknowledged, not an error). */
 export type PauseApplied = { ok: true; state: RunState; changed: boolean } | { ok: false; reason: string };
 

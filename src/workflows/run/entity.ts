@@ -8,7 +8,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
-  patched,
   setCurrentDetails,
   upsertMemo,
   upsertSearchAttributes,
@@ -19,16 +18,7 @@ import { budgetAnswerProblem } from '../../domain/run/budget-ledger';
 import { checklistMemoDue, runChecklist, runDetails } from '../../domain/run/checklist';
 import { eventsView, withEvents } from '../../domain/run/events';
 import type { RunEventsPage } from '../../domain/run/event-log';
-import {
-  activePauses,
-  applyLlmTrouble,
-  displayStatus,
-  isPaused,
-  pauseRun,
-  resumeRun,
-  statusBeforeWaiting,
-  type PauseApplied,
-} from '../../domain/run/pause';
+import { activePauses, applyLlmTrouble, displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied } from '../../domain/run/pause';
 import { answerQuestion, pendingQuestions } from '../../domain/run/questions';
 import type { Applied, RunState } from '../../domain/run/state';
 import { decisionsView, inspectionMemo, MEMO_CHECKLIST, memoProgressKey, statusView, type DecisionsView } from '../../domain/run/views';
@@ -48,12 +38,6 @@ import {
   type RunStatus,
 } from '../messages';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from '../search-attributes';
-
-/** The patch that writes the memo when a task ends (its progress never lags; runs recorded before it replay without). */
-export const MEMO_PROGRESS_PATCH = 'run-memo-tracks-finished-tasks';
-
-/** The patch that shows WAITING in the ReplannerStatus search attribute (a changed upsert: runs recorded before it replay without). */
-export const WAITING_STATUS_PATCH = 'replanner-status-waiting';
 
 /** Workflow time (deterministic in the sandbox), as the state records it. */
 export const isoNow = (): string => new Date().toISOString();
@@ -79,15 +63,9 @@ class Publisher {
   /** Told of every published state (the run's notifications). */
   observer: ((s: RunState) => void) | undefined;
 
-  /** Whether this run shows WAITING (runs recorded before it keep their search attribute writes on replay). */
-  private showsWaiting: boolean | undefined;
-  /** Whether the memo follows every task's end (runs recorded before it wrote it at phases and decisions only). */
-  private tracksProgress: boolean | undefined;
-
   /** `final`: the run ends or continues as new (everything is written). */
   write(state: RunState, final: boolean): void {
-    this.showsWaiting ??= patched(WAITING_STATUS_PATCH);
-    const status = this.showsWaiting ? displayStatus(state) : statusBeforeWaiting(state);
+    const status = displayStatus(state);
     const key = `${state.phase}|${status}|${state.counters.total}`;
     if (key !== this.searched) {
       this.searched = key;
@@ -103,9 +81,8 @@ class Publisher {
     const n = state.notifications;
     // X10: and a delivery that starts or stops waiting, is refused for good or is left at the end.
     const delivery = n && (n.waiting || n.refused || n.left) ? `|${n.waiting ? 'w' : ''}${n.refused ?? 0}/${n.left ?? 0}` : '';
-    // O5 / V1: and every task that ends, so the memo's progress never lags behind (patched: runs recorded before wrote it less often).
-    this.tracksProgress ??= patched(MEMO_PROGRESS_PATCH);
-    const progress = this.tracksProgress ? `|${memoProgressKey(state)}` : '';
+    // O5 / V1: and every task that ends, so the memo's progress never lags behind.
+    const progress = `|${memoProgressKey(state)}`;
     const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${n?.failed ?? 0}${delivery}${progress}`;
     // V1 / X11: the plan checklist in the memo too, written only when its text changed (each write is a
     // history event; the text is bounded by runChecklist).

@@ -1,7 +1,7 @@
 // V1 / X14 / P7 / O1: what a run waits for from a person and how to give it (src/domain/run/waiting.ts):
 // the ReplannerStatus it shows (displayStatus), the head of its current details, the one line of
 // `list`, and the exact lines and JSON the three ways take.
-import { applyLlmTrouble, displayStatus, pauseRun, statusBeforeWaiting } from '../../../src/domain/run/pause';
+import { applyLlmTrouble, displayStatus, pauseRun } from '../../../src/domain/run/pause';
 import { askQuestions, answerQuestion, applyConsultation } from '../../../src/domain/run/questions';
 import { completeRun } from '../../../src/domain/run/phases';
 import { initialRunState, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
@@ -58,11 +58,6 @@ describe('V1 the ReplannerStatus a run shows', () => {
     ['ended DONE with a question left', 'DONE', completeRun(asked(run(), 'clarification', 'q?'))],
   ])('V1 %s: %s', (_what, shown, s) => {
     expect(displayStatus(s)).toBe(shown);
-  });
-
-  it('V1 runs recorded before WAITING keep their search attribute: a waiting run showed RUNNING (or PAUSED)', () => {
-    expect(statusBeforeWaiting(asked(run(), 'clarification', 'q?'))).toBe('RUNNING');
-    expect(statusBeforeWaiting((pauseRun(asked(run(), 'clarification', 'q?'), { at: AT }) as { state: RunState }).state)).toBe('PAUSED');
   });
 });
 
