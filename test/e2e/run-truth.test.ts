@@ -5,38 +5,17 @@
 // lines, not when the run next prints. The runs are the scripted model's tryout scenario.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { scriptTryout } from '../../src/scripted-model/tryout';
-import type { DecisionsView, RunStatus } from '../../src/workflows/messages';
+import type { DecisionsView } from '../../src/workflows/messages';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { cli } from '../support/cli';
-import { uniqueId, until, type Harness } from '../support/harness';
+import { listLineOf, statusOf, waitingTryoutRun } from '../support/cli-runs';
+import { until, type Harness } from '../support/harness';
 import { harnessForCli } from '../support/suite-hooks';
 
 let h: Harness;
 harnessForCli((x) => (h = x));
 
 const root = path.resolve(__dirname, '../..');
-const statusOf = async (id: string) => JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
-
-/** A run of the tryout scenario, waiting for its question q1. */
-async function waitingRun(prefix: string): Promise<string> {
-  h.fake.reset();
-  scriptTryout(h.fake, 'ask', 0);
-  const id = uniqueId(prefix);
-  expect((await cli('run', 'write a guide', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
-  await until('the question', async () => ((await statusOf(id)).status === 'WAITING' ? true : undefined), 60_000);
-  return id;
-}
-
-/** The run's line in `list` (and its ↳ line, if any); empty when it is not listed. */
-async function listLineOf(id: string, ...flags: string[]): Promise<string> {
-  const r = await cli('list', '--limit', '100', ...flags);
-  expect(r.code).toBe(0);
-  const lines = r.out.split('\n');
-  const i = lines.findIndex((l) => l.startsWith(`${id}\t`));
-  return i < 0 ? '' : [lines[i], ...(lines[i + 1]?.startsWith('\t↳') ? [lines[i + 1]] : [])].join('\n');
-}
-
 /** What status, status --json and decisions say of the question of a run that ended `status`. */
 async function expectQuestionClosed(id: string, status: string, why: string): Promise<void> {
   const text = await cli('status', id);
@@ -55,7 +34,7 @@ async function expectQuestionClosed(id: string, status: string, why: string): Pr
 
 describe('V4 a run that ended while it waited', () => {
   it('V4 terminated with `temporal workflow terminate` while waiting: TERMINATED in list, gone from list --waiting, its question closed in status and decisions', async () => {
-    const id = await waitingRun('term');
+    const id = await waitingTryoutRun(h, 'term');
     expect(await until('list --waiting to show it', async () => (await listLineOf(id, '--waiting')) || undefined)).toContain(`${id}\tWAITING`);
 
     const terminated = await cli('temporal', 'workflow', 'terminate', '--workflow-id', `run-${id}`, '--reason', 'stuck');
@@ -72,7 +51,7 @@ describe('V4 a run that ended while it waited', () => {
   });
 
   it('V4 cancelled while waiting: its question shows closed, with why, in status, --json, decisions and watch; an answer is refused saying the run ended', async () => {
-    const id = await waitingRun('cancel');
+    const id = await waitingTryoutRun(h, 'cancel');
     expect((await cli('cancel', id)).code).toBe(0);
     await h.client.workflow
       .getHandle(`run-${id}`)
@@ -93,7 +72,7 @@ describe('V4 a run that ended while it waited', () => {
 
 describe('V5 watch and its reader', () => {
   it('V5 `replanner watch <id> | head -3` on a waiting run returns as soon as head has its three lines (exit 0, nothing on stderr)', async () => {
-    const id = await waitingRun('head');
+    const id = await waitingTryoutRun(h, 'head');
     // pipefail: the pipeline fails if watch does.
     const cmd = `set -o pipefail; node -r ./test/support/ts-register.js test/support/cli-main.ts watch ${id} | head -3`;
     const shell = spawn('bash', ['-c', cmd], { cwd: root, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,26 +4,28 @@
 // that no worker has picked up the run's work and starts one as `run` does; the lost step is tried
 // again on it and the run ends DONE, the task never shown READY on the way.
 import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isOurWorker, readRecords } from '../../src/client/workers';
-import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
+import { statusOf } from '../support/cli-runs';
 import { FakeOpenAI } from '../support/fake-openai';
 import { temporalAddress, uniqueId, until } from '../support/harness';
+import { tempDirsForSuite } from '../support/suite-hooks';
 import { scriptScenario, workerReply, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
 import { killAllWorkers, killWorker, startWorkerProcess } from '../support/worker-proc';
 
 const root = path.resolve(__dirname, '../..');
 const saved = { ...process.env };
-const dirs: string[] = [];
 let fake: FakeOpenAI;
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+
+// Registered first, so it runs before the temporary folders (the workers' records) are removed.
+afterAll(async () => {
+  for (const r of readRecords()) if (isOurWorker(r.pid)) process.kill(r.pid, 'SIGKILL');
+  await killAllWorkers();
+  process.env = saved;
+  await fake?.stop();
+});
+const tmp = tempDirsForSuite();
 
 beforeAll(async () => {
   fake = await FakeOpenAI.start();
@@ -40,16 +42,6 @@ beforeAll(async () => {
     REPLANNER_NO_WORKER_NOTICE: '3s',
   });
 });
-
-afterAll(async () => {
-  for (const r of readRecords()) if (isOurWorker(r.pid)) process.kill(r.pid, 'SIGKILL');
-  await killAllWorkers();
-  process.env = saved;
-  await fake?.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-const statusOf = async (id: string) => JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
 
 it('V4 V5 a worker SIGKILLed mid-task: status keeps the task RUNNING marked worker lost; the open watch says no worker picks up the work, starts one, and the run ends DONE', async () => {
   const task: ScenarioTask = { id: 'slow', title: 'write slow', files: { 'slow.txt': 'S' } };
