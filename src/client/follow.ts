@@ -127,11 +127,15 @@ function exitWhenReaderGone(): () => void {
   const ended = (_code: number | null, signal: NodeJS.Signals | null) => {
     if (signal === 'SIGPIPE') process.exit(0);
   };
+  const stop = () => {
+    watcher.removeListener('exit', ended);
+    process.removeListener('exit', stop);
+    watcher.kill();
+  };
   watcher.on('error', () => undefined); // no tail here: the next write notices instead
   watcher.on('exit', ended);
   watcher.unref();
-  return () => {
-    watcher.removeListener('exit', ended);
-    watcher.kill();
-  };
+  // However this process ends (Ctrl-C, a closed pipe found by a write), the watcher does not outlive it.
+  process.once('exit', stop);
+  return stop;
 }
