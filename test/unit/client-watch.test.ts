@@ -119,6 +119,19 @@ describe('V2 watch printer', () => {
     expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 4\ds \(running: a 1m 4\ds — worker lost, retrying\)$/);
   });
 
+  it('V5 no worker picks up the run’s work: one line, starting one or saying how; --json: kind no_worker', () => {
+    const { lines, p } = printer();
+    p.onNoWorker({ silentMs: 25_000, taskQueue: 'q' });
+    p.onNoWorker({ silentMs: 21_000, taskQueue: 'q', fix: 'start its worker: REPLANNER_TASK_QUEUE=q replanner worker' });
+    expect(lines).toEqual([
+      "  … no worker has picked up this run's work for 25 s; starting one",
+      "  … no worker has picked up this run's work for 21 s; start its worker: REPLANNER_TASK_QUEUE=q replanner worker",
+    ]);
+    const json = printer({ json: true });
+    json.p.onNoWorker({ silentMs: 25_000, taskQueue: 'q' });
+    expect(JSON.parse(json.lines[0]!)).toMatchObject({ kind: 'no_worker', silentSeconds: 25, taskQueue: 'q', starting: true });
+  });
+
   it('V2 --json: one object per line with seq, time and kind; dropped events and worker steps too', () => {
     const { lines, p } = printer({ json: true, longStepMs: 0 });
     p.onDropped(7);
