@@ -36,6 +36,7 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
     const q = (next.questions ?? []).find((x) => x.id === id);
     if (q?.status === 'answered') out.push(`  question ${id} answered: ${oneLine(q.answer ?? '', 100)}`);
     else if (q?.status === 'timed_out') out.push(`  question ${id} timed out; the run goes on with its assumptions`);
+    else if (q?.status === 'closed') out.push(`  question ${id} closed: ${q.closedWhy ?? 'the run ended'}`);
     else out.push(`  question ${id} is no longer waiting`);
   }
   if (prev && prev.status !== next.status) out.push(`status: ${next.status}`);
@@ -83,7 +84,9 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
           ? `  question ${e.questionId} answered: ${oneLine(e.answer ?? '', 100)}`
           : e.status === 'timed_out'
             ? `  question ${e.questionId} timed out; the run goes on with its assumptions`
-            : `  question ${e.questionId} is no longer waiting`,
+            : e.status === 'closed'
+              ? `  question ${e.questionId} closed: ${e.why ?? 'the run ended'}`
+              : `  question ${e.questionId} is no longer waiting`,
       ];
     case 'consultation':
       return [

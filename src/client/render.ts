@@ -43,6 +43,8 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
     lines.push(`  ${MARK[t.state] ?? '[?]'} ${t.id}: ${t.title}${deps}${t.summary ? ` — ${oneLine(t.summary, 120)}` : ''}`);
     // P9: the stuck detector's note stays with the task after it ended, whatever the judge said.
     if (t.stuck) lines.push(`      stuck: ${oneLine(t.stuck.replace(/^stuck: /, ''), 240)}`);
+    // V4: its worker died; the task is still running and its step is tried again.
+    if (t.workerLost) lines.push(`      ${t.workerLost}`);
     const changed = files[t.id] ?? [];
     if (changed.length) lines.push(`      files: ${changed.map((c) => `${c.path} +${c.added} −${c.removed}`).join(', ')}`);
   }
@@ -75,6 +77,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
+  for (const q of closedQuestions(s)) lines.push(closedQuestionLine(q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
   if (s.error) lines.push(`Error: ${s.error}`);
   return lines.join('\n');
@@ -106,6 +109,16 @@ export function budgetLine(b: NonNullable<RunStatus['budget']>): string {
 /** X14: the questions of a status still waiting for an answer. */
 export function pendingQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
   return (s.questions ?? []).filter((q) => q.status === 'pending');
+}
+
+/** V4: the questions the run closed unanswered when it ended. */
+function closedQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
+  return (s.questions ?? []).filter((q) => q.status === 'closed');
+}
+
+/** V4: a question nobody can answer any more, with why; no command to answer it. */
+function closedQuestionLine(q: Question): string {
+  return `Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)} — closed: ${q.closedWhy ?? 'the run ended'}`;
 }
 
 /** How to answer a question from the shell (X7 confirmations take yes or no; no `yes|no`, a shell would pipe it). */
@@ -189,7 +202,8 @@ export function renderDecisions(runId: string, v: DecisionsView): string {
       if (q.status === 'answered') lines.push(`    answer: ${oneLine(q.answer ?? '', 300)}${q.answeredAt ? ` (at ${q.answeredAt})` : ''}`);
       else if (q.status === 'timed_out') {
         lines.push(`    no answer in time; went on${q.assumptions.length ? ` assuming: ${oneLine(q.assumptions.join('; '), 200)}` : ''}`);
-      } else lines.push(`    ${answerCommand(runId, q)}`);
+      } else if (q.status === 'closed') lines.push(`    closed: ${q.closedWhy ?? 'the run ended'}`);
+      else lines.push(`    ${answerCommand(runId, q)}`);
     }
   }
   return lines.join('\n');

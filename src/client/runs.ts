@@ -13,6 +13,7 @@ import { workspaceHostOf } from './workspace-host';
 import { BackendError } from './backend';
 import { searchAttributeFix } from './search-attribute-setup';
 import { MEMO_STATUS } from '../domain/run/views';
+import { isClosedExecution, shownStatus } from '../domain/run/closed';
 
 export interface StartParams {
   /** The instruction, or with `instructionFile` its head. */
@@ -95,7 +96,9 @@ export function runOptionsFromConfig(config: ReplannerConfig): Partial<RunOption
 export interface RunListing {
   runId: string;
   workflowId: string;
+  /** Temporal's status of the run's execution (RUNNING, COMPLETED, TERMINATED, …). */
   temporalStatus: string;
+  /** What the run shows (V4): from its execution's status first, then what it says of itself. */
   status?: string;
   phase?: string;
   startTime: string;
@@ -104,24 +107,41 @@ export interface RunListing {
   waiting?: string;
 }
 
-/** The visibility query of runs waiting for a person's answer (`temporal workflow list -q …` takes it too). */
-export const WAITING_RUNS_QUERY = `WorkflowType = 'RunWorkflow' AND ReplannerStatus = 'WAITING'`;
+/**
+ * The visibility query of runs waiting for a person's answer (`temporal workflow list -q …` takes it
+ * too). V4: only open ones: a run terminated while it waited keeps its last ReplannerStatus.
+ */
+export const WAITING_RUNS_QUERY = `WorkflowType = 'RunWorkflow' AND ReplannerStatus = 'WAITING' AND ExecutionStatus = 'Running'`;
 
-/** Recent runs, newest first; `waiting`: only those waiting for an answer. */
+/**
+ * Recent runs, newest first; `waiting`: only those waiting for an answer. V4: each shows the status
+ * of its execution first (a closed run is never WAITING, RUNNING or PAUSED), and once: the earlier
+ * executions of a run that continued as new are the same run.
+ */
 export async function listRuns(client: Client, limit = 20, opts: { waiting?: boolean } = {}): Promise<RunListing[]> {
   const out: RunListing[] = [];
+  const seen = new Set<string>();
   for await (const wf of client.workflow.list({ query: opts.waiting ? WAITING_RUNS_QUERY : `WorkflowType = 'RunWorkflow'` })) {
-    const recorded = wf.memo?.[MEMO_STATUS] as { waiting?: unknown } | undefined;
-    const status = wf.typedSearchAttributes.get(STATUS_KEY);
+    if (seen.has(wf.workflowId)) continue;
+    seen.add(wf.workflowId);
+    const recorded = wf.memo?.[MEMO_STATUS] as { waiting?: unknown; status?: unknown } | undefined;
+    const status = shownStatus({
+      execution: wf.status.name,
+      searchStatus: wf.typedSearchAttributes.get(STATUS_KEY),
+      recordedStatus: typeof recorded?.status === 'string' ? recorded.status : undefined,
+    });
+    // What the visibility store says may lag behind the execution: a run that ended does not wait.
+    if (opts.waiting && status !== 'WAITING') continue;
+    const open = !isClosedExecution(wf.status.name);
     out.push({
       runId: wf.workflowId.replace(/^run-/, ''),
       workflowId: wf.workflowId,
       temporalStatus: wf.status.name,
       status,
-      phase: wf.typedSearchAttributes.get(PHASE_KEY),
+      phase: open ? wf.typedSearchAttributes.get(PHASE_KEY) : 'finished',
       startTime: wf.startTime.toISOString(),
       instruction: (wf.memo?.instruction as string | undefined)?.slice(0, 100),
-      ...(wf.status.name === 'RUNNING' && typeof recorded?.waiting === 'string' && recorded.waiting ? { waiting: recorded.waiting } : {}),
+      ...(open && typeof recorded?.waiting === 'string' && recorded.waiting ? { waiting: recorded.waiting } : {}),
     });
     if (out.length >= limit) break;
   }

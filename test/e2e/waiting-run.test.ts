@@ -6,6 +6,7 @@
 // refused and changes nothing. Paused, it shows why and how to resume in the same three places.
 import type { WorkflowHandle } from '@temporalio/client';
 import { cli } from '../support/cli';
+import { listLineOf } from '../support/cli-runs';
 import type { DecisionsView } from '../../src/workflows/messages';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { uniqueId, until, type Harness } from '../support/harness';
@@ -33,14 +34,6 @@ async function currentDetails(handle: WorkflowHandle): Promise<string> {
 }
 
 const searchStatus = async (handle: WorkflowHandle) => (await handle.describe()).typedSearchAttributes.get(STATUS_KEY);
-
-async function listLineOf(id: string, ...flags: string[]): Promise<string> {
-  const r = await cli('list', '--limit', '50', ...flags);
-  expect(r.code).toBe(0);
-  const lines = r.out.split('\n');
-  const i = lines.findIndex((l) => l.startsWith(`${id}\t`));
-  return i < 0 ? '' : [lines[i], ...(lines[i + 1]?.startsWith('\t↳') ? [lines[i + 1]] : [])].join('\n');
-}
 
 describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => {
   it('V1 X14 O1 WAITING in the search attribute, list and current details; answered by the Web UI signal; a second answer refused; paused shows how to resume; ends DONE', async () => {

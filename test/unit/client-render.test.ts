@@ -115,6 +115,22 @@ describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => 
 });
 
 describe('answer hints', () => {
+  it('V4 a question the run closed when it ended shows closed, with why, and no command to answer it (status and decisions)', () => {
+    const closed: Question = { ...q1, status: 'closed', closedWhy: 'the run was cancelled' };
+    const text = renderStatus({ ...base, status: 'CANCELLED', phase: 'finished', questions: [closed] });
+    expect(text).toContain('Question q1 (clarification, goal_understanding): Which format? — closed: the run was cancelled');
+    expect(text).not.toContain('replanner answer');
+    const log = renderDecisions('r1', { records: [], dropped: 0, counters: emptyCounters(), questions: [closed] });
+    expect(log).toContain('q1 (clarification, goal_understanding, closed;');
+    expect(log).toContain('    closed: the run was cancelled');
+    expect(log).not.toContain('replanner answer');
+  });
+
+  it('V4 a running task whose worker was lost says so under it', () => {
+    const task = { id: 'a', title: 'write a', description: '', dependencies: [], state: 'RUNNING', workerLost: 'worker lost, retrying' };
+    expect(renderStatus({ ...base, phase: 'execution', tasks: [task as never] })).toContain('  [~] a: write a\n      worker lost, retrying');
+  });
+
   it('X7 a confirmation is answered yes or no; other questions with text', () => {
     expect(answerCommand('r1', q1)).toBe('replanner answer r1 q1 "<text>"');
     expect(answerCommand('r1', q2)).toBe('replanner answer r1 q2 yes (or no)');

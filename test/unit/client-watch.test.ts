@@ -81,8 +81,8 @@ describe('V2 watch printer', () => {
     void p.onEvent({ seq: 2, time: began, kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
     p.onStatus(status());
     expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
-    p.onStatus(status({ status: 'PAUSED' }));
-    expect(lines.at(-1)).toMatch(/^ {2}… paused in execution for /);
+    p.onStatus(status({ status: 'PAUSED', pauses: [{ kind: 'user', by: 'user', since: began }] }));
+    expect(lines.at(-1)).toMatch(/^ {2}… paused by you since \S+ \S+ UTC \(1 min ago\)$/);
     const n = lines.length;
     p.onStatus(status({ status: 'DONE' }));
     expect(lines).toHaveLength(n);
@@ -91,6 +91,45 @@ describe('V2 watch printer', () => {
     void quiet.p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     quiet.p.onStatus(status());
     expect(quiet.lines).toEqual(['phase: execution']);
+  });
+
+  it('V5 a run waiting for an answer: the quiet line says whose answer it waits for and since when, not the phase it is in', () => {
+    const { lines, p } = printer({ longStepMs: 0 });
+    const began = Date.now() - 106_000;
+    void p.onEvent({ seq: 1, time: new Date(began).toISOString(), kind: 'phase', phase: 'goal_understanding', n: 1 });
+    const q1 = { id: 'q1', kind: 'clarification', phase: 'goal_understanding', status: 'pending', askedAt: new Date(began + 3000).toISOString() };
+    p.onStatus(status({ status: 'WAITING', phase: 'goal_understanding', questions: [q1 as never] }));
+    expect(lines.at(-1)).toBe('  … waiting for your answer to q1 (asked 1 min ago)');
+    // A task's question: asked when its event came.
+    void p.onEvent({ seq: 2, time: new Date(began).toISOString(), kind: 'phase', phase: 'execution', n: 1 });
+    void p.onEvent({
+      seq: 3,
+      time: new Date(Date.now() - 150_000).toISOString(),
+      kind: 'consultation',
+      consultationId: 't2-c1',
+      taskId: 't2',
+      consultationKind: 'no_progress',
+      message: 'stuck',
+    });
+    p.onStatus(status({ status: 'WAITING', consultations: [{ id: 't2-c1', taskId: 't2' } as never] }));
+    expect(lines.at(-1)).toBe("  … waiting for your answer to t2's question (asked 2 min ago)");
+    // A task whose worker was lost says so beside its time.
+    void p.onEvent({ seq: 4, time: new Date(began).toISOString(), kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
+    p.onStatus(status({ tasks: [{ id: 'a', state: 'RUNNING', workerLost: 'worker lost, retrying' } as never] }));
+    expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 4\ds \(running: a 1m 4\ds — worker lost, retrying\)$/);
+  });
+
+  it('V5 no worker picks up the run’s work: one line, starting one or saying how; --json: kind no_worker', () => {
+    const { lines, p } = printer();
+    p.onNoWorker({ silentMs: 25_000, taskQueue: 'q' });
+    p.onNoWorker({ silentMs: 21_000, taskQueue: 'q', fix: 'start its worker: REPLANNER_TASK_QUEUE=q replanner worker' });
+    expect(lines).toEqual([
+      "  … no worker has picked up this run's work for 25 s; starting one",
+      "  … no worker has picked up this run's work for 21 s; start its worker: REPLANNER_TASK_QUEUE=q replanner worker",
+    ]);
+    const json = printer({ json: true });
+    json.p.onNoWorker({ silentMs: 25_000, taskQueue: 'q' });
+    expect(JSON.parse(json.lines[0]!)).toMatchObject({ kind: 'no_worker', silentSeconds: 25, taskQueue: 'q', starting: true });
   });
 
   it('V2 --json: one object per line with seq, time and kind; dropped events and worker steps too', () => {

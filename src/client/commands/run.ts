@@ -17,7 +17,7 @@ import { renderStatus } from '../render';
 import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
 import { runOptionsFromConfig, startRun } from '../runs';
 import { RunIdTaken, WorkspaceBusy } from '../workspace-lock';
-import { act, EXIT, UsageError, type CliContext } from './context';
+import { act, ensureRunWorker, EXIT, UsageError, type CliContext } from './context';
 
 interface RunOptions {
   workspace?: string;
@@ -121,7 +121,9 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   const asker = fromFile !== '-' ? ctx.askQuestions(backend.client, runId, o) : undefined;
   // V2: the run's events as they happen (with --json only the final status is printed).
   const write = o.json ? () => undefined : ctx.print;
-  const final = await whileWatching(runId, ctx.say, () => follow(backend.client, runId, write, { verbose: o.verbose, asker }));
+  // V5: a worker lost while following is noticed and started again, as at the start.
+  const worker = { start: () => ensureRunWorker(ctx, backend, runId), say: ctx.say };
+  const final = await whileWatching(runId, ctx.say, () => follow(backend.client, runId, write, { verbose: o.verbose, asker, worker }), ctx.out);
   await asker?.close();
   if (o.json) ctx.json(final);
   else ctx.print(renderStatus(final));

@@ -20,8 +20,10 @@ export function statusCommand(ctx: CliContext): Command {
       const files = filesByTask(s.workspace, runId);
       // M1: the LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
       const calls = !FINAL.has(s.status) ? await llmCallsInFlight(backend.client, workflowIdOf(runId)).catch(() => []) : [];
+      // The memo answered for a run nobody serves: it says so below, and its tasks cannot be asked.
+      const problem = !FINAL.has(s.status) ? await workerProblem(backend.client, runId) : undefined;
       // V1 P9: the running tasks' tokens so far and stuck notes, which the run learns only later.
-      const running = !FINAL.has(s.status) ? await runningTasks(backend.client, workflowIdOf(runId), s) : [];
+      const running = !FINAL.has(s.status) && !problem ? await runningTasks(backend.client, workflowIdOf(runId), s) : [];
       const shown = withRunningTasks(s, running);
       if (o.json) {
         const extra = {
@@ -31,11 +33,8 @@ export function statusCommand(ctx: CliContext): Command {
         };
         ctx.json({ ...shown, ...extra });
       } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
-      // The memo answered for a run nobody serves: say so, and how to start its worker.
-      if (!FINAL.has(s.status)) {
-        const problem = await workerProblem(backend.client, runId);
-        if (problem) ctx.say(`replanner: ${problem}`);
-      }
+      // …and how to start its worker.
+      if (problem) ctx.say(`replanner: ${problem}`);
       return EXIT.OK;
     }),
   );

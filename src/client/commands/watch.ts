@@ -29,8 +29,13 @@ export function watchCommand(ctx: CliContext): Command {
         await ensureRunWorker(ctx, backend, runId);
         const asker = ctx.askQuestions(backend.client, runId, o);
         // V2: every event of the run once, in order (--json: one JSON object per line), then the final status.
-        const final = await whileWatching(runId, ctx.say, () =>
-          follow(backend.client, runId, ctx.print, { verbose: o.verbose, json: o.json, asker }),
+        // V5: a worker lost while watching is noticed, and started again as above.
+        const worker = { start: () => ensureRunWorker(ctx, backend, runId), say: ctx.say };
+        const final = await whileWatching(
+          runId,
+          ctx.say,
+          () => follow(backend.client, runId, ctx.print, { verbose: o.verbose, json: o.json, asker, worker }),
+          ctx.out,
         );
         await asker?.close();
         if (o.json) ctx.print(JSON.stringify({ kind: 'final', time: new Date().toISOString(), status: final }));

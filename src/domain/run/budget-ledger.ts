@@ -4,7 +4,7 @@
 import { applyRaise, budgetQuestionText, parseBudgetAnswer, stoppedReason, type RunBudget } from '../budget';
 import type { QuestionAnswer } from '../replan/questions';
 import { addUsage, type TokenUsage } from '../usage';
-import { closeOpenTasks } from './phases';
+import { closeOpenTasks, endedEarly } from './phases';
 import { askQuestions } from './questions';
 import type { PauseState, RunBudgetState, RunState } from './state';
 
@@ -128,5 +128,5 @@ export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: bool
 /** O3: the run ends STOPPED: "stopped by its budget: used N of M tokens". */
 export function stopByBudget(s: RunState): RunState {
   const error = s.budget ? stoppedReason(s.budget.limits, budgetUsage(s)) : 'stopped by its budget';
-  return { ...closeOpenTasks(s), error, status: 'STOPPED', phase: 'finished' };
+  return endedEarly({ ...closeOpenTasks(s), error, status: 'STOPPED', phase: 'finished' });
 }

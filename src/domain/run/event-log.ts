@@ -53,7 +53,7 @@ export type RunEventBody =
       noop: boolean;
     }
   | { kind: 'question'; questionId: string; questionKind: string; phase: Phase; text: string; assumptions: string[] }
-  | { kind: 'question_closed'; questionId: string; status: 'answered' | 'timed_out' | 'withdrawn'; answer?: string }
+  | { kind: 'question_closed'; questionId: string; status: 'answered' | 'timed_out' | 'closed' | 'withdrawn'; answer?: string; why?: string }
   | { kind: 'consultation'; consultationId: string; taskId: string; consultationKind: string; message: string }
   | { kind: 'consultation_closed'; consultationId: string; taskId: string }
   | {
@@ -179,7 +179,16 @@ export interface EventSource {
       | 'override_reason'
     >[];
   };
-  questions: readonly { id: string; kind: string; phase: Phase; text: string; assumptions: string[]; status: string; answer?: string }[];
+  questions: readonly {
+    id: string;
+    kind: string;
+    phase: Phase;
+    text: string;
+    assumptions: string[];
+    status: string;
+    answer?: string;
+    closedWhy?: string;
+  }[];
   consultations: readonly { id: string; taskId: string; kind: string; message: string }[];
   notifications?: {
     target: string;
@@ -328,8 +337,9 @@ function questionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
       });
     }
     if (q.status !== 'pending' && (was === undefined || was === 'pending')) {
-      const status = q.status === 'answered' || q.status === 'timed_out' ? q.status : 'withdrawn';
-      out.push({ kind: 'question_closed', questionId: q.id, status, ...(q.answer !== undefined ? { answer: clipLine(q.answer, TEXT_CHARS) } : {}) });
+      const status = q.status === 'answered' || q.status === 'timed_out' || q.status === 'closed' ? q.status : 'withdrawn';
+      const told = { ...(q.answer !== undefined ? { answer: clipLine(q.answer, TEXT_CHARS) } : {}), ...(q.closedWhy ? { why: q.closedWhy } : {}) };
+      out.push({ kind: 'question_closed', questionId: q.id, status, ...told });
     }
   }
   return out;

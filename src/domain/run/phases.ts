@@ -2,6 +2,7 @@
 // (finishExecution), the phases run out (completeRun), or the run fails or is cancelled.
 import { PHASES, TaskState, type Phase, type TaskRecord } from '../types';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../usage';
+import { closedWhy, closeOpenQuestions } from './closed';
 import type { RunState } from './state';
 
 export const nextPhase = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
@@ -47,12 +48,20 @@ export function completeRun(s: RunState): RunState {
 }
 
 export function failRun(s: RunState, error: string): RunState {
-  return { ...s, error, status: 'FAILED', phase: 'finished' };
+  return endedEarly({ ...s, error, status: 'FAILED', phase: 'finished' });
 }
 
 /** Cancelled: what was still open is CANCELLED. */
 export function cancelRun(s: RunState): RunState {
-  return { ...closeOpenTasks(s), status: 'CANCELLED', phase: 'finished' };
+  return endedEarly({ ...closeOpenTasks(s), status: 'CANCELLED', phase: 'finished' });
+}
+
+/**
+ * V4: the run ended (failed, cancelled, stopped) while questions were still open: each is closed,
+ * with why ("the run was cancelled"), so no view offers to answer it.
+ */
+export function endedEarly(s: RunState): RunState {
+  return s.questions.some((q) => q.status === 'pending') ? { ...s, questions: closeOpenQuestions(s.questions, closedWhy(s.status)) } : s;
 }
 
 /** The run ends early (cancelled, stopped by its budget): every task still open is CANCELLED, no consultation waits. */

@@ -5,13 +5,13 @@ import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
 import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
 import type { Question } from '../replan/questions';
-import type { Goal, Phase, Reflection, TaskRecord } from '../types';
+import type { Goal, Phase, Reflection } from '../types';
 import { clipAfter } from '../text';
 import { addUsage, type TokenUsage } from '../usage';
 import { budgetUsage } from './budget-ledger';
 import { runChecklist } from './checklist';
+import type { ShownTask } from './task-liveness';
 import { activePauses, displayStatus, isPaused } from './pause';
-import { pendingQuestions } from './questions';
 import { waitingLine } from './waiting';
 import type { PauseState, PendingConsultation, PlanQuality, RunState, ShownRunStatus } from './state';
 
@@ -27,7 +27,8 @@ export interface RunStatusView {
   host?: string;
   phase: Phase | 'finished';
   status: ShownRunStatus;
-  tasks: TaskRecord[];
+  /** The plan's tasks (a client marks one whose worker was lost, V4). */
+  tasks: ShownTask[];
   phaseRuns: Partial<Record<Phase, number>>;
   usage: TokenUsage;
   goal?: Goal;
@@ -44,7 +45,7 @@ export interface RunStatusView {
   lastDecision?: DecisionRecord;
   /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
   recentDecisions?: DecisionRecord[];
-  /** X7 / X8 / X14: questions waiting for `answerClarification`. */
+  /** X7 / X8 / X14: questions waiting for `answerClarification`; once the run has ended, those it closed unanswered (V4). */
   questions?: Question[];
   /** O1: why and since when the run is paused (status PAUSED): the user's pause, else the LLM's (O2). */
   pause?: PauseState;
@@ -88,7 +89,7 @@ export function statusView(s: RunState): RunStatusView {
     },
     ...(last ? { lastDecision: last } : {}),
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
-    questions: pendingQuestions(s),
+    questions: s.questions.filter((q) => q.status === 'pending' || q.status === 'closed'),
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
     ...(s.llmRung ? { llmRung: s.llmRung } : {}),

@@ -57,6 +57,11 @@ export function taskWorkflowIdOf(runWorkflowId: string, taskId: string, round = 
   return `${runWorkflowId}.task-${taskId}${round > 1 ? `.${round}` : ''}`;
 }
 
+/** A phase child's workflow id: `run-<id>.<phase>-<n>` (the phase's n-th run). */
+export function phaseWorkflowIdOf(runWorkflowId: string, phase: string, n: number): string {
+  return `${runWorkflowId}.${phase}-${n}`;
+}
+
 /** JSON inside single quotes on a shell line: a single quote in it is closed, escaped and reopened. */
 const shellJson = (value: unknown) => `'${JSON.stringify(value).replace(/'/g, `'\\''`)}'`;
 
@@ -116,7 +121,13 @@ export function waitingItems(s: RunState): WaitingItem[] {
   return [...pendingQuestions(s).map((q) => questionItem(s, q)), ...s.consultations.map((c) => consultationItem(s, c))];
 }
 
-const PAUSED_BY: Record<PauseState['by'], string> = { user: 'by you', llm: 'by the LLM', budget: 'by its budget', host: 'by its workspace host' };
+/** Who paused a run, in words: "paused by you". */
+export const PAUSED_BY: Record<PauseState['by'], string> = {
+  user: 'by you',
+  llm: 'by the LLM',
+  budget: 'by its budget',
+  host: 'by its workspace host',
+};
 
 function pausedItem(s: RunState, p: PauseState): PausedItem {
   const title = `paused ${PAUSED_BY[p.by]} since ${p.since}`;
