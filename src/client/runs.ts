@@ -5,9 +5,12 @@ import * as path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ReplannerConfig } from '../domain/config';
 import type { RunOptions } from '../workflows/options';
-import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
+// The run's workflow by name and type only: its code is the worker's, not the CLI's to load.
+import type { RunWorkflow } from '../workflows/run';
+import type { RunInput } from '../workflows/run/start';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 import { runStartOptions } from '../workflows/run-start';
+import { runWorkflowId } from '../workflows/run-id';
 import { startRunHoldingWorkspace } from './workspace-lock';
 import { workspaceHostOf } from './workspace-host';
 import { BackendError } from './backend';
@@ -57,7 +60,11 @@ export async function startRun(client: Client, p: StartParams): Promise<{ runId:
       await startRunHoldingWorkspace(client, p.taskQueue, input);
       return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
     }
-    const handle = await client.workflow.start(RunWorkflow, { taskQueue: p.taskQueue, args: [input], ...runStartOptions(input) });
+    const handle = await client.workflow.start<typeof RunWorkflow>('RunWorkflow', {
+      taskQueue: p.taskQueue,
+      args: [input],
+      ...runStartOptions(input),
+    });
     return { runId, handle };
   } catch (e) {
     throw missingSearchAttributeError(e) ?? e;
