@@ -3,9 +3,9 @@
 // sends runs started with the same OPENAI_BASE_URL and REPLANNER_MODEL there). With
 // REPLANNER_WORKER_IDLE_EXIT (set by the CLI for the workers it starts) it exits when idle.
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { workerLogger } from './worker-logger';
+import { builtWorkflowBundle } from './workflow-bundle-path';
 import { metricsAddress, runtimeTelemetryFromEnv, startTracing, tracingEndpoint } from './telemetry';
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
@@ -15,15 +15,6 @@ import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
 import { Client, type Connection } from '@temporalio/client';
 import { connectClient, connectFailure, describeTarget, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
-
-/**
- * The workflow bundle `npm run build` made beside the built workflows (scripts/build.js), when this
- * worker runs from the build; from the TypeScript sources it bundles them itself.
- */
-function builtBundle(): string | undefined {
-  const file = path.join(__dirname, 'workflow-bundle.js');
-  return __filename.endsWith('.js') && fs.existsSync(file) ? file : undefined;
-}
 
 /** The worker could not reach Temporal at start (exit 3, like the CLI's "Temporal unreachable"). */
 export class TemporalUnreachable extends Error {}
@@ -55,7 +46,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   // Workspace affinity: this worker's host and the workspaces it owns (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS).
   const host = hostSettingsFromEnv(env);
   // A prebuilt workflow bundle (tests, containers, the build's) saves the seconds of bundling at start.
-  const bundle = env.REPLANNER_WORKFLOW_BUNDLE || builtBundle();
+  const bundle = env.REPLANNER_WORKFLOW_BUNDLE || builtWorkflowBundle();
   const worker = await createWorker({
     connection,
     taskQueue,

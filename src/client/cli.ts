@@ -5,9 +5,8 @@ import { Command, CommanderError } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { Backend } from './backend';
 import { EXIT, type CliContext, type Input, type Output } from './commands/context';
-import { errorLine, exitCodeOf, parseErrorLine } from './commands/exit-codes';
 import { HELP } from './help';
-import { QuestionAsker } from './question-asker';
+import type { QuestionAsker } from './question-asker';
 import { isVersionFlag, printVersion } from './version';
 
 export { EXIT };
@@ -80,7 +79,10 @@ export async function main(
     ensureServer: async () => (backend ??= await (await import('./backend')).serverBackend(say)),
     askQuestions: (client: Client, runId: string, o: { ask?: boolean; json?: boolean }) => {
       if (!o.ask && (o.json || !input.isTTY)) return undefined;
-      return (asker = new QuestionAsker(client, runId, input, o.json ? err : out));
+      // Loaded only by the commands that ask (watch, run --wait), and synchronously, as they expect.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { QuestionAsker: Asker } = require('./question-asker') as typeof import('./question-asker');
+      return (asker = new Asker(client, runId, input, o.json ? err : out));
     },
     exit: (c) => (code = c),
   };
@@ -99,8 +101,12 @@ export async function main(
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (e) {
+    if (e instanceof ParseError && (e.error.code === 'commander.helpDisplayed' || e.error.code === 'commander.help')) {
+      return e.error.exitCode ? EXIT.USAGE : EXIT.OK;
+    }
+    // The table of errors names every command's error classes: loaded when one is thrown.
+    const { errorLine, exitCodeOf, parseErrorLine } = await import('./commands/exit-codes');
     if (e instanceof ParseError) {
-      if (e.error.code === 'commander.helpDisplayed' || e.error.code === 'commander.help') return e.error.exitCode ? EXIT.USAGE : EXIT.OK;
       return failed(parseErrorLine(e.error, e.command), EXIT.USAGE, 'UsageError');
     }
     return failed(errorLine(e, current), exitCodeOf(e), e instanceof Error ? e.constructor.name : 'Error');

@@ -11,7 +11,6 @@ import type { RunInput } from '../workflows/run/start';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 import { runStartOptions } from '../workflows/run-start';
 import { runWorkflowId } from '../workflows/run-id';
-import { startRunHoldingWorkspace } from './workspace-lock';
 import { workspaceHostOf } from './workspace-host';
 import { BackendError } from './backend';
 import { searchAttributeFix } from './search-attribute-setup';
@@ -57,6 +56,8 @@ export async function startRun(client: Client, p: StartParams): Promise<{ runId:
   if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
   try {
     if (p.holdWorkspace) {
+      // Loaded when a run starts: `list` and `status` read runs without the workspace lock's code.
+      const { startRunHoldingWorkspace } = await import('./workspace-lock');
       await startRunHoldingWorkspace(client, p.taskQueue, input);
       return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
     }
@@ -82,10 +83,7 @@ function missingSearchAttributeError(e: unknown): BackendError | undefined {
   );
 }
 
-/** Accepts a bare run id or the workflow id `run-<id>`. */
-export function workflowIdOf(runIdOrWorkflowId: string): string {
-  return runIdOrWorkflowId.startsWith('run-') ? runIdOrWorkflowId : runWorkflowId(runIdOrWorkflowId);
-}
+export { workflowIdOf } from '../workflows/run-id';
 
 /**
  * X12: the run options a config implies: `execution.maxParallelTasks` and

@@ -5,3 +5,8 @@
 export function runWorkflowId(runId: string): string {
   return `run-${runId}`;
 }
+
+/** Accepts a bare run id or the workflow id `run-<id>`. */
+export function workflowIdOf(runIdOrWorkflowId: string): string {
+  return runIdOrWorkflowId.startsWith('run-') ? runIdOrWorkflowId : runWorkflowId(runIdOrWorkflowId);
+}

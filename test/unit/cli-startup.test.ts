@@ -18,15 +18,16 @@ const HEAVY = ['@temporalio/worker', 'webpack', 'openai', 'typescript', '@octoki
 
 /**
  * The packages and source files a `replanner <argv>` process loaded by the time it ended. The CLI
- * runs from its sources against an address where nothing listens, so the command is defined
- * (its module and all it imports loaded) and then fails to connect, quickly.
+ * runs from its sources (transpiled by swc, whose packages are left out) against an address where
+ * nothing listens, so the command is defined (its module and all it imports loaded) and then fails
+ * to connect, quickly.
  */
 function loadedBy(argv: string[]): { code: number | null; packages: string[]; files: string[]; stderr: string } {
+  const list = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-loaded-')), 'loaded.json');
   const script = `
     const code = require('./src/client/cli.ts').main(${JSON.stringify(argv)});
     code.then((c) => {
-      const loaded = Object.keys(require.cache);
-      process.stdout.write(JSON.stringify(loaded));
+      require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache)));
       process.exit(c);
     });`;
   const r = spawnSync(process.execPath, ['-r', './src/ts-register.js', '-e', script], {
@@ -35,9 +36,12 @@ function loadedBy(argv: string[]): { code: number | null; packages: string[]; fi
     env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' },
     timeout: 60_000,
   });
-  const loaded = JSON.parse(r.stdout || '[]') as string[];
+  const loaded = JSON.parse(fs.readFileSync(list, 'utf8')) as string[];
+  fs.rmSync(path.dirname(list), { recursive: true, force: true });
   const packages = [
-    ...new Set(loaded.flatMap((f) => [...f.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!)).filter((p) => p !== '@swc/core')),
+    ...new Set(
+      loaded.flatMap((f) => [...f.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!)).filter((p) => !p.startsWith('@swc/')),
+    ),
   ];
   const files = loaded.filter((f) => !f.includes('node_modules')).map((f) => path.relative(root, f));
   return { code: r.status, packages, files, stderr: r.stderr };
@@ -58,6 +62,13 @@ describe('F2 what status and list load', () => {
       expect(files.filter((f) => f.startsWith('src/client/commands/') && /\/(run|worker|doctor|scripted-model|watch)\.ts$/.test(f))).toEqual([]);
     },
   );
+});
+
+describe('F2 what --help and --version load', () => {
+  it.each([['--help'], ['--version']])('F2 `replanner %s` loads the command-line parser alone', (flag) => {
+    const { code, packages } = loadedBy([flag]);
+    expect({ code, packages }).toEqual({ code: 0, packages: ['commander'] });
+  });
 });
 
 async function cli(argv: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
