@@ -11,6 +11,7 @@ import { ScriptedModel } from '../scripted-model/server';
 import { decision, scriptDecisions } from '../scripted-model/decisions';
 import { plannedTask, scriptScenario, type Scenario } from '../scripted-model/scenario';
 import { routeOf } from '../route';
+import { builtWorkflowBundle } from '../workflow-bundle-path';
 import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
 import { renderStatus } from './render';
 import { startRun } from './runs';
@@ -99,7 +100,8 @@ async function main(): Promise<number> {
     REPLANNER_LLM_TIMEOUT_MS: '30000',
   };
   await stopEarlierDemoWorkers(print);
-  print('Starting a worker (it bundles the workflows first)…');
+  // The build bundled the workflows already; from the sources the worker bundles them first.
+  print(builtWorkflowBundle() ? 'Starting a worker…' : 'Starting a worker (it bundles the workflows first, about 10 s)…');
   await startWorker(connection, s, routeOf(workerEnv), workerEnv);
   let code = 1;
   try {

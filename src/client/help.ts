@@ -85,6 +85,7 @@ Options:
   --sandbox-network    let the worker's commands use the network (worker; REPLANNER_SANDBOX_NETWORK=1;
                        default: none). A run's config may only narrow it.
   --all                every worker \`run\` started (worker stop)
+  --version, -V        this package's version, the Temporal SDK's and the Temporal CLI's (--json too)
 
 Questions (shown by \`status\` and \`watch\`): the run asks when the LLM needs a clarification, when a
 low-confidence replan needs your confirmation (answer yes or no), or when a wanted replan cannot run

@@ -1,7 +1,7 @@
 // Acting on a run: answer its questions and consultations (Updates), pause, resume, cancel. Each
 // says NotFound for an unknown run and AlreadyEnded / RunEnded for one that ended.
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { taskWorkflowId } from '../workflows/execution';
+import { taskWorkflowId } from '../workflows/execution/types';
 import {
   answerClarificationUpdate,
   answerConsultationUpdate,

@@ -5,10 +5,12 @@ import * as path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ReplannerConfig } from '../domain/config';
 import type { RunOptions } from '../workflows/options';
-import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
+// The run's workflow by name and type only: its code is the worker's, not the CLI's to load.
+import type { RunWorkflow } from '../workflows/run';
+import type { RunInput } from '../workflows/run/start';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 import { runStartOptions } from '../workflows/run-start';
-import { startRunHoldingWorkspace } from './workspace-lock';
+import { runWorkflowId } from '../workflows/run-id';
 import { workspaceHostOf } from './workspace-host';
 import { BackendError } from './backend';
 import { searchAttributeFix } from './search-attribute-setup';
@@ -55,10 +57,16 @@ export async function startRun(client: Client, p: StartParams): Promise<{ runId:
   if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
   try {
     if (p.holdWorkspace) {
+      // Loaded when a run starts: `list` and `status` read runs without the workspace lock's code.
+      const { startRunHoldingWorkspace } = await import('./workspace-lock');
       await startRunHoldingWorkspace(client, p.taskQueue, input);
       return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
     }
-    const handle = await client.workflow.start(RunWorkflow, { taskQueue: p.taskQueue, args: [input], ...runStartOptions(input) });
+    const handle = await client.workflow.start<typeof RunWorkflow>('RunWorkflow', {
+      taskQueue: p.taskQueue,
+      args: [input],
+      ...runStartOptions(input),
+    });
     return { runId, handle };
   } catch (e) {
     throw missingSearchAttributeError(e) ?? e;
@@ -76,10 +84,7 @@ function missingSearchAttributeError(e: unknown): BackendError | undefined {
   );
 }
 
-/** Accepts a bare run id or the workflow id `run-<id>`. */
-export function workflowIdOf(runIdOrWorkflowId: string): string {
-  return runIdOrWorkflowId.startsWith('run-') ? runIdOrWorkflowId : runWorkflowId(runIdOrWorkflowId);
-}
+export { workflowIdOf } from '../workflows/run-id';
 
 /**
  * X12: the run options a config implies: `execution.maxParallelTasks` and

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Connection } from '@temporalio/client';
-import { ConfigError } from '../domain/config';
+import { ConfigError } from '../domain/config/issues';
 import { commandSlotsFrom } from '../domain/command-slots';
 import { DEFAULT_IDLE_EXIT_MS, formatDuration, parseIdleExit, restartReason, type WorkerRecord } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';

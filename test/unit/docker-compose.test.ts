@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse } from 'yaml';
-import { WORKER_NODE_ARGS } from '../../src/worker';
+import { WORKER_NODE_ARGS } from '../../src/worker-node-args';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/search-attributes';
 
 const root = path.resolve(__dirname, '../..');

@@ -49,7 +49,7 @@ describe('words for users', () => {
   });
 
   it('`replanner --help` and every `replanner <command> --help` have none either', async () => {
-    const paths = commandPaths();
+    const paths = await commandPaths();
     // Every command the program has, subcommands too: a new one is checked without being listed here.
     expect(paths.map((p) => p.join(' '))).toEqual(expect.arrayContaining(['run', 'watch', 'worker stop', 'scripted-model', 'temporal', 'doctor']));
     for (const argv of [[], ...paths]) {

@@ -2,7 +2,7 @@
 // exit code (the codes are documented in `replanner --help`), and parse errors as one line naming
 // what is wrong and where to read the command's help.
 import type { Command, CommanderError } from 'commander';
-import { ConfigError } from '../../domain/config';
+import { ConfigError } from '../../domain/config/issues';
 import { BackendError } from '../backend';
 import { NoWorker, NotFound } from '../errors';
 import { WorkerStartError } from '../worker-start';

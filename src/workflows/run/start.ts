@@ -51,9 +51,7 @@ export interface HeldLock {
 
 export type RunResult = Pick<RunStatusView, 'runId' | 'status' | 'tasks' | 'reflection' | 'usage' | 'blocked'>;
 
-export function runWorkflowId(runId: string): string {
-  return `run-${runId}`;
-}
+export { runWorkflowId } from '../run-id';
 
 export function resultOf(s: RunStatusView): RunResult {
   return { runId: s.runId, status: s.status, tasks: s.tasks, reflection: s.reflection, usage: s.usage, blocked: s.blocked };
