@@ -8,6 +8,7 @@ import { decisionPhaseOf } from './decisions';
 import { NO_REPLAN_DECISION, plannedTask, taskIdOf, workerStepsSoFar, type ScenarioTask } from './scenario';
 import type { ScriptedModel } from './server';
 import { failedCommand, failedCommandVerdict, unfinishedReflection } from './evidence';
+import { scriptDoctorProbes } from './doctor-probes';
 import type { RecordedRequest, Reply, Responder } from './types';
 
 export const TRYOUT_SCENARIOS = ['ask', 'plain'] as const;
@@ -177,6 +178,8 @@ export function scriptTryout(model: ScriptedModel, scenario: TryoutScenario, lat
     },
   });
   on('worker_step', workerReply);
+  // M4: `replanner doctor` on the try-it settings gets real answers to its checks.
+  scriptDoctorProbes(on);
   // M4: judged from what really happened: a check command that failed leaves its task BLOCKED.
   on('judge', (req) => {
     const failed = failedCommand(req);
