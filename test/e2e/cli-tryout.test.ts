@@ -5,27 +5,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { uniqueId, until } from '../support/harness';
 import { recordedCalls } from '../support/transcripts';
+import { tempDirsForSuite } from '../support/suite-hooks';
 
 const root = path.resolve(__dirname, '../..');
-const dirs: string[] = [];
 const saved = { ...process.env };
 let model: ChildProcessWithoutNullStreams;
 let modelOut = '';
 /** How many times the worker started the bubblewrap found first on its PATH. */
 let bwrapStarts: () => number;
 let bwrapPath: string;
-
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
 
 beforeAll(async () => {
   // The worker `run` starts: records in a throwaway directory, the prebuilt bundle; routed by the model's address.
@@ -65,8 +58,9 @@ afterAll(async () => {
   model.kill('SIGTERM');
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
   Object.assign(process.env, saved);
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
+// Registered after the hook above: jest runs them in order, so the workers stop before their records go.
+const tmp = tempDirsForSuite();
 
 const statusOf = async (id: string) => JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
 
