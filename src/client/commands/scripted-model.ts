@@ -6,10 +6,9 @@ import { countProblem } from '../../domain/run-input';
 import { ScriptedModel } from '../../scripted-model/server';
 import { scriptTryout, TRYOUT_DIR, TRYOUT_QUESTION, TRYOUT_SCENARIOS, type TryoutScenario } from '../../scripted-model/tryout';
 import { act, EXIT, UsageError, type CliContext } from './context';
-
-export const SCRIPTED_MODEL_PORT = 8484;
-/** The model name it lists and answers to; runs go to the task queue of this name and its address. */
-export const SCRIPTED_MODEL_NAME = 'scripted';
+// The port it listens on, and the model name it lists and answers to (runs go to the task queue of
+// this name and its address): the README's try-it settings, which `run` recognises (M3).
+import { SCRIPTED_MODEL_NAME, SCRIPTED_MODEL_PORT } from '../../domain/model-check';
 
 interface ScriptedModelOptions {
   port: string;
