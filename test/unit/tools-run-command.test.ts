@@ -145,6 +145,8 @@ describe('run_command', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.ok).toBe(false);
     expect(r.output).toMatch(/^aborted/);
+    // Cut off, not finished: a worker step does not record it as the call's result (it runs again on retry).
+    expect(r.aborted).toBe(true);
     const pid = grandchildPid(r.output);
     if (pid) expect(await waitGone(pid)).toBe(true);
   });
@@ -159,7 +161,7 @@ describe('run_command', () => {
       { argv: ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`] },
       { signal: controller.signal },
     );
-    expect(r).toEqual({ ok: false, output: expect.stringMatching(/aborted before starting/) });
+    expect(r).toEqual({ ok: false, output: expect.stringMatching(/aborted before starting/), aborted: true });
     expect(fs.existsSync(marker)).toBe(false);
   });
 });
