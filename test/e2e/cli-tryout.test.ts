@@ -16,8 +16,8 @@ const root = path.resolve(__dirname, '../..');
 const saved = { ...process.env };
 let model: ChildProcessWithoutNullStreams;
 let modelOut = '';
-/** How many times the worker started the bubblewrap found first on its PATH. */
-let bwrapStarts: () => number;
+/** The command lines the worker started the bubblewrap found first on its PATH with, one per start. */
+let bwrapStarts: () => string[];
 let bwrapPath: string;
 
 beforeAll(async () => {
@@ -30,10 +30,9 @@ beforeAll(async () => {
   // and runs the machine's: the sandbox must run through the path it found, not a bare name.
   const bin = tmp('replanner-tryout-bwrap-');
   const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
-  fs.writeFileSync(path.join(bin, 'bwrap'), `#!/bin/sh\necho started >> ${bin}/starts.log\nexec ${real} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'bwrap'), `#!/bin/sh\necho "$*" >> ${bin}/starts.log\nexec ${real} "$@"\n`, { mode: 0o755 });
   bwrapPath = path.join(bin, 'bwrap');
-  bwrapStarts = () =>
-    fs.existsSync(path.join(bin, 'starts.log')) ? fs.readFileSync(path.join(bin, 'starts.log'), 'utf8').split('\n').length - 1 : 0;
+  bwrapStarts = () => (fs.existsSync(path.join(bin, 'starts.log')) ? fs.readFileSync(path.join(bin, 'starts.log'), 'utf8').split('\n') : []);
   process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
   model = spawn(
     process.execPath,
@@ -124,7 +123,7 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
         output: expect.stringMatching(/^exit code 0\n +\d+ replanner-tryout\/PLAN\.md\n +\d+ replanner-tryout\/NOTES\.md\n +\d+ total\n$/),
       }),
     ]);
-    expect(bwrapStarts()).toBeGreaterThanOrEqual(2); // the worker's check, then the command
+    expect(bwrapStarts().filter((l) => l.endsWith(' -- wc -l replanner-tryout/PLAN.md replanner-tryout/NOTES.md'))).toHaveLength(1);
     expect(requestsAt()).toBeGreaterThan(before);
 
     // Real files, with the instruction and the answer in them; diff shows them.

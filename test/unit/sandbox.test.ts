@@ -212,8 +212,8 @@ describe('S1 sandbox for run_command', () => {
     expect(child.stderr).toBe('');
     const seen = JSON.parse(child.stdout) as { hidden: boolean; check: { ok: boolean; path?: string }; r: { ok: boolean; output: string } };
     expect(seen.hidden).toBe(true);
-    expect(seen.check).toMatchObject({ ok: true, path: bin });
     expect(seen.r).toEqual({ ok: true, output: 'exit code 0\n42\n' });
+    expect(seen.check).toMatchObject({ ok: true, path: bin });
     expect(fs.existsSync('/usr/bin/bwrap')).toBe(true);
   });
 
