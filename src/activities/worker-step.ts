@@ -171,7 +171,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(changed.more ? { moreFiles: changed.more } : {}),
       ...(rec.rung ? { llmRung: rec.rung } : {}),
       ...(rec.stream === false ? { llmStream: false as const } : {}),
-      // V4: watch and the task's details say why a call failed.
+      // watch and the task's details say why a call failed.
       ...(failed ? { failure: failureLine(failed.output ?? '') } : {}),
       // P9: what the stuck detector compares, a few hashes and short lines per call (never the output).
       ...(rec.calls.length

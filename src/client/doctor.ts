@@ -220,7 +220,7 @@ function httpFix(status: number | undefined, baseURL: string): string {
 }
 
 /**
- * S1: commands of a worker started from this shell run in bubblewrap: checked as a command runs
+ * Commands of a worker started from this shell run in bubblewrap: checked as a command runs
  * (src/activities/tools/sandbox.ts), so ✓ means commands can start.
  */
 function sandboxCheck(env: NodeJS.ProcessEnv): Check {

@@ -32,8 +32,8 @@ export class RunEnded extends Error {
   }
 }
 
-/** M3: `run` found no model answering at OPENAI_BASE_URL (exit 3): nothing was started; the message names the address and the fix. */
+/** `run` found no model answering at OPENAI_BASE_URL (exit 3): nothing was started; the message names the address and the fix. */
 export class ModelUnreachable extends Error {}
 
-/** M3: `run` found the model server refusing this shell's key or address (exit 2): nothing was started; the message names the fix. */
+/** `run` found the model server refusing this shell's key or address (exit 2): nothing was started; the message names the fix. */
 export class ModelRefused extends Error {}

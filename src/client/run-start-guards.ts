@@ -1,6 +1,6 @@
 // S3: what the CLI checks and prepares before it starts a run: an instruction given by file or
 // stdin (stored beside the run and passed by path), whether the workspace already has a running
-// run (the workspace lock, src/client/workspace-lock.ts, enforces it at start), and M3: whether the
+// run (the workspace lock, src/client/workspace-lock.ts, enforces it at start), and whether the
 // model this shell names answers, before anything starts.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -93,11 +93,11 @@ async function isRunning(client: Client, workflowId: string): Promise<boolean> {
   }
 }
 
-/** How long `run` waits for the model's answer (M3): a model that is up answers GET /models at once. */
+/** How long `run` waits for the model's answer: a model that is up answers GET /models at once. */
 export const MODEL_CHECK_TIMEOUT_MS = 1500;
 
 /**
- * M3: the model this shell names answers, before `run` starts the server, a worker or the run:
+ * The model this shell names answers, before `run` starts the server, a worker or the run:
  * ModelUnreachable (exit 3) when nothing answers, ModelRefused (exit 2) when it refuses the key or
  * the address; a warning (`warn`) when it answers oddly. A queue pinned by name
  * (REPLANNER_TASK_QUEUE) is not checked: the workers on it bring their own model settings.

@@ -12,7 +12,7 @@ export interface TaskStepLine {
   step: number;
   actions: string[];
   toolErrors: number;
-  /** V4: why its first failed tool call failed (one bounded line). */
+  /** Why its first failed tool call failed (one bounded line). */
   failure?: string;
   summary?: string;
   /** P9: the stuck detector ended the iteration at this step (its note). */
@@ -69,7 +69,7 @@ function fileHow(f: FileChange): string {
   return how ? ` (${how})` : '';
 }
 
-/** V4: "1 failed: bubblewrap not found at …", the reason when the step reported one. */
+/** "1 failed: bubblewrap not found at …", the reason when the step reported one. */
 export function failedNote(s: Pick<TaskStepLine, 'toolErrors' | 'failure'>): string {
   return `${s.toolErrors} failed${s.failure ? `: ${s.failure}` : ''}`;
 }

@@ -24,7 +24,7 @@ export interface WorkerStepReport {
   prints?: CallPrint[];
   /** P9: replyPrint of the reply when it called no tool. */
   reply?: string;
-  /** V4: why the step's first failed tool call failed, in one bounded line (failureLine). */
+  /** Why the step's first failed tool call failed, in one bounded line (failureLine). */
   failure?: string;
 }
 
@@ -32,7 +32,7 @@ export interface WorkerStepReport {
 export const FAILURE_LINE_CHARS = 160;
 
 /**
- * V4: a failed tool call's reason in one line: its output's first line ("bubblewrap not found at
+ * A failed tool call's reason in one line (V4): its output's first line ("bubblewrap not found at
  * …", "read_file: not found: x"); for a command that exited non-zero, the exit code and the first
  * line it printed ("exit code 1: wc: a.md: No such file or directory"). At most FAILURE_LINE_CHARS.
  */

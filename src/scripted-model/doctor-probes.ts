@@ -1,4 +1,4 @@
-// `replanner doctor`'s checks answered as a real model answers them (M4): the tiny structured-output
+// `replanner doctor`'s checks answered as a real model answers them: the tiny structured-output
 // call with the JSON it asks for, at any rung; the tool call by calling the tool it offers; the speed
 // check with a streamed reply at a steady pace. So doctor passes on the README's try-it settings,
 // as runs on the scripted model succeed.

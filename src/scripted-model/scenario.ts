@@ -26,7 +26,7 @@ export interface Scenario {
   /** The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it is null (P2). */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
   /**
-   * M4: without `judge`, judge as a real judge reads the evidence: a task whose last command did not
+   * Without `judge`, judge as a real judge reads the evidence: a task whose last command did not
    * exit 0 is not done (BLOCKED, naming the command and why). The demo's; tests script their verdicts.
    */
   judgeFromEvidence?: boolean;

@@ -178,9 +178,9 @@ export function scriptTryout(model: ScriptedModel, scenario: TryoutScenario, lat
     },
   });
   on('worker_step', workerReply);
-  // M4: `replanner doctor` on the try-it settings gets real answers to its checks.
+  // `replanner doctor` on the try-it settings gets real answers to its checks.
   scriptDoctorProbes(on);
-  // M4: judged from what really happened: a check command that failed leaves its task BLOCKED.
+  // Judged from what really happened: a check command that failed leaves its task BLOCKED.
   on('judge', (req) => {
     const failed = failedCommand(req);
     if (failed) return { json: failedCommandVerdict(failed) };

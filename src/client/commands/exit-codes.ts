@@ -14,7 +14,7 @@ const EXIT_OF: [abstract new (...args: never[]) => Error, number][] = [
   [UsageError, EXIT.USAGE],
   // X12: an invalid config (file, env override, a worker setting of this shell) is the user's input.
   [ConfigError, EXIT.USAGE],
-  // M3: the model server refused this shell's key or address (the settings are the user's input).
+  // `run`: the model server refused this shell's key or address (the settings are the user's input).
   [ModelRefused, EXIT.USAGE],
   // Nothing to talk to: no Temporal server, no such run, no worker for it and none can be started here.
   [BackendError, EXIT.UNAVAILABLE],
@@ -22,7 +22,7 @@ const EXIT_OF: [abstract new (...args: never[]) => Error, number][] = [
   [WorkerStartError, EXIT.UNAVAILABLE],
   [NoWorker, EXIT.UNAVAILABLE],
   [NoWorkspaceHost, EXIT.UNAVAILABLE],
-  // M3: no model answers where this shell's settings say.
+  // `run`: no model answers where this shell's settings say.
   [ModelUnreachable, EXIT.UNAVAILABLE],
 ];
 

@@ -84,7 +84,7 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
   const tokenWarning = missingTokenWarning(config, process.env);
   if (tokenWarning) ctx.say(tokenWarning);
-  // M3: a model that does not answer would only pause the run at once: say so before anything starts.
+  // A model that does not answer would only pause the run at once: say so before anything starts.
   await checkModelAnswers(process.env, ctx.say);
   const backend = await ctx.ensureServer();
   // S3: one running run per workspace (two would edit the same files).

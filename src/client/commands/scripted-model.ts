@@ -7,7 +7,7 @@ import { ScriptedModel } from '../../scripted-model/server';
 import { scriptTryout, TRYOUT_DIR, TRYOUT_QUESTION, TRYOUT_SCENARIOS, type TryoutScenario } from '../../scripted-model/tryout';
 import { act, EXIT, UsageError, type CliContext } from './context';
 // The port it listens on, and the model name it lists and answers to (runs go to the task queue of
-// this name and its address): the README's try-it settings, which `run` recognises (M3).
+// this name and its address): the README's try-it settings, which `run` recognises.
 import { SCRIPTED_MODEL_NAME, SCRIPTED_MODEL_PORT } from '../../domain/model-check';
 
 interface ScriptedModelOptions {
