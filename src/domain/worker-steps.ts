@@ -32,7 +32,7 @@ export interface WorkerStepReport {
 export const FAILURE_LINE_CHARS = 160;
 
 /**
- * A failed tool call's reason in one line (V4): its output's first line ("bubblewrap not found at
+ * A failed tool call's reason in one line (V6): its output's first line ("bubblewrap not found at
  * …", "read_file: not found: x"); for a command that exited non-zero, the exit code and the first
  * line it printed ("exit code 1: wc: a.md: No such file or directory"). At most FAILURE_LINE_CHARS.
  */

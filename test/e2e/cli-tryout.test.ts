@@ -170,7 +170,7 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     expect(help.out).toContain('replanner temporal workflow list');
   });
 
-  it('M4 V4 on a worker whose sandbox cannot run commands, the check command fails, watch says why and the run ends BLOCKED', async () => {
+  it('M4 V6 on a worker whose sandbox cannot run commands, the check command fails, watch says why and the run ends BLOCKED', async () => {
     // A worker of its own, whose bubblewrap is missing (the one `run` started for the first test stops first).
     expect((await cli('worker', 'stop', '--all')).code).toBe(0);
     process.env.REPLANNER_BWRAP = '/nonexistent/bwrap';

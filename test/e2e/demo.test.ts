@@ -161,7 +161,7 @@ it("S1 M4 on a machine whose bubblewrap is outside /usr/bin, the demo's test com
   }
 });
 
-it('M4 V4 with no working sandbox the demo ends BLOCKED, naming its test command and why, and shows why the tool call failed', async () => {
+it('M4 V6 with no working sandbox the demo ends BLOCKED, naming its test command and why, and shows why the tool call failed', async () => {
   try {
     const { code, out } = await runDemo({ env: { REPLANNER_BWRAP: '/nonexistent/bwrap' } });
     expect(code).toBe(1);

@@ -1,4 +1,4 @@
-// V4: why a tool call failed, in one bounded line, beside the step's tool calls in `watch` and in the
+// V6: why a tool call failed, in one bounded line, beside the step's tool calls in `watch` and in the
 // task's details; M4: what the scripted judge reads of the evidence a real judge gets.
 import { workerStepLine } from '../../src/client/render-events';
 import { addStepLine, taskDetails } from '../../src/domain/task-details';
@@ -7,8 +7,8 @@ import { judgePrompt } from '../../src/llm/prompts/task';
 import { failedCommand, unfinishedReflection } from '../../src/scripted-model/evidence';
 import type { RecordedRequest } from '../../src/scripted-model/types';
 
-describe('V4 the reason a tool call failed', () => {
-  it('V4 the first line of what the tool answered; for a command that exited non-zero, the exit code and the first line it printed', () => {
+describe('V6 the reason a tool call failed', () => {
+  it('V6 the first line of what the tool answered; for a command that exited non-zero, the exit code and the first line it printed', () => {
     expect(failureLine('bubblewrap not found at /opt/bwrap/bwrap (it was there when the worker checked its sandbox): reinstall it')).toBe(
       'bubblewrap not found at /opt/bwrap/bwrap (it was there when the worker checked its sandbox): reinstall it',
     );
@@ -23,7 +23,7 @@ describe('V4 the reason a tool call failed', () => {
     expect(long.endsWith('…')).toBe(true);
   });
 
-  it('V4 watch prints it beside the failed count; a step without a reason prints as before', () => {
+  it('V6 watch prints it beside the failed count; a step without a reason prints as before', () => {
     const step = { iteration: 1, step: 2, actions: ['run_command(wc -l PLAN.md)!'], toolErrors: 1 };
     expect(workerStepLine('notes', { ...step, failure: 'exit code 1: wc: PLAN.md: No such file or directory' })).toBe(
       '      notes · step 1.2: run_command(wc -l PLAN.md)! (1 failed: exit code 1: wc: PLAN.md: No such file or directory)',
@@ -31,7 +31,7 @@ describe('V4 the reason a tool call failed', () => {
     expect(workerStepLine('notes', step)).toBe('      notes · step 1.2: run_command(wc -l PLAN.md)! (1 failed)');
   });
 
-  it("V4 the task's details show it too, bounded", () => {
+  it("V6 the task's details show it too, bounded", () => {
     const lines = addStepLine([], 1, 2, {
       toolCalls: 1,
       toolErrors: 1,
