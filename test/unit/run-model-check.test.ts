@@ -50,6 +50,11 @@ describe('M3 replanner run checks that the model answers before it starts anythi
   it('M3 the try-it settings with no scripted model running: exit 3 within 2 s, naming the address and `npx replanner scripted-model`', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     Object.assign(process.env, { OPENAI_BASE_URL: url, OPENAI_API_KEY: 'scripted', REPLANNER_MODEL: 'scripted' });
+    // --json first: the error as JSON, for scripts (and the command's code loaded, so the time below is the check's).
+    const json = await cli('run', 'x', '--workspace', tmp, '--json');
+    expect(JSON.parse(json.out)).toEqual({
+      error: { message: expect.stringMatching(/^no model answers at /), type: 'ModelUnreachable', exitCode: EXIT.UNAVAILABLE },
+    });
     const r = await cli('run', 'write a short guide to our API', '--workspace', tmp);
     expect(r.code).toBe(EXIT.UNAVAILABLE);
     expect(r.err).toMatch(
@@ -62,10 +67,6 @@ describe('M3 replanner run checks that the model answers before it starts anythi
     expect(r.ms).toBeLessThan(2000);
     // Nothing was started: no worker record.
     expect(fs.readdirSync(tmp)).toEqual([]);
-    const json = await cli('run', 'x', '--workspace', tmp, '--json');
-    expect(JSON.parse(json.out)).toEqual({
-      error: { message: expect.stringMatching(/^no model answers at /), type: 'ModelUnreachable', exitCode: EXIT.UNAVAILABLE },
-    });
   });
 
   it('M3 any other address where nothing answers: exit 3, the fix, and the scripted stand-in as a hint', async () => {
