@@ -5,7 +5,8 @@
 // ~6 history events per step, and it is safe on retry: the step file is the step's journal. The
 // LLM reply is written to it before any tool runs (a retry reads it there, not from the LLM), and
 // each tool result is persisted in it before the next tool runs, so a retry repeats neither the LLM
-// call nor a finished tool call (only a tool call cut off by the crash runs again). The step file's
+// call nor a finished tool call (only a tool call cut off by a crash or by the attempt's
+// cancellation runs again). The step file's
 // directory is unique per worker iteration (its iterationKey), as the journal's key is per activity.
 //
 // Transcript layout, one file per step so every write is idempotent:
@@ -19,7 +20,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { stepFileChanges } from '../domain/file-changes';
-import type { WorkerStepReport } from '../domain/worker-steps';
+import { failureLine, type WorkerStepReport } from '../domain/worker-steps';
 import type { TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway, RawReply } from '../llm/gateway';
@@ -141,6 +142,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
               signal: ctx.cancellationSignal,
             })
           : { ok: false, output: `not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls per step` };
+      // A call cut off by this attempt's cancellation (the worker stopping, a heartbeat timeout) did
+      // not finish: it is not recorded, so the attempt that retries the step runs it again.
+      if (result.aborted) throwIfCancelled(ctx.cancellationSignal);
       call.ok = result.ok;
       call.output = clipMiddle(result.output, TOOL_OUTPUT_CHARS);
       await writeJsonAtomic(file, rec);
@@ -152,6 +156,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     const actions = rec.calls.map((c) => toolCallSignature(c.name, c.arguments, c.ok === true));
     // V3: the files changed, with line counts, for the task's current details (no event of their own).
     const changed = stepFileChanges(rec.calls);
+    const failed = rec.calls.find((c) => c.ok === false);
     return {
       step: input.step,
       ...(rec.calls.length === 0
@@ -166,6 +171,8 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(changed.more ? { moreFiles: changed.more } : {}),
       ...(rec.rung ? { llmRung: rec.rung } : {}),
       ...(rec.stream === false ? { llmStream: false as const } : {}),
+      // watch and the task's details say why a call failed.
+      ...(failed ? { failure: failureLine(failed.output ?? '') } : {}),
       // P9: what the stuck detector compares, a few hashes and short lines per call (never the output).
       ...(rec.calls.length
         ? { prints: rec.calls.slice(-MAX_CALL_PRINTS).map((c) => callPrint(c.name, c.arguments, c.ok === true, c.output ?? '')) }

@@ -37,6 +37,8 @@ console.log('slugify: 2 checks passed');
 
 const DEMO_SCENARIO: Scenario = {
   workerDelayMs: 150,
+  // The test command really runs in the sandbox: when it fails, the run says so (BLOCKED, and why).
+  judgeFromEvidence: true,
   goal: {
     main_objective: 'A tested slugify module with usage documentation',
     success_criteria: ['slugify.js exports slugify', 'the test runs and passes', 'USAGE.md explains the API'],

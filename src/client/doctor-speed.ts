@@ -25,7 +25,7 @@ import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, ref
 import { qualityJudgePrompt } from '../llm/prompts/quality';
 import { replanDecisionPrompt } from '../llm/prompts/replan';
 import { judgePrompt, workerPrompt } from '../llm/prompts/task';
-import type { Purpose } from '../llm/purposes';
+import { DOCTOR_PURPOSES, type Purpose } from '../llm/purposes';
 import { ActionSequenceSchema, decisionSchemaFor, DecompositionSchema, GoalSchema, JudgeSchema, ReflectionSchema } from '../llm/schemas';
 import { promptChars } from '../llm/stream';
 import { toStrictJsonSchema } from '../llm/strict-schema';
@@ -167,7 +167,7 @@ export async function measureSpeed(settings: LlmSettings, rung: LlmRung, instruc
   let usage: { promptTokens: number; completionTokens: number } | undefined;
   try {
     const { c } = largest;
-    usage = (await gateway.text({ purpose: c.purpose, purposeHeader: 'doctor_speed', llm, onProgress, schema: c.schema!, ...c.prompt })).usage;
+    usage = (await gateway.text({ purpose: c.purpose, purposeHeader: DOCTOR_PURPOSES.speed, llm, onProgress, schema: c.schema!, ...c.prompt })).usage;
   } catch (err) {
     report.error = err instanceof Error ? err.message : String(err);
   }

@@ -1,5 +1,6 @@
 // `replanner doctor` (M2): can a run started from this shell succeed? It checks, in order, the
-// Temporal server, a worker on the task queue this shell routes to, the LLM endpoint, the model,
+// Temporal server, a worker on the task queue this shell routes to, the sandbox its commands run
+// in, the LLM endpoint, the model,
 // structured output (which rung of the json_schema → json_object → prompt-only ladder works), tool
 // calls, and the model's speed on a prompt the size of a run's largest (./doctor-speed.ts: whether
 // the LLM limits fit), each with a real request, and says what to fix. It starts nothing and changes nothing.
@@ -17,12 +18,13 @@ import { livenessOf } from './workers';
 import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
 import { measureSpeed, speedCheck, type SpeedReport } from './doctor-speed';
+import { sandboxAvailability, sandboxSettingsFromEnv } from '../activities/tools/sandbox';
 
 type Mark = 'ok' | 'fail' | 'info';
 
 /** The tiny probes' timeout when the worker sets no total cap: they are a few tokens each. */
 const PROBE_TIMEOUT_MS = 180_000;
-type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls' | 'speed';
+type CheckName = 'temporal' | 'worker' | 'sandbox' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls' | 'speed';
 
 export interface Check {
   name: CheckName;
@@ -48,7 +50,8 @@ export interface DoctorReport {
 
 /** What `replanner doctor --help` says after its options. */
 export const DOCTOR_NOTES = `Checks, each with a real request: the Temporal server (TEMPORAL_ADDRESS) and its version; a worker
-polling the task queue this shell routes to, and its LLM settings; the LLM endpoint (OPENAI_BASE_URL)
+polling the task queue this shell routes to, and its LLM settings; the sandbox commands run in
+(bubblewrap, run once as a command runs); the LLM endpoint (OPENAI_BASE_URL)
 and the model it lists (REPLANNER_MODEL); a tiny structured-output call (json_schema strict, else
 json_object with the schema, else prompt-only JSON: it says which one runs will use); a tiny tool call;
 then one prompt the size of a run's largest, streamed: how fast the model reads and writes (tokens/s),
@@ -79,6 +82,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
   } finally {
     await connection?.close();
   }
+  checks.push(sandboxCheck(env));
 
   const client = probeClient({ ...llm, timeoutMs: llm.timeoutMs ?? PROBE_TIMEOUT_MS });
   const models = await probeModels(client);
@@ -114,6 +118,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
 const TITLES: Record<CheckName, string> = {
   temporal: 'Temporal server',
   worker: 'Worker',
+  sandbox: 'Sandbox',
   endpoint: 'LLM endpoint',
   model: 'Model',
   structured_output: 'Structured output',
@@ -211,7 +216,29 @@ function httpFix(status: number | undefined, baseURL: string): string {
   if (status === 401 || status === 403) return `set OPENAI_API_KEY to a key ${baseURL} accepts`;
   if (status === 404) return `check OPENAI_BASE_URL (usually ends in /v1) and REPLANNER_MODEL`;
   if (status === 429) return 'the endpoint is rate limiting this key: wait, or raise its limits';
-  return `see the server's log at ${baseURL}`;
+  return `the model server at ${baseURL} refused the request${status !== undefined ? ` (HTTP ${status})` : ''}: its own log says why`;
+}
+
+/**
+ * Commands of a worker started from this shell run in bubblewrap: checked as a command runs
+ * (src/activities/tools/sandbox.ts), so ✓ means commands can start.
+ */
+function sandboxCheck(env: NodeJS.ProcessEnv): Check {
+  if (!sandboxSettingsFromEnv(env).enabled) {
+    return {
+      name: 'sandbox',
+      mark: 'info',
+      summary: 'Sandbox: off in this shell (REPLANNER_SANDBOX=off): a worker started from it runs commands unconfined',
+    };
+  }
+  const a = sandboxAvailability(env);
+  if (a.ok) return { name: 'sandbox', mark: 'ok', summary: `Sandbox: commands run in ${a.version} (${a.path})` };
+  return {
+    name: 'sandbox',
+    mark: 'fail',
+    summary: `Sandbox: commands cannot run: ${a.reason}`,
+    fix: 'install bubblewrap (`bash scripts/ensure-sandbox`), or start the worker with --no-sandbox to run commands unconfined (not recommended)',
+  };
 }
 
 function modelCheck(models: Awaited<ReturnType<typeof probeModels>>, model: string, baseURL: string): Check {
@@ -277,7 +304,7 @@ function structuredCheck(p: StructuredProbe, baseURL: string): Check {
       name,
       mark: 'fail',
       summary: `Structured output: ${before.replace(/; $/, '')}: no way of asking for JSON works`,
-      fix: `see the server's log at ${baseURL}`,
+      fix: `use a server and model that answer in JSON (see "LLM providers" in the README); the log of the model server at ${baseURL} says why it refused`,
     };
   }
   return {

@@ -31,3 +31,9 @@ export class RunEnded extends Error {
     super(message, options);
   }
 }
+
+/** `run` found no model answering at OPENAI_BASE_URL (exit 3): nothing was started; the message names the address and the fix. */
+export class ModelUnreachable extends Error {}
+
+/** `run` found the model server refusing this shell's key or address (exit 2): nothing was started; the message names the fix. */
+export class ModelRefused extends Error {}

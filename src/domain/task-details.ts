@@ -4,7 +4,7 @@
 import type { FileChange } from './file-changes';
 import { DETAILS_MAX_BYTES } from './run/checklist';
 import { clip, clipUtf8 } from './text';
-import type { WorkerStepReport } from './worker-steps';
+import { FAILURE_LINE_CHARS, type WorkerStepReport } from './worker-steps';
 
 /** One worker step as the details list it: iteration, step number, tool calls, final answer. */
 export interface TaskStepLine {
@@ -12,6 +12,8 @@ export interface TaskStepLine {
   step: number;
   actions: string[];
   toolErrors: number;
+  /** Why its first failed tool call failed (one bounded line). */
+  failure?: string;
   summary?: string;
   /** P9: the stuck detector ended the iteration at this step (its note). */
   stuck?: string;
@@ -28,6 +30,7 @@ export function addStepLine(lines: readonly TaskStepLine[], iteration: number, s
     step,
     actions: r.actions.slice(0, MAX_ACTIONS_PER_STEP).map((a) => clip(a, MAX_ACTION_CHARS)),
     toolErrors: r.toolErrors,
+    ...(r.failure !== undefined ? { failure: clip(r.failure, FAILURE_LINE_CHARS) } : {}),
     ...(r.summary !== undefined ? { summary: r.summary.replace(/\s+/g, ' ').slice(0, 300) } : {}),
   };
   return [...lines, line].slice(-TASK_DETAIL_STEPS);
@@ -66,6 +69,11 @@ function fileHow(f: FileChange): string {
   return how ? ` (${how})` : '';
 }
 
+/** "1 failed: bubblewrap not found at …", the reason when the step reported one. */
+export function failedNote(s: Pick<TaskStepLine, 'toolErrors' | 'failure'>): string {
+  return `${s.toolErrors} failed${s.failure ? `: ${s.failure}` : ''}`;
+}
+
 /** V1: the task's current details in Markdown. */
 export function taskDetails(v: TaskDetailsView): string {
   const out = [
@@ -85,7 +93,7 @@ export function taskDetails(v: TaskDetailsView): string {
   if (!v.steps.length) out.push('_No worker step yet._');
   for (const s of v.steps) {
     const calls = s.actions.length ? s.actions.map(code).join(', ') : 'no tool call';
-    const errors = s.toolErrors ? ` (${s.toolErrors} failed)` : '';
+    const errors = s.toolErrors ? ` (${failedNote(s)})` : '';
     out.push(`- iteration ${s.iteration}, step ${s.step}: ${calls}${errors}${s.summary !== undefined ? ` — answer: ${s.summary}` : ''}`);
     if (s.stuck) out.push(`  - ${s.stuck}`);
   }

@@ -4,6 +4,7 @@
 // tool-call signatures (repetition → focus).
 import type { FileChange } from './file-changes';
 import type { CallPrint } from './stuck/fingerprint';
+import { clip } from './text';
 
 /** What one worker step reports back into workflow history (small by design). */
 export interface WorkerStepReport {
@@ -23,6 +24,26 @@ export interface WorkerStepReport {
   prints?: CallPrint[];
   /** P9: replyPrint of the reply when it called no tool. */
   reply?: string;
+  /** Why the step's first failed tool call failed, in one bounded line (failureLine). */
+  failure?: string;
+}
+
+/** The longest failure line a step reports. */
+export const FAILURE_LINE_CHARS = 160;
+
+/**
+ * A failed tool call's reason in one line (V6): its output's first line ("bubblewrap not found at
+ * …", "read_file: not found: x"); for a command that exited non-zero, the exit code and the first
+ * line it printed ("exit code 1: wc: a.md: No such file or directory"). At most FAILURE_LINE_CHARS.
+ */
+export function failureLine(output: string): string {
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && l !== '(no output)');
+  const [first = '(no output)', next] = lines;
+  const line = /^exit code -?\d+$/.test(first) && next !== undefined ? `${first}: ${next}` : first;
+  return clip(line, FAILURE_LINE_CHARS);
 }
 
 export interface WorkerTally {

@@ -11,7 +11,7 @@ import { structuredBody } from './gateway';
 import { tlsProblem } from './errors';
 import { extractJson } from './gateway';
 import { httpTransport } from './http-transport';
-import { PURPOSE_HEADER } from './purposes';
+import { DOCTOR_PURPOSES, PURPOSE_HEADER } from './purposes';
 import { clipLineAfter } from '../domain/text';
 
 export interface ProbeSettings {
@@ -115,7 +115,7 @@ export async function probeStructured(client: OpenAI, model: string): Promise<St
     const started = Date.now();
     try {
       const completion = await client.chat.completions.create(structuredRequest(rung, model), {
-        headers: { [PURPOSE_HEADER]: `doctor_structured_${rung}` },
+        headers: { [PURPOSE_HEADER]: DOCTOR_PURPOSES.structured(rung) },
       });
       const raw = completion.choices[0]?.message?.content ?? '';
       const ok = CheckReply.safeParse(extractJson(raw)).success;
@@ -175,7 +175,7 @@ export async function probeTools(client: OpenAI, model: string): Promise<ToolsPr
           // chatml-function-calling reads it as "none" and never calls a tool.
           tool_choice: toolChoice,
         },
-        { headers: { [PURPOSE_HEADER]: `doctor_tools_${toolChoice}` } },
+        { headers: { [PURPOSE_HEADER]: DOCTOR_PURPOSES.tools(toolChoice) } },
       );
       const message = completion.choices[0]?.message;
       const called = (message?.tool_calls ?? []).some((c) => c.type === 'function' && c.function.name === TOOL.function.name);

@@ -2,12 +2,13 @@
 // server: it ends DONE, leaves the server and its worker running so the Web UI link it prints shows
 // the plan (current details come from a query, which needs a worker), and says how to stop both;
 // the command it prints stops the worker.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { cli } from '../support/cli';
+import { recordedCalls, type RecordedCall } from '../support/transcripts';
 import { temporalAddress, until } from '../support/harness';
 import { pollersOf } from '../../src/client/workers';
 import { decideLiveness } from '../../src/domain/worker-lifecycle';
@@ -23,9 +24,13 @@ afterAll(async () => {
   fs.rmSync(workersDir, { recursive: true, force: true });
 });
 
-it('O5 the demo ends DONE, leaves the dev server and its worker running so the Web UI shows the plan, and says how to stop both', async () => {
-  const root = path.resolve(__dirname, '../..');
-  const child = spawn(process.execPath, ['-r', './test/support/ts-register.js', 'src/client/demo.ts'], {
+const root = path.resolve(__dirname, '../..');
+const DEMO = ['-r', './test/support/ts-register.js', 'src/client/demo.ts'];
+
+/** `npm run demo`'s program in a process of its own (`command`: what runs it; default node), with `env` over the test's. */
+async function runDemo(o: { env?: NodeJS.ProcessEnv; command?: string[] } = {}): Promise<{ code: number | null; out: string; pid: number }> {
+  const [file, ...args] = o.command ?? [process.execPath, ...DEMO];
+  const child = spawn(file!, args, {
     cwd: root,
     env: {
       ...process.env,
@@ -33,6 +38,7 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
       REPLANNER_WORKFLOW_BUNDLE: process.env.REPLANNER_TEST_BUNDLE,
       REPLANNER_WORKERS_DIR: workersDir,
       OPENAI_API_KEY: '',
+      ...o.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -40,10 +46,23 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  return { code, out, pid: child.pid! };
+}
+
+/** The run_command calls the demo's test task recorded, in the workspace the demo printed. */
+function testCommands(out: string): RecordedCall[] {
+  const [, runId, ws] = /Run (\S+) started on (\S+)/.exec(out) ?? [];
+  return recordedCalls(ws!, runId!, 'test', 'run_command');
+}
+
+it('O5 the demo ends DONE, leaves the dev server and its worker running so the Web UI shows the plan, and says how to stop both', async () => {
+  const { code, out, pid } = await runDemo();
   expect({ code, out }).toMatchObject({ code: 0 });
+  // Its test command really ran, and passed, in the sandbox.
+  expect(testCommands(out)).toEqual([expect.objectContaining({ ok: true, output: 'exit code 0\nslugify: 2 checks passed\n' })]);
   const runId = /Run (\S+) started on/.exec(out)?.[1];
   expect(runId).toBeDefined();
-  const queue = `replanner-demo-${child.pid}`;
+  const queue = `replanner-demo-${pid}`;
   expect(out).toContain(`/workflows/run-${runId!}  (the plan: "Current Details" on that page)`);
   expect(out).toContain(`Stop both: npx replanner worker stop ${queue} && kill $(cat .replanner/server.pid)`);
 
@@ -112,5 +131,49 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
     for (const r of records) expect(lines.filter((l) => l.startsWith(`  decision ${r.replan_id} · ${r.phase}`))).toHaveLength(1);
   } finally {
     await client.connection.close();
+  }
+});
+
+it("S1 M4 on a machine whose bubblewrap is outside /usr/bin, the demo's test command passes in the sandbox and the run ends DONE", async () => {
+  // bwrap hidden from /usr/bin (an overlay with a whiteout, in a private mount namespace of the demo
+  // and the worker it starts: the machine's /usr/bin is untouched), a copy of it first on PATH.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-bwrap-'));
+  try {
+    for (const d of ['upper', 'work', 'bin']) fs.mkdirSync(path.join(dir, d));
+    execFileSync('mknod', [path.join(dir, 'upper', 'bwrap'), 'c', '0', '0']);
+    fs.copyFileSync(execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim(), path.join(dir, 'bin', 'bwrap'));
+    fs.chmodSync(path.join(dir, 'bin', 'bwrap'), 0o755);
+    const overlay = `lowerdir=/usr/bin,upperdir=${dir}/upper,workdir=${dir}/work`;
+    const demo = ['node', ...DEMO].map((a) => `'${a}'`).join(' ');
+    const hidden = `mount -t overlay overlay -o ${overlay} /usr/bin && test ! -e /usr/bin/bwrap && exec ${demo}`;
+    const { code, out } = await runDemo({
+      command: ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', hidden],
+      env: { PATH: `${dir}/bin:${process.env.PATH ?? ''}` },
+    });
+    expect({ code, out }).toMatchObject({ code: 0 });
+    expect(out).toMatch(/ {6}test · step 1\.2: run_command\(\{"argv":\["node","test\/slugify\.test\.js"\]\}\)\n/);
+    expect(testCommands(out)).toEqual([expect.objectContaining({ ok: true, output: 'exit code 0\nslugify: 2 checks passed\n' })]);
+    expect(out).toContain('Run ');
+    expect(out).toMatch(/Run \S+: DONE/);
+  } finally {
+    await cli('worker', 'stop', '--all');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('M4 V6 with no working sandbox the demo ends BLOCKED, naming its test command and why, and shows why the tool call failed', async () => {
+  try {
+    const { code, out } = await runDemo({ env: { REPLANNER_BWRAP: '/nonexistent/bwrap' } });
+    expect(code).toBe(1);
+    // The step line says why, on one bounded line.
+    expect(out).toMatch(
+      / {6}test · step 1\.2: run_command\(\{"argv":\["node","test\/slugify\.test\.js"\]\}\)! \(1 failed: refused: no sandbox for commands on this worker \(bubblewrap \(bwrap\) is not installed: REPLANNER_BWRAP names \/nonexistent\/bwrap, .{0,80}…\)\n/,
+    );
+    expect(out).toMatch(/\[!\] test BLOCKED — scripted: the command `node test\/slugify\.test\.js` failed: refused: no sandbox for commands on this/);
+    expect(out).toMatch(/Run \S+: BLOCKED/);
+    expect(out).toContain('Reflection: partial_success (67%) — scripted: 2 of 3 tasks done; not done: test (BLOCKED)');
+    expect(out).not.toMatch(/Run \S+: DONE/);
+  } finally {
+    await cli('worker', 'stop', '--all');
   }
 });

@@ -290,7 +290,8 @@ describe('P9 V1 V2 where people see the stuck note', () => {
     const task = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 'a'));
     const steps = (await task.query(taskStatusQuery)).steps!;
     expect(workerStepLine('a', steps.at(-1)!)).toMatch(
-      /step 1\.3: list_dir\(\{"path":"output\.txt"\}\)! \(1 failed\)\n {6}a · stuck: list_dir output\.txt failed/,
+      // V6: with the first line of why the call failed.
+      /step 1\.3: list_dir\(\{"path":"output\.txt"\}\)! \(1 failed: list_dir: not found: output\.txt\)\n {6}a · stuck: list_dir output\.txt failed/,
     );
     // V1: the task's current details (the Web UI).
     const meta = await task.query<{ currentDetails: string }>('__temporal_workflow_metadata');

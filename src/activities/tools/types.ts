@@ -22,6 +22,8 @@ export interface ToolOptions {
 export interface ToolResult {
   ok: boolean;
   output: string;
+  /** The call was cut off (or never started) because its signal aborted: it did not finish. */
+  aborted?: true;
 }
 
 /** Options with defaults applied. */

@@ -4,7 +4,7 @@
 import type { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../domain/config/issues';
 import { BackendError } from '../backend';
-import { NoWorker, NotFound } from '../errors';
+import { ModelRefused, ModelUnreachable, NoWorker, NotFound } from '../errors';
 import { WorkerStartError } from '../worker-start';
 import { NoWorkspaceHost } from '../workspace-host';
 import { EXIT, UsageError } from './context';
@@ -14,12 +14,16 @@ const EXIT_OF: [abstract new (...args: never[]) => Error, number][] = [
   [UsageError, EXIT.USAGE],
   // X12: an invalid config (file, env override, a worker setting of this shell) is the user's input.
   [ConfigError, EXIT.USAGE],
+  // `run`: the model server refused this shell's key or address (the settings are the user's input).
+  [ModelRefused, EXIT.USAGE],
   // Nothing to talk to: no Temporal server, no such run, no worker for it and none can be started here.
   [BackendError, EXIT.UNAVAILABLE],
   [NotFound, EXIT.UNAVAILABLE],
   [WorkerStartError, EXIT.UNAVAILABLE],
   [NoWorker, EXIT.UNAVAILABLE],
   [NoWorkspaceHost, EXIT.UNAVAILABLE],
+  // `run`: no model answers where this shell's settings say.
+  [ModelUnreachable, EXIT.UNAVAILABLE],
 ];
 
 export function exitCodeOf(e: unknown): number {

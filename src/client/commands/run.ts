@@ -14,7 +14,7 @@ import { ensureWorker } from '../worker-start';
 import { loadConfig } from '../config-load';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';
-import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
+import { checkModelAnswers, newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
 import { runOptionsFromConfig, startRun } from '../runs';
 import { RunIdTaken, WorkspaceBusy } from '../workspace-lock';
 import { act, ensureRunWorker, EXIT, UsageError, type CliContext } from './context';
@@ -51,7 +51,7 @@ export function runCommand(ctx: CliContext): Command {
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      '\nExit codes: 0 started (--wait: ended DONE) · 1 ended otherwise · 2 usage error, invalid config, busy workspace · 3 no server or worker',
+      '\nExit codes: 0 started (--wait: ended DONE) · 1 ended otherwise · 2 usage error, invalid config, busy workspace, the model server refused the key or address · 3 no server, worker or model answers',
     )
     .action(act(ctx, (instruction: string | undefined, o: RunOptions) => run(ctx, instruction, o)));
 }
@@ -84,6 +84,8 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
   const tokenWarning = missingTokenWarning(config, process.env);
   if (tokenWarning) ctx.say(tokenWarning);
+  // A model that does not answer would only pause the run at once: say so before anything starts.
+  await checkModelAnswers(process.env, ctx.say);
   const backend = await ctx.ensureServer();
   // S3: one running run per workspace (two would edit the same files).
   const other = await runningRunOn(backend.client, workspace);
