@@ -32,9 +32,28 @@ const statusOf = (err: unknown): unknown => (err as { status?: unknown }).status
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
+/**
+ * The worker's GitHub client: the token in the Authorization header only, no log. No retry or
+ * throttling plugin: Temporal's retry policy owns retries (workflows/run/notifications.ts).
+ */
+export function githubClient(token: string, baseUrl: string): Octokit {
+  return new Octokit({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ''), userAgent: 'replanner', log: quiet });
+}
+
+/** What an @octokit error says (status, headers, message) without its request (which holds the token). */
+export function githubProblemOf(err: unknown): RequestProblem {
+  const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown } };
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(e.response?.headers ?? {})) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
+  const detail = typeof e.message === 'string' ? e.message : String(err);
+  // @octokit/request reports a request that got no response as status 500 without a response
+  // (and without the socket error's code); a timeout comes through as the signal's TimeoutError.
+  if (!(typeof e.status === 'number' && e.response)) return { network: networkKindOf(err) ?? 'other', headers, detail };
+  return { status: e.status, headers, body: e.response.data, detail };
+}
+
 export function githubThread(target: GithubTarget, token: string, baseUrl: string): CommentThread {
-  // No retry or throttling plugin: Temporal's retry policy owns retries (workflows/run/notifications.ts).
-  const octokit = new Octokit({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ''), userAgent: 'replanner', log: quiet });
+  const octokit = githubClient(token, baseUrl);
   const [owner, repo] = target.repo.split('/') as [string, string];
   const where = { owner, repo };
   const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
@@ -95,15 +114,6 @@ export function githubThread(target: GithubTarget, token: string, baseUrl: strin
         throw err;
       }
     },
-    problemOf(err: unknown): RequestProblem {
-      const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown } };
-      const headers: Record<string, string | undefined> = {};
-      for (const [k, v] of Object.entries(e.response?.headers ?? {})) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
-      const detail = typeof e.message === 'string' ? e.message : String(err);
-      // @octokit/request reports a request that got no response as status 500 without a response
-      // (and without the socket error's code); a timeout comes through as the signal's TimeoutError.
-      if (!(typeof e.status === 'number' && e.response)) return { network: networkKindOf(err) ?? 'other', headers, detail };
-      return { status: e.status, headers, body: e.response.data, detail };
-    },
+    problemOf: githubProblemOf,
   };
 }
