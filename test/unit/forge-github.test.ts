@@ -194,6 +194,20 @@ describe('G3 G4 the pull request on GitHub through @octokit/rest', () => {
     expect((await run(() => acts.readPullRequestFeedback({ project, number: 14 }))).state).toBe('closed');
   });
 
+  it('G4 a read that gets no answer ends within its budget with a failure to retry (the run calls it as a local activity)', async () => {
+    const quick = createForgeActivities({ GITHUB_TOKEN: TOKEN, GITHUB_API_URL: gh.baseURL }, { readBudgetMs: 2000 });
+    const held = gh.holdNext((r) => r.path.endsWith('/check-runs'));
+    const started = Date.now();
+    const f = await failureOf(run(() => quick.readPullRequestFeedback({ project, number: 13 })));
+    await held;
+    expect(f).toMatchObject({
+      type: FORGE_UNAVAILABLE,
+      nonRetryable: false,
+      message: expect.stringContaining('reading pull request 13: GitHub: no response'),
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('G2 failures name the fix and never carry the token: no token, a wrong one, no such repository, a rate limit', async () => {
     const none = await failureOf(run(() => createForgeActivities({ GITHUB_API_URL: gh.baseURL }).readPullRequestFeedback({ project, number: 13 })));
     expect(none).toMatchObject({

@@ -12,7 +12,7 @@ import type {
   PullRequestRef,
   ReadFeedbackInput,
 } from '../../domain/pull-request/types';
-import type { CommentThread, RequestProblem } from '../notifications/thread';
+import { REQUEST_TIMEOUT_MS, type CommentThread, type RequestProblem } from '../notifications/thread';
 
 export interface PullRequestApi {
   /** The newest pull request whose head is `head` (a branch of the same repository), whatever its state. */
@@ -22,7 +22,7 @@ export interface PullRequestApi {
   update(number: number, change: { title?: string; body?: string }): Promise<void>;
   /** Takes it out of draft (a no-op when it is not a draft). */
   markReady(number: number): Promise<PullRequestRef>;
-  read(input: ReadFeedbackInput): Promise<PullRequestFeedback>;
+  read(input: ReadFeedbackInput, deadline: ReadDeadline): Promise<PullRequestFeedback>;
   /** Its conversation (GitHub: issue comments; GitLab: merge request notes). */
   thread(number: number): CommentThread;
   /** What a failed request said (status, headers, body), without its request (which holds the token). */
@@ -57,6 +57,29 @@ export function authorityCache(known: Record<string, boolean> | undefined, ask: 
     },
     snapshot: (): Record<string, boolean> => Object.fromEntries([...cache].slice(-MAX_AUTHORITY)),
   };
+}
+
+/**
+ * A read's time: every request gets what is left of it (at most a request's own limit), and the
+ * extras (a failed job's log, a review's line comments) are read only while enough is left; without
+ * them a trigger still carries the check's summary or the review's body.
+ */
+export interface ReadDeadline {
+  /** A request's abort signal: at what is left of the read, at most REQUEST_TIMEOUT_MS. */
+  signal(): AbortSignal;
+  /** Milliseconds a request may take now (at least 1 s). */
+  requestMs(): number;
+  /** Enough time is left for an extra request. */
+  roomForExtras(): boolean;
+}
+
+/** Time an extra request must leave of the read. */
+const EXTRA_ROOM_MS = 8_000;
+
+export function readDeadline(totalMs: number, nowMs: () => number = Date.now): ReadDeadline {
+  const end = nowMs() + totalMs;
+  const requestMs = () => Math.max(1000, Math.min(REQUEST_TIMEOUT_MS, end - nowMs()));
+  return { requestMs, signal: () => AbortSignal.timeout(requestMs()), roomForExtras: () => end - nowMs() >= EXTRA_ROOM_MS };
 }
 
 /** A check with those of its optional parts that are there (no `undefined` travels in a result). */

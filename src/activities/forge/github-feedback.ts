@@ -11,8 +11,7 @@ import { emptySeen, isBotAccount, isOwnText } from '../../domain/pull-request/fe
 import type { PullRequestCheck, PullRequestFeedback, PullRequestReview, PullRequestState, ReadFeedbackInput } from '../../domain/pull-request/types';
 import { clipCounted } from '../../domain/text';
 import type { CommentThread } from '../notifications/thread';
-import { REQUEST_TIMEOUT_MS } from '../notifications/thread';
-import { authorityCache, checkOf, commentsSince, LOG_READ_BYTES, MAX_REVIEW_CHARS } from './api';
+import { authorityCache, checkOf, commentsSince, LOG_READ_BYTES, MAX_REVIEW_CHARS, type ReadDeadline } from './api';
 import { tailResponse } from './read-tail';
 
 /** Pages of 100 read at most of check runs, statuses and reviews. */
@@ -54,18 +53,22 @@ const REVIEW_STATES: Record<string, PullRequestReview['state']> = {
 export const githubStateOf = (p: { state: string; merged_at?: string | null; merged?: boolean }): PullRequestState =>
   p.merged === true || (typeof p.merged_at === 'string' && p.merged_at !== '') ? 'merged' : p.state === 'open' ? 'open' : 'closed';
 
-async function pages<T>(iterate: AsyncIterable<{ data: T[] }>): Promise<T[]> {
+/**
+ * Pages of 100 (`page` reads one), until a short page or MAX_PAGES. Not octokit's paginate: it
+ * drops a request's options, and with them its abort signal.
+ */
+async function pages<T>(page: (n: number) => Promise<T[]>): Promise<T[]> {
   const out: T[] = [];
-  let n = 0;
-  for await (const page of iterate) {
-    out.push(...page.data);
-    if (++n >= MAX_PAGES) break;
+  for (let n = 1; n <= MAX_PAGES; n++) {
+    const data = await page(n);
+    out.push(...data);
+    if (data.length < 100) break;
   }
   return out;
 }
 
 /** The end of a GitHub Actions job's log (the check run's id is the job's), or undefined where GitHub has none (expired, not Actions). */
-async function jobLogTail(octokit: Octokit, where: Where, jobId: number): Promise<string | undefined> {
+async function jobLogTail(octokit: Octokit, where: Where, jobId: number, deadline: ReadDeadline): Promise<string | undefined> {
   try {
     // GitHub answers with a redirect to the log's storage, which fetch follows (dropping the
     // Authorization header: another host). Only the end of the body is kept as it streams.
@@ -73,7 +76,7 @@ async function jobLogTail(octokit: Octokit, where: Where, jobId: number): Promis
       ...where,
       job_id: jobId,
       request: {
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: deadline.signal(),
         fetch: async (url: string, init: RequestInit) => tailResponse(await fetch(url, init), LOG_READ_BYTES),
       },
     });
@@ -85,18 +88,18 @@ async function jobLogTail(octokit: Octokit, where: Where, jobId: number): Promis
   }
 }
 
-async function readChecks(octokit: Octokit, where: Where, headSha: string, fresh: (key: string) => boolean): Promise<PullRequestCheck[]> {
-  const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const runs = await pages<CheckRun>(
-    octokit.paginate.iterator(octokit.rest.checks.listForRef, {
-      ...where,
-      ref: headSha,
-      filter: 'latest',
-      per_page: 100,
-      request: request(),
-    }) as AsyncIterable<{
-      data: CheckRun[];
-    }>,
+async function readChecks(
+  octokit: Octokit,
+  where: Where,
+  headSha: string,
+  fresh: (key: string) => boolean,
+  deadline: ReadDeadline,
+): Promise<PullRequestCheck[]> {
+  const request = () => ({ signal: deadline.signal() });
+  const runs = await pages(
+    async (page) =>
+      (await octokit.rest.checks.listForRef({ ...where, ref: headSha, filter: 'latest', per_page: 100, page, request: request() })).data
+        .check_runs as CheckRun[],
   );
   const checks: PullRequestCheck[] = [];
   let logs = 0;
@@ -105,8 +108,8 @@ async function readChecks(octokit: Octokit, where: Where, headSha: string, fresh
     const key = `check:${run.name}`;
     const summary = checkSummary(run.output?.title, run.output?.summary, run.output?.text);
     const url = run.html_url ?? run.details_url ?? undefined;
-    const readLog = state === 'failed' && fresh(key) && run.app?.slug === 'github-actions' && logs++ < MAX_LOGS;
-    const tail = readLog ? await jobLogTail(octokit, where, run.id) : undefined;
+    const readLog = state === 'failed' && fresh(key) && run.app?.slug === 'github-actions' && deadline.roomForExtras() && logs++ < MAX_LOGS;
+    const tail = readLog ? await jobLogTail(octokit, where, run.id, deadline) : undefined;
     checks.push(checkOf({ key, name: run.name, source: 'check_run', state }, { summary, logTail: tail, url }));
   }
   const combined = await octokit.rest.repos.getCombinedStatusForRef({ ...where, ref: headSha, per_page: 100, request: request() });
@@ -120,15 +123,19 @@ async function readChecks(octokit: Octokit, where: Where, headSha: string, fresh
 }
 
 /** A review's text: its body, then its line comments (`path:line: text`), bounded. */
-async function reviewText(octokit: Octokit, where: Where, number: number, r: Review): Promise<string> {
-  const comments = await pages<{ path?: string; line?: number | null; original_line?: number | null; body?: string }>(
-    octokit.paginate.iterator(octokit.rest.pulls.listCommentsForReview, {
-      ...where,
-      pull_number: number,
-      review_id: r.id,
-      per_page: 100,
-      request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) },
-    }) as AsyncIterable<{ data: { path?: string; line?: number | null; original_line?: number | null; body?: string }[] }>,
+async function reviewText(octokit: Octokit, where: Where, number: number, r: Review, deadline: ReadDeadline): Promise<string> {
+  const comments = await pages(
+    async (page) =>
+      (
+        await octokit.rest.pulls.listCommentsForReview({
+          ...where,
+          pull_number: number,
+          review_id: r.id,
+          per_page: 100,
+          page,
+          request: { signal: deadline.signal() },
+        })
+      ).data as { path?: string; line?: number | null; original_line?: number | null; body?: string }[],
   );
   const lines = comments.map((c) => `${c.path ?? ''}${(c.line ?? c.original_line) ? `:${c.line ?? c.original_line}` : ''}: ${c.body ?? ''}`);
   return clipCounted([r.body ?? '', ...lines].filter((t) => t.trim() !== '').join('\n\n'), MAX_REVIEW_CHARS);
@@ -139,23 +146,18 @@ export async function readGithubFeedback(
   where: Where,
   input: ReadFeedbackInput,
   thread: CommentThread,
+  deadline: ReadDeadline,
 ): Promise<PullRequestFeedback> {
-  const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const request = () => ({ signal: deadline.signal() });
   const seen = input.seen ?? emptySeen();
   const pr = (await octokit.rest.pulls.get({ ...where, pull_number: input.number, request: request() })).data;
   const headSha = pr.head.sha;
   const seenChecks = new Set(seen.checks);
-  const checks = await readChecks(octokit, where, headSha, (key) => !seenChecks.has(`${headSha}:${key}`));
+  const checks = await readChecks(octokit, where, headSha, (key) => !seenChecks.has(`${headSha}:${key}`), deadline);
   const authority = authorityCache(input.authority, (login) => thread.canWrite({ author: login }));
-  const raw = await pages<Review>(
-    octokit.paginate.iterator(octokit.rest.pulls.listReviews, {
-      ...where,
-      pull_number: input.number,
-      per_page: 100,
-      request: request(),
-    }) as AsyncIterable<{
-      data: Review[];
-    }>,
+  const raw = await pages(
+    async (page) =>
+      (await octokit.rest.pulls.listReviews({ ...where, pull_number: input.number, per_page: 100, page, request: request() })).data as Review[],
   );
   const seenReviews = new Set(seen.reviews);
   const reviews: PullRequestReview[] = [];
@@ -167,8 +169,8 @@ export async function readGithubFeedback(
     const own = isOwnText(r.body ?? '');
     const authorised = bot || own ? false : await authority.of(author);
     const id = String(r.id);
-    const full = state === 'changes_requested' && authorised && !seenReviews.has(id);
-    const body = full ? await reviewText(octokit, where, input.number, r) : clipCounted(r.body ?? '', MAX_REVIEW_CHARS);
+    const full = state === 'changes_requested' && authorised && !seenReviews.has(id) && deadline.roomForExtras();
+    const body = full ? await reviewText(octokit, where, input.number, r, deadline) : clipCounted(r.body ?? '', MAX_REVIEW_CHARS);
     reviews.push({
       id,
       author,

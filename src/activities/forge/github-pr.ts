@@ -48,6 +48,7 @@ export function githubPullRequests(repo: string, token: string, baseUrl: string)
   const where = { owner, repo: name };
   const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const get = async (n: number) => (await octokit.rest.pulls.get({ ...where, pull_number: n, request: request() })).data as GithubPull;
+  const thread = (n: number) => githubThread({ service: 'github', repo, kind: 'pull', number: n }, token, baseUrl);
   const refused = (err: unknown, pattern: RegExp) => {
     const p = githubProblemOf(err);
     return p.status === 422 && refusalMessages(p.body).some((m) => pattern.test(m));
@@ -85,9 +86,8 @@ export function githubPullRequests(repo: string, token: string, baseUrl: string)
       }
       return refOf({ ...pr, draft: false }, false);
     },
-    read: (input) =>
-      readGithubFeedback(octokit, where, input, githubThread({ service: 'github', repo, kind: 'pull', number: input.number }, token, baseUrl)),
-    thread: (n) => githubThread({ service: 'github', repo, kind: 'pull', number: n }, token, baseUrl),
+    read: (input, deadline) => readGithubFeedback(octokit, where, input, thread(input.number), deadline),
+    thread,
     problemOf: githubProblemOf,
     noCommits: (err) => refused(err, /no commits between/i),
     exists: (err) => refused(err, /pull request already exists/i),

@@ -10,7 +10,7 @@ import type { PullRequestCheck, PullRequestFeedback, PullRequestReview, PullRequ
 import { clipCounted } from '../../domain/text';
 import { gitlabOptions, gitlabProblemOf } from '../notifications/gitlab';
 import type { CommentThread } from '../notifications/thread';
-import { authorityCache, checkOf, commentsSince, LOG_READ_BYTES, MAX_REVIEW_CHARS } from './api';
+import { authorityCache, checkOf, commentsSince, LOG_READ_BYTES, MAX_REVIEW_CHARS, type ReadDeadline } from './api';
 
 /** Failed jobs whose log is read in one read, at most. */
 const MAX_LOGS = 5;
@@ -22,6 +22,10 @@ interface Where {
   token: string;
   host: string;
 }
+
+/** Resources' options for the next request: what is left of the read's time (`extra`: a log's tail). */
+const optionsAt = (w: Where, deadline: ReadDeadline, textTailBytes?: number) =>
+  gitlabOptions(w.token, w.host, { timeoutMs: deadline.requestMs(), ...(textTailBytes !== undefined ? { textTailBytes } : {}) });
 
 interface Job {
   id: number;
@@ -55,9 +59,8 @@ async function optional<T>(read: () => Promise<T>, none: T): Promise<T> {
   }
 }
 
-async function readJobs(w: Where, headSha: string, fresh: (key: string) => boolean): Promise<PullRequestCheck[]> {
-  const options = gitlabOptions(w.token, w.host);
-  const pipelines = (await new Pipelines(options).all(w.project, {
+async function readJobs(w: Where, headSha: string, fresh: (key: string) => boolean, deadline: ReadDeadline): Promise<PullRequestCheck[]> {
+  const pipelines = (await new Pipelines(optionsAt(w, deadline)).all(w.project, {
     sha: headSha,
     orderBy: 'id',
     sort: 'desc',
@@ -68,8 +71,7 @@ async function readJobs(w: Where, headSha: string, fresh: (key: string) => boole
   }[];
   const newest = pipelines.sort((a, b) => b.id - a.id)[0];
   if (!newest) return [];
-  const jobs = (await new Jobs(options).all(w.project, { pipelineId: newest.id, perPage: 100, maxPages: 3 })) as unknown as Job[];
-  const logs = new Jobs(gitlabOptions(w.token, w.host, {}, LOG_READ_BYTES));
+  const jobs = (await new Jobs(optionsAt(w, deadline)).all(w.project, { pipelineId: newest.id, perPage: 100, maxPages: 3 })) as unknown as Job[];
   const checks: PullRequestCheck[] = [];
   let read = 0;
   for (const j of jobs) {
@@ -77,8 +79,8 @@ async function readJobs(w: Where, headSha: string, fresh: (key: string) => boole
     const key = `job:${j.name}`;
     const summary = checkSummary(j.failure_reason ? `failure reason: ${j.failure_reason}` : undefined);
     const tail =
-      state === 'failed' && fresh(key) && read++ < MAX_LOGS
-        ? await optional(async () => logTail(String(await logs.showLog(w.project, j.id))), '')
+      state === 'failed' && fresh(key) && deadline.roomForExtras() && read++ < MAX_LOGS
+        ? await optional(async () => logTail(String(await new Jobs(optionsAt(w, deadline, LOG_READ_BYTES)).showLog(w.project, j.id))), '')
         : '';
     checks.push(checkOf({ key, name: j.name, source: 'pipeline_job', state }, { summary, logTail: tail, url: j.web_url }));
   }
@@ -86,11 +88,15 @@ async function readJobs(w: Where, headSha: string, fresh: (key: string) => boole
 }
 
 /** Reviewers who requested changes, each as a review: the text is their newest notes (a line note with its `path:line`). */
-async function readReviews(w: Where, number: number, authorityOf: (login: string, id?: number) => Promise<boolean>): Promise<PullRequestReview[]> {
-  const options = gitlabOptions(w.token, w.host);
+async function readReviews(
+  w: Where,
+  number: number,
+  authorityOf: (login: string, id?: number) => Promise<boolean>,
+  deadline: ReadDeadline,
+): Promise<PullRequestReview[]> {
   const reviewers = await optional(
     async () =>
-      (await new MergeRequests(options).showReviewers(w.project, number)) as unknown as {
+      (await new MergeRequests(optionsAt(w, deadline)).showReviewers(w.project, number)) as unknown as {
         user?: { username?: string; id?: number };
         state?: string;
       }[],
@@ -98,7 +104,7 @@ async function readReviews(w: Where, number: number, authorityOf: (login: string
   );
   const asking = reviewers.filter((r) => r.state === 'requested_changes' && typeof r.user?.username === 'string');
   if (asking.length === 0) return [];
-  const notes = (await new MergeRequestNotes(options).all(w.project, number, {
+  const notes = (await new MergeRequestNotes(optionsAt(w, deadline)).all(w.project, number, {
     orderBy: 'created_at',
     sort: 'desc',
     perPage: 100,
@@ -142,10 +148,14 @@ async function readReviews(w: Where, number: number, authorityOf: (login: string
   return out;
 }
 
-export async function readGitlabFeedback(w: Where, input: ReadFeedbackInput, thread: CommentThread): Promise<PullRequestFeedback> {
-  const options = gitlabOptions(w.token, w.host);
+export async function readGitlabFeedback(
+  w: Where,
+  input: ReadFeedbackInput,
+  thread: CommentThread,
+  deadline: ReadDeadline,
+): Promise<PullRequestFeedback> {
   const seen = input.seen ?? emptySeen();
-  const mr = (await new MergeRequests(options).show(w.project, input.number)) as unknown as {
+  const mr = (await new MergeRequests(optionsAt(w, deadline)).show(w.project, input.number)) as unknown as {
     state: string;
     draft?: boolean;
     work_in_progress?: boolean;
@@ -153,12 +163,12 @@ export async function readGitlabFeedback(w: Where, input: ReadFeedbackInput, thr
   };
   const headSha = mr.sha ?? '';
   const seenChecks = new Set(seen.checks);
-  const checks = headSha ? await readJobs(w, headSha, (key) => !seenChecks.has(`${headSha}:${key}`)) : [];
+  const checks = headSha ? await readJobs(w, headSha, (key) => !seenChecks.has(`${headSha}:${key}`), deadline) : [];
   const authority = authorityCache(input.authority, (login, id) => thread.canWrite({ author: login, ...(id !== undefined ? { authorId: id } : {}) }));
-  const reviews = await readReviews(w, input.number, (l, id) => authority.of(l, id));
+  const reviews = await readReviews(w, input.number, (l, id) => authority.of(l, id), deadline);
   const approvals = await optional(
     async () =>
-      (await new MergeRequestApprovals(options).showConfiguration(w.project, { mergerequestIId: input.number })) as unknown as {
+      (await new MergeRequestApprovals(optionsAt(w, deadline)).showConfiguration(w.project, { mergerequestIId: input.number })) as unknown as {
         approved_by?: { user?: { username?: string } }[];
       },
     {},

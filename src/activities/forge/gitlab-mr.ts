@@ -63,7 +63,7 @@ export function gitlabMergeRequests(projectPath: string, token: string, host: st
       const edited = (await mrs.edit(project, n, { title: withoutDraftPrefix(m.title) })) as unknown as GitlabMr;
       return refOf(edited, false);
     },
-    read: (input) => readGitlabFeedback({ project, token, host }, input, thread(input.number)),
+    read: (input, deadline) => readGitlabFeedback({ project, token, host }, input, thread(input.number), deadline),
     thread,
     problemOf: gitlabProblemOf,
     // GitLab opens a merge request whose source has no commits beyond its target.

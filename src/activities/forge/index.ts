@@ -5,7 +5,7 @@
 // a history or a log. Every failure leaves as an ApplicationFailure (the retry table decides:
 // src/domain/failures.ts) whose message names the fix and whose details and cause have every
 // secret replaced. The worker registers these beside the notification activities.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { targetAllowed } from '../../domain/notifications';
 import { pullRequestBody, pullRequestTitle, replyBody } from '../../domain/pull-request/reply';
 import {
@@ -23,7 +23,7 @@ import {
 } from '../../domain/pull-request/types';
 import { heartbeating } from '../heartbeat';
 import { deliveryFailure, DEFAULT_GITHUB_API_URL, DEFAULT_GITLAB_URL } from '../notifications';
-import type { PullRequestApi } from './api';
+import { readDeadline, type PullRequestApi } from './api';
 import { githubPullRequests } from './github-pr';
 import { gitlabMergeRequests } from './gitlab-mr';
 
@@ -56,6 +56,27 @@ function apiFor(project: ForgeProject, env: NodeJS.ProcessEnv): PullRequestApi {
   return gitlabMergeRequests(project.project, token, project.url ?? (env.GITLAB_URL?.trim() || DEFAULT_GITLAB_URL));
 }
 
+/** A read of the pull request takes at most this long, by default (the run gives it 30 s). */
+const READ_BUDGET_MS = 20_000;
+/** How much longer than its budget a read may hang (a request not yet aborted) before it is given up. */
+const READ_GRACE_MS = 4_000;
+
+/** `read`, or a retryable failure when it has not answered within the read's budget and grace. */
+async function withinBudget<T>(read: Promise<T>, budgetMs: number, project: ForgeProject, doing: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(ApplicationFailure.retryable(`${doing}: ${label(project)} did not answer within ${budgetMs / 1000} s`, FORGE_UNAVAILABLE)),
+      budgetMs + READ_GRACE_MS,
+    );
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const word = (p: ForgeProject) => (p.service === 'github' ? 'pull request' : 'merge request');
 
 function checkNumber(n: unknown): number {
@@ -64,12 +85,17 @@ function checkNumber(n: unknown): number {
   return n;
 }
 
-export function createForgeActivities(env: NodeJS.ProcessEnv = process.env) {
-  /** Runs `work` against the project's forge while the activity heartbeats; a client error becomes the failure the retry table says. */
+/** `readBudgetMs`: the time a read of the pull request may take (tests shorten it). */
+export function createForgeActivities(env: NodeJS.ProcessEnv = process.env, opts: { readBudgetMs?: number } = {}) {
+  const readBudgetMs = opts.readBudgetMs ?? READ_BUDGET_MS;
+  /**
+   * Runs `work` against the project's forge while the activity heartbeats (a local activity does
+   * not: it has no heartbeat); a client error becomes the failure the retry table says.
+   */
   const withForge = async <T>(project: ForgeProject, doing: string, work: (api: PullRequestApi) => Promise<T>): Promise<T> => {
     const api = apiFor(project, env);
     try {
-      return await heartbeating(() => work(api));
+      return await (Context.current().info.isLocal ? work(api) : heartbeating(() => work(api)));
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
       throw deliveryFailure(project.service, api.problemOf(err), err, env, { rejected: FORGE_REJECTED, unavailable: FORGE_UNAVAILABLE, doing });
@@ -124,10 +150,18 @@ export function createForgeActivities(env: NodeJS.ProcessEnv = process.env) {
       return withForge(input.project, `marking ${word(input.project)} ${n} ready for review`, (api) => api.markReady(n));
     },
 
-    /** G4: one read of the pull request: state, checks on its head, reviews, comments since the cursor, each author's authority. */
+    /**
+     * G4: one read of the pull request: state, checks on its head, reviews, comments since the
+     * cursor, each author's authority. A read only (the run may call it as a local activity), done
+     * within its budget (20 s): each request gets what is left, and no answer in time is a
+     * failure to retry.
+     */
     async readPullRequestFeedback(input: ReadFeedbackInput): Promise<PullRequestFeedback> {
       const n = checkNumber(input.number);
-      return withForge(input.project, `reading ${word(input.project)} ${n}`, (api) => api.read({ ...input, number: n }));
+      const doing = `reading ${word(input.project)} ${n}`;
+      return withForge(input.project, doing, (api) =>
+        withinBudget(api.read({ ...input, number: n }, readDeadline(readBudgetMs)), readBudgetMs, input.project, doing),
+      );
     },
 
     /** G4: a reply on the thread, naming the review or comment it answers; a retry finds the reply an earlier try posted. */

@@ -52,23 +52,22 @@ export function githubProblemOf(err: unknown): RequestProblem {
   return { status: e.status, headers, body: e.response.data, detail };
 }
 
-export function githubThread(target: GithubTarget, token: string, baseUrl: string): CommentThread {
+/** `requestTimeoutMs`: how long one request may take (tests shorten it). */
+export function githubThread(target: GithubTarget, token: string, baseUrl: string, requestTimeoutMs = REQUEST_TIMEOUT_MS): CommentThread {
   const octokit = githubClient(token, baseUrl);
   const [owner, repo] = target.repo.split('/') as [string, string];
   const where = { owner, repo };
-  const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const request = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) });
   return {
     async find(marker) {
-      for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, {
-        ...where,
-        issue_number: target.number,
-        per_page: 100,
-        request: request(),
-      })) {
-        const hit = page.data.find((c) => c.body?.includes(marker));
+      // Page by page, each request with its own time limit (octokit's paginate drops a request's
+      // options, its abort signal with them: a request that got no answer would wait for ever).
+      for (let page = 1; ; page++) {
+        const r = await octokit.rest.issues.listComments({ ...where, issue_number: target.number, per_page: 100, page, request: request() });
+        const hit = r.data.find((c) => c.body?.includes(marker));
         if (hit) return hit.id;
+        if (r.data.length < 100) return undefined;
       }
-      return undefined;
     },
     async create(body) {
       const r = await octokit.rest.issues.createComment({ ...where, issue_number: target.number, body, request: request() });

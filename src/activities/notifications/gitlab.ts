@@ -36,11 +36,12 @@ const statusOf = (err: unknown): unknown => (err as { cause?: { response?: { sta
 
 /**
  * The options of the worker's gitbeaker resources: the token in the PRIVATE-TOKEN header only, each
- * request sent once (with `textTailBytes`, a body read only to its end: a job's log).
+ * request sent once and given `timeoutMs` (a request's limit by default); `conditional` makes GETs
+ * conditional; with `textTailBytes` a body is read only to its end (a job's log).
  */
-export function gitlabOptions(token: string, host: string, conditional: Conditional = {}, textTailBytes?: number) {
-  const requesterFn = singleAttemptRequester(conditional, textTailBytes);
-  return { host: host.replace(/\/+$/, ''), token, queryTimeout: REQUEST_TIMEOUT_MS, requesterFn };
+export function gitlabOptions(token: string, host: string, extra: { conditional?: Conditional; textTailBytes?: number; timeoutMs?: number } = {}) {
+  const requesterFn = singleAttemptRequester(extra.conditional ?? {}, extra.textTailBytes);
+  return { host: host.replace(/\/+$/, ''), token, queryTimeout: extra.timeoutMs ?? REQUEST_TIMEOUT_MS, requesterFn };
 }
 
 /** A GitLab project as gitbeaker takes it: a numeric id as a number, else its path. */
@@ -62,7 +63,7 @@ export function gitlabProblemOf(err: unknown): RequestProblem {
 
 export function gitlabThread(target: GitlabTarget, token: string, host: string): CommentThread {
   const conditional: Conditional = {};
-  const options = gitlabOptions(token, host, conditional);
+  const options = gitlabOptions(token, host, { conditional });
   const notes = target.kind === 'merge_request' ? new MergeRequestNotes(options) : new IssueNotes(options);
   const project = gitlabProjectId(target.project);
   return {
