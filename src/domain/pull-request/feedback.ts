@@ -50,6 +50,22 @@ export function parsePullRequestCommand(body: string): string | undefined {
 
 const checkSeenKey = (headSha: string, key: string) => `${headSha}:${key}`;
 
+/** A trigger's key at most this long (it names the reply's marker). */
+export const MAX_TRIGGER_KEY_CHARS = 200;
+
+/**
+ * A trigger's key as it may travel (in a hidden HTML comment, a reply's marker): only plain
+ * characters (others become "_"), at most MAX_TRIGGER_KEY_CHARS (a longer one keeps its head and a
+ * hash of the whole, so two long names stay apart). The same input gives the same key.
+ */
+export function triggerKey(raw: string): string {
+  const plain = raw.replace(/[^A-Za-z0-9._:/@#+=-]/g, '_');
+  if (plain.length <= MAX_TRIGGER_KEY_CHARS) return plain;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < raw.length; i++) h = Math.imul(h ^ raw.charCodeAt(i), 0x01000193) >>> 0;
+  return `${plain.slice(0, MAX_TRIGGER_KEY_CHARS - 9)}~${h.toString(16).padStart(8, '0')}`;
+}
+
 /** Why an author's review or command changes nothing, if it does not. */
 function notAllowed(who: Pick<PullRequestReview, 'author' | 'authorised' | 'bot' | 'own'>): string | undefined {
   if (who.own) return 'the run’s own';
@@ -66,7 +82,14 @@ function reviewOutcome(r: PullRequestReview): { trigger?: PullRequestTrigger; lo
   if (why) return { log: `${what} ignored: ${why}` };
   const text = clipCounted(command ?? (r.body.trim() || '(the review has no text)'), MAX_TRIGGER_TEXT_CHARS);
   return {
-    trigger: { kind: 'changes_requested', key: `review:${r.id}`, reviewId: r.id, author: r.author, text, ...(r.url ? { url: r.url } : {}) },
+    trigger: {
+      kind: 'changes_requested',
+      key: triggerKey(`review:${r.id}`),
+      reviewId: r.id,
+      author: r.author,
+      text,
+      ...(r.url ? { url: r.url } : {}),
+    },
   };
 }
 
@@ -76,7 +99,13 @@ function commentOutcome(c: PullRequestComment): { trigger?: PullRequestTrigger; 
   const why = notAllowed(c);
   if (why) return { log: `command in comment ${c.id} ignored: ${why}` };
   return {
-    trigger: { kind: 'command', key: `comment:${c.id}`, commentId: c.id, author: c.author, text: clipCounted(command, MAX_TRIGGER_TEXT_CHARS) },
+    trigger: {
+      kind: 'command',
+      key: triggerKey(`comment:${c.id}`),
+      commentId: c.id,
+      author: c.author,
+      text: clipCounted(command, MAX_TRIGGER_TEXT_CHARS),
+    },
   };
 }
 
@@ -106,7 +135,7 @@ export function feedbackTriggers(f: PullRequestFeedback, seen: FeedbackSeen = em
     next.checks.push(key);
     triggers.push({
       kind: 'check_failed',
-      key: `check:${key}`,
+      key: triggerKey(`check:${key}`),
       headSha: f.headSha,
       name: c.name,
       text: checkFailureText(c.name, c.summary, c.logTail),

@@ -15,8 +15,10 @@ import {
   feedbackTriggers,
   isBotAccount,
   MAX_SEEN,
+  MAX_TRIGGER_KEY_CHARS,
   MAX_TRIGGER_TEXT_CHARS,
   parsePullRequestCommand,
+  triggerKey,
 } from '../../../src/domain/pull-request/feedback';
 import { pullRequestBody, pullRequestTitle, replyBody } from '../../../src/domain/pull-request/reply';
 import { feedbackSummary } from '../../../src/domain/pull-request/summary';
@@ -164,6 +166,18 @@ describe('G4 which feedback reaches the run', () => {
     expect(all.triggers).toHaveLength(MAX_SEEN + 20);
     expect(all.seen.comments).toHaveLength(MAX_SEEN);
     expect(all.seen.comments.at(-1)).toBe(MAX_SEEN + 20);
+  });
+});
+
+describe("G4 a trigger's key", () => {
+  it('G4 a check name with spaces, "-->" or a line break makes a plain key; a long one is bounded and stays apart from another', () => {
+    const o = feedbackTriggers(feedback({ checks: [check('build / test --> ok\nnext', 'failed')] }));
+    expect(o.triggers[0]!.key).toBe('check:aaa111:check:build_/_test_--__ok_next');
+    const long = (tail: string) => feedbackTriggers(feedback({ checks: [check(`${'n'.repeat(300)}${tail}`, 'failed')] })).triggers[0]!.key;
+    expect(long('a')).toHaveLength(MAX_TRIGGER_KEY_CHARS);
+    expect(long('a')).not.toBe(long('b'));
+    expect(long('a')).toBe(long('a'));
+    expect(triggerKey('review:12')).toBe('review:12');
   });
 });
 
