@@ -40,20 +40,25 @@ describe('G3 G4 the pull request on GitHub through @octokit/rest', () => {
 
   it('G3 opens only after the first push (GitHub: 422 with no commits), once, as a draft; found again by its head', async () => {
     gh.reply('octo/app#12', 'the issue the run came from', 'alice');
+    const unpushed = await failureOf(ensure());
+    expect(unpushed).toMatchObject({ type: PULL_REQUEST_NO_COMMITS, nonRetryable: true });
+    expect(unpushed.message).toBe(
+      'GitHub octo/app will not open a pull request from replanner/run-1: it does not have that branch (push a commit first, then open it)',
+    );
     origin.checkout(HEAD);
     origin.push(HEAD);
     const early = await failureOf(ensure());
     expect(early).toBeInstanceOf(ApplicationFailure);
     expect(early).toMatchObject({ type: PULL_REQUEST_NO_COMMITS, nonRetryable: true });
     expect(early.message).toContain('no commits beyond main (push a commit first');
-    expect(gh.calls('POST', /\/pulls$/).map((r) => r.status)).toEqual([422]);
+    expect(gh.calls('POST', /\/pulls$/).map((r) => r.status)).toEqual([422, 422]);
 
     const sha = origin.commit('parser.ts', 'export const parse = 1;\n', 't1 parse');
     origin.push(HEAD);
     const pr = await ensure();
     expect(pr).toMatchObject({ number: 13, state: 'open', draft: true, headSha: sha, created: true });
     expect(await ensure()).toEqual({ ...pr, created: false });
-    expect(gh.calls('POST', /\/pulls$/).map((r) => r.status)).toEqual([422, 201]);
+    expect(gh.calls('POST', /\/pulls$/).map((r) => r.status)).toEqual([422, 422, 201]);
     expect(gh.calls('GET', /\/pulls$/).every((r) => r.query.head === `octo:${HEAD}` && r.query.state === 'all')).toBe(true);
     const stored = gh.pulls.pull('octo/app', 13)!;
     expect(stored.body).toBe('<!-- replanner:pull-request run=run-1 -->\n- [ ] t1 parse\n\nRefs #12');
@@ -74,7 +79,7 @@ describe('G3 G4 the pull request on GitHub through @octokit/rest', () => {
     const api = githubPullRequests('octo/app', TOKEN, gh.baseURL);
     const twice = await api.create({ ...input, draft: true }).catch((e: unknown) => e);
     expect(api.exists(twice)).toBe(true);
-    expect(api.noCommits(twice)).toBe(false);
+    expect(api.unopenable(twice)).toBeUndefined();
   });
 
   it('G3 the body and title are edited in place; ready for review goes through GraphQL (REST ignores draft), once', async () => {

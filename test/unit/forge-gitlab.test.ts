@@ -8,7 +8,7 @@
 import { createForgeActivities, type ForgeActivities } from '../../src/activities/forge';
 import { emptySeen, feedbackTriggers } from '../../src/domain/pull-request/feedback';
 import { feedbackSummary } from '../../src/domain/pull-request/summary';
-import { FORGE_REJECTED, FORGE_UNAVAILABLE, type ForgeProject } from '../../src/domain/pull-request/types';
+import { FORGE_REJECTED, FORGE_UNAVAILABLE, PULL_REQUEST_NO_COMMITS, type ForgeProject } from '../../src/domain/pull-request/types';
 import { failureOf, recordingActivityEnv } from '../support/activity-env';
 import { FakeGitLab } from '../support/fake-gitlab';
 import type { TestOrigin } from '../support/fake-git';
@@ -32,6 +32,10 @@ describe('G3 G4 the merge request on GitLab through @gitbeaker/rest', () => {
     run(() => acts.ensurePullRequest({ runId: 'run-1', project, head: HEAD, base: 'main', title: 'Add a parser', body: '- [ ] t1 parse' }));
 
   it('G3 opens once as a draft ("Draft:" title), found again by its source branch; a lost answer is retried into the same one', async () => {
+    expect(await failureOf(ensure())).toMatchObject({
+      type: PULL_REQUEST_NO_COMMITS,
+      message: expect.stringContaining('it does not have that branch'),
+    });
     origin.checkout(HEAD);
     origin.commit('parser.ts', 'export const parse = 1;\n');
     origin.push(HEAD);
@@ -40,7 +44,7 @@ describe('G3 G4 the merge request on GitLab through @gitbeaker/rest', () => {
     const mr = await ensure();
     expect(mr).toMatchObject({ number: 1, state: 'open', draft: true, created: false, url: 'https://gitlab.example/grp/sub/app/-/merge_requests/1' });
     expect(await ensure()).toEqual(mr);
-    expect(gl.calls('POST', /\/merge_requests$/)).toHaveLength(1);
+    expect(gl.calls('POST', /\/merge_requests$/).map((r) => r.status)).toEqual([422, 502]);
     expect(gl.calls('GET', /\/merge_requests$/).every((r) => r.query.source_branch === HEAD && r.query.state === undefined)).toBe(true);
     expect(gl.mrs.mr('grp/sub/app', 1)).toMatchObject({
       title: 'Draft: Add a parser',

@@ -17,7 +17,7 @@ import { REQUEST_TIMEOUT_MS, type CommentThread, type RequestProblem } from '../
 export interface PullRequestApi {
   /** The newest pull request whose head is `head` (a branch of the same repository), whatever its state. */
   find(head: string): Promise<PullRequestRef | undefined>;
-  /** Opens it (`created: true`); throws what the forge said (see `noCommits`, `exists`). */
+  /** Opens it (`created: true`); throws what the forge said (see `unopenable`, `exists`). */
   create(input: EnsurePullRequestInput): Promise<PullRequestRef>;
   update(number: number, change: { title?: string; body?: string }): Promise<void>;
   /** Takes it out of draft (a no-op when it is not a draft). */
@@ -27,8 +27,11 @@ export interface PullRequestApi {
   thread(number: number): CommentThread;
   /** What a failed request said (status, headers, body), without its request (which holds the token). */
   problemOf(err: unknown): RequestProblem;
-  /** The forge refused to open it because the head has no commits beyond the base. */
-  noCommits(err: unknown): boolean;
+  /**
+   * The forge refused to open it for want of a push: the head has no commits beyond the base
+   * ('no-commits', GitHub), or the forge does not have the head branch (yet: 'no-branch').
+   */
+  unopenable(err: unknown): 'no-commits' | 'no-branch' | undefined;
   /** The forge refused to open it because one is open for the head already. */
   exists(err: unknown): boolean;
 }

@@ -89,7 +89,13 @@ export function githubPullRequests(repo: string, token: string, baseUrl: string)
     read: (input, deadline) => readGithubFeedback(octokit, where, input, thread(input.number), deadline),
     thread,
     problemOf: githubProblemOf,
-    noCommits: (err) => refused(err, /no commits between/i),
+    unopenable(err) {
+      if (refused(err, /no commits between/i)) return 'no-commits';
+      const p = githubProblemOf(err);
+      const errors = (p.body as { errors?: unknown } | undefined)?.errors;
+      const head = Array.isArray(errors) && errors.some((e: { field?: unknown; code?: unknown }) => e?.field === 'head' && e.code === 'invalid');
+      return p.status === 422 && head ? 'no-branch' : undefined;
+    },
     exists: (err) => refused(err, /pull request already exists/i),
   };
 }

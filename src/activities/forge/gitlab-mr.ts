@@ -66,8 +66,13 @@ export function gitlabMergeRequests(projectPath: string, token: string, host: st
     read: (input, deadline) => readGitlabFeedback({ project, token, host }, input, thread(input.number), deadline),
     thread,
     problemOf: gitlabProblemOf,
-    // GitLab opens a merge request whose source has no commits beyond its target.
-    noCommits: () => false,
+    // GitLab opens a merge request whose source has no commits beyond its target; not one whose source it does not have.
+    unopenable(err) {
+      const p = gitlabProblemOf(err);
+      return p.status !== undefined && p.status < 500 && refusalMessages(p.body).some((m) => /source_branch/.test(m) && /does not exist/.test(m))
+        ? 'no-branch'
+        : undefined;
+    },
     exists: (err) => {
       const p = gitlabProblemOf(err);
       return p.status === 409 && refusalMessages(p.body).some((m) => /already exists/i.test(m));

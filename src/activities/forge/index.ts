@@ -117,9 +117,11 @@ export function createForgeActivities(env: NodeJS.ProcessEnv = process.env, opts
         try {
           return await api.create(create);
         } catch (err) {
-          if (api.noCommits(err)) {
+          const why = api.unopenable(err);
+          if (why) {
+            const reason = why === 'no-commits' ? `it has no commits beyond ${input.base}` : 'it does not have that branch';
             throw ApplicationFailure.nonRetryable(
-              `${label(input.project)} will not open a ${what} from ${input.head}: it has no commits beyond ${input.base} (push a commit first, then open it)`,
+              `${label(input.project)} will not open a ${what} from ${input.head}: ${reason} (push a commit first, then open it)`,
               PULL_REQUEST_NO_COMMITS,
             );
           }
