@@ -4,11 +4,12 @@
  * filters by the time of the last change), PATCH /repos/{owner}/{repo}/issues/comments/{id} (a pull
  * request's conversation comments are the same issue comments) and
  * GET /repos/{owner}/{repo}/collaborators/{user}/permission; pull requests, their checks and
- * reviews, and the GraphQL mutation that marks one ready (fake-github-pulls.ts). Times are
- * GitHub's: whole seconds. Token: `Authorization: token …` or `Bearer …`.
+ * reviews, and the GraphQL mutation that marks one ready (fake-github-pulls.ts); check runs,
+ * statuses and job logs (fake-github-checks.ts). Times are GitHub's: whole seconds. Token: `Authorization: token …` or `Bearer …`.
  */
 import type * as http from 'node:http';
 import { BOT_USER, FakeForge, type Route, type StoredComment } from './fake-forge';
+import { GithubCheckStore } from './fake-github-checks';
 import { GithubPullStore, githubTime as time } from './fake-github-pulls';
 
 /** A collaborator's role: GitHub's permission API says `write` for maintain and `read` for triage. */
@@ -17,7 +18,7 @@ const PERMISSION: Record<GithubRole, string> = { admin: 'admin', maintain: 'writ
 
 export class FakeGitHub extends FakeForge {
   private readonly roles = new Map<string, GithubRole>();
-  /** Pull requests, check runs, statuses, reviews, GraphQL calls. */
+  /** Pull requests, reviews, GraphQL calls. */
   readonly pulls = new GithubPullStore({
     baseURL: () => this.baseURL,
     userId: (login) => this.userIds.get(login) ?? 0,
@@ -25,6 +26,8 @@ export class FakeGitHub extends FakeForge {
     page: (items, url) => this.linkedPage(items, url, 30),
     branches: (repo) => this.branchSources.get(repo),
   });
+  /** Check runs and statuses of commits, and GitHub Actions jobs' logs. */
+  readonly checks = new GithubCheckStore({ baseURL: () => this.baseURL, page: (items, url) => this.linkedPage(items, url, 30) });
 
   /** A collaborator with this role (admin, maintain and write may write; triage and read may not). */
   setRole(user: string, role: GithubRole): void {
@@ -75,6 +78,7 @@ export class FakeGitHub extends FakeForge {
         },
       },
       ...this.pulls.routes(() => BOT_USER),
+      ...this.checks.routes(),
     ];
   }
 }

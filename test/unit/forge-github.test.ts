@@ -113,15 +113,15 @@ describe('G3 G4 the pull request on GitHub through @octokit/rest', () => {
   it("G4 a read gives the head's checks (a failed job with the end of its log), reviews and commands with their authors' authority, asked once", async () => {
     const sha = gh.pulls.headSha(gh.pulls.pull('octo/app', 13)!);
     const log = `2026-01-01T10:00:00.0000000Z \u001b[31mnpm test\u001b[0m\n${'noise\n'.repeat(20_000)}FAIL parser.test.ts: expected 2, got 1\n`;
-    gh.pulls.addCheckRun('octo/app', sha, { name: 'lint', conclusion: 'success' });
-    gh.pulls.addCheckRun('octo/app', sha, {
+    gh.checks.addCheckRun('octo/app', sha, { name: 'lint', conclusion: 'success' });
+    gh.checks.addCheckRun('octo/app', sha, {
       name: 'test',
       conclusion: 'failure',
       output: { title: '1 test failed', summary: 'parser.test.ts failed', text: null },
       log,
     });
-    gh.pulls.addCheckRun('octo/app', 'f'.repeat(40), { name: 'old', conclusion: 'failure' });
-    gh.pulls.setStatus('octo/app', sha, { context: 'ci/legacy', state: 'pending', description: 'waiting' });
+    gh.checks.addCheckRun('octo/app', 'f'.repeat(40), { name: 'old', conclusion: 'failure' });
+    gh.checks.setStatus('octo/app', sha, { context: 'ci/legacy', state: 'pending', description: 'waiting' });
     gh.setRole('alice', 'maintain');
     gh.setRole('bob', 'triage');
     gh.pulls.review('octo/app', 13, 'alice', 'CHANGES_REQUESTED', 'Please handle empty input.', [

@@ -81,16 +81,8 @@ function reviewOutcome(r: PullRequestReview): { trigger?: PullRequestTrigger; lo
   const why = notAllowed(r);
   if (why) return { log: `${what} ignored: ${why}` };
   const text = clipCounted(command ?? (r.body.trim() || '(the review has no text)'), MAX_TRIGGER_TEXT_CHARS);
-  return {
-    trigger: {
-      kind: 'changes_requested',
-      key: triggerKey(`review:${r.id}`),
-      reviewId: r.id,
-      author: r.author,
-      text,
-      ...(r.url ? { url: r.url } : {}),
-    },
-  };
+  const key = triggerKey(`review:${r.id}`);
+  return { trigger: { kind: 'changes_requested', key, reviewId: r.id, author: r.author, text, ...(r.url ? { url: r.url } : {}) } };
 }
 
 function commentOutcome(c: PullRequestComment): { trigger?: PullRequestTrigger; log?: string } | undefined {
@@ -98,15 +90,8 @@ function commentOutcome(c: PullRequestComment): { trigger?: PullRequestTrigger; 
   if (command === undefined) return undefined;
   const why = notAllowed(c);
   if (why) return { log: `command in comment ${c.id} ignored: ${why}` };
-  return {
-    trigger: {
-      kind: 'command',
-      key: triggerKey(`comment:${c.id}`),
-      commentId: c.id,
-      author: c.author,
-      text: clipCounted(command, MAX_TRIGGER_TEXT_CHARS),
-    },
-  };
+  const [key, text] = [triggerKey(`comment:${c.id}`), clipCounted(command, MAX_TRIGGER_TEXT_CHARS)];
+  return { trigger: { kind: 'command', key, commentId: c.id, author: c.author, text } };
 }
 
 /** A failed check's text for the prompt: its name, what it said, the end of its log. */
