@@ -234,6 +234,8 @@ describe('G3 G4 the pull request on GitHub through @octokit/rest', () => {
       message: 'marking pull request 13 ready for review: GitHub: 401 Unauthorized (check GITHUB_TOKEN)',
     });
 
+    const odd = await failureOf(run(() => acts.readPullRequestFeedback({ project: { service: 'github', repo: 'no-slash' }, number: 1 })));
+    expect(odd).toMatchObject({ type: FORGE_REJECTED, message: 'not a GitHub owner/repo: "no-slash"' });
     const missing = await failureOf(run(() => acts.readPullRequestFeedback({ project: { service: 'github', repo: 'octo/nope' }, number: 1 })));
     expect(missing.message).toBe('reading pull request 1: GitHub: 404 Not Found (check the repository and number, and that GITHUB_TOKEN can see it)');
 

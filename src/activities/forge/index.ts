@@ -30,6 +30,14 @@ import { gitlabMergeRequests } from './gitlab-mr';
 const label = (p: ForgeProject) => (p.service === 'github' ? `GitHub ${p.repo}` : `GitLab ${p.project}`);
 
 function apiFor(project: ForgeProject, env: NodeJS.ProcessEnv): PullRequestApi {
+  const name = project.service === 'github' ? project.repo : project.project;
+  const shape = project.service === 'github' ? /^[^/\s]+\/[^/\s]+$/ : /^(?:\d+|[^/\s]+(?:\/[^/\s]+)+)$/;
+  if (typeof name !== 'string' || !shape.test(name)) {
+    throw ApplicationFailure.nonRetryable(
+      `not a ${project.service === 'github' ? 'GitHub owner/repo' : 'GitLab group/project'}: ${JSON.stringify(name)}`,
+      FORGE_REJECTED,
+    );
+  }
   const target =
     project.service === 'github' ? { ...project, kind: 'pull' as const, number: 0 } : { ...project, kind: 'merge_request' as const, number: 0 };
   if (!targetAllowed(target, env.REPLANNER_NOTIFY_ALLOW)) {
