@@ -77,7 +77,14 @@ function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread 
  * The failure the workflow sees: decided by the retry table (through classifyDeliveryFailure), the
  * upstream's status and body in its details, the client's error as its cause; no secret in any.
  */
-export function deliveryFailure(service: NotifyService, p: RequestProblem, err: unknown, env: NodeJS.ProcessEnv): ApplicationFailure {
+export function deliveryFailure(
+  service: NotifyService,
+  p: RequestProblem,
+  err: unknown,
+  env: NodeJS.ProcessEnv,
+  /** The failure's types, and what was being done (it leads the message): the forge activities' own. */
+  as: { rejected: string; unavailable: string; doing?: string } = { rejected: NOTIFICATION_REJECTED, unavailable: NOTIFICATION_UNAVAILABLE },
+): ApplicationFailure {
   const secrets = secretValues(env);
   const c = classifyDeliveryFailure({
     service,
@@ -88,8 +95,8 @@ export function deliveryFailure(service: NotifyService, p: RequestProblem, err: 
     nowMs: Date.now(),
   });
   return ApplicationFailure.create({
-    message: redactSecrets(c.message, secrets),
-    type: c.retryable ? NOTIFICATION_UNAVAILABLE : NOTIFICATION_REJECTED,
+    message: redactSecrets(as.doing ? `${as.doing}: ${c.message}` : c.message, secrets),
+    type: c.retryable ? as.unavailable : as.rejected,
     nonRetryable: !c.retryable,
     ...(c.retryAfterMs !== undefined ? { nextRetryDelay: Math.max(1000, c.retryAfterMs) } : {}),
     details: [failureDetails(service, p, c, p.body, secrets)],
