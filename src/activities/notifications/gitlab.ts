@@ -1,4 +1,4 @@
-// X10/X11 on GitLab through @gitbeaker/rest: notes of an issue or a merge request. Host: the
+// Notifications and the plan checklist on GitLab through @gitbeaker/rest: notes of an issue or a merge request. Host: the
 // config's `url`, else GITLAB_URL, else https://gitlab.com. Each request is sent once
 // (./gitlab-requester.ts): a 429 or 5xx reaches the run's delivery queue with its headers, and the
 // retry table decides, as for GitHub.
