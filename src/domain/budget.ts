@@ -1,4 +1,4 @@
-// A durable per-run token budget (O3) (and optional cost budget). Pure policy: usage → cost, how many
+// A durable per-run token budget, and optional cost budget (O3). Pure policy: usage → cost, how many
 // tokens may still be spent, whether one more LLM call may start, how much to lend a child
 // workflow, the budget question and its answer. The workflows only call these (the run:
 // src/workflows/run/budget-ledger.ts; its children: src/workflows/budget-lease.ts).
