@@ -113,7 +113,8 @@ function setIn(root: unknown, path: string[], value: unknown): unknown {
 function applyEnv(raw: unknown, env: Record<string, string | undefined>): { value: unknown; used: string[] } {
   let value = raw;
   const used: string[] = [];
-  // The `planning: { replanning: … }` wrapper a config may use: override inside it when that is what the file uses.
+  // The `planning: { replanning: … }` wrapper a config may use: override inside it when that is
+  // what the file uses.
   const base = isObj(raw) && isObj(raw.planning) && 'replanning' in raw.planning ? ['planning', 'replanning'] : ['replanning'];
   const enabled = nonEmpty(env.REPLANNING_ENABLED);
   if (enabled !== undefined) {

@@ -1,4 +1,5 @@
-// Task graph checks (unknown dependencies, cycles) and DAG scheduling: a task starts once the tasks it depends on are done. Pure: used by workflows before and during execution.
+// Task graph checks (unknown dependencies, cycles) and DAG scheduling: a task starts once the tasks
+// it depends on are done. Pure: used by workflows before and during execution.
 import { TaskState, type TaskRecord, type TaskSpec } from './types';
 
 export type GraphProblem =

@@ -1,5 +1,6 @@
-// The plan's size (planning.maxTasks): plans are capped (S3). Which tasks count, and what a plan over the limit is told.
-// Pure: the planning phases and the execution phase's re-decompositions call it.
+// The plan's size (planning.maxTasks): plans are capped (S3). Which tasks count, and what a plan
+// over the limit is told. Pure: the planning phases and the execution phase's re-decompositions
+// call it.
 import { TaskState, type TaskRecord } from './types';
 
 /** Tasks that are part of the plan: a task replaced by its re-decomposition no longer counts. */

@@ -1,6 +1,6 @@
-// Worker lifecycle, a worker you can trust: which task queue a run goes to, whether a worker for it is alive,
-// whether the auto-started worker must be restarted, and when an idle worker exits. Pure policy:
-// the CLI (src/client/workers.ts) and the worker process (src/worker-main.ts) call these.
+// Worker lifecycle, a worker you can trust: which task queue a run goes to, whether a worker for it
+// is alive, whether the auto-started worker must be restarted, and when an idle worker exits. Pure
+// policy: the CLI (src/client/workers.ts) and the worker process (src/worker-main.ts) call these.
 
 /** The prefix of every derived task queue: `replanner-<10 hex digits>`. */
 export const QUEUE_PREFIX = 'replanner-';

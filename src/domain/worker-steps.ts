@@ -19,7 +19,10 @@ export interface WorkerStepReport {
   files?: FileChange[];
   /** Changed files past the listed ones. */
   moreFiles?: number;
-  /** The stuck detector's fingerprints of the step's last calls (callPrint; absent from steps recorded before the detector existed, and with no call). */
+  /**
+   * The stuck detector's fingerprints of the step's last calls (callPrint; absent from steps
+   * recorded before the detector existed, and with no call).
+   */
   prints?: CallPrint[];
   /** For the stuck detector: replyPrint of the reply when it called no tool. */
   reply?: string;

@@ -22,7 +22,10 @@ export interface Scenario {
   workerDelayMs?: number;
   /** A fixed latency on every LLM reply of every purpose (sets the fake's latencyMs; benchmarks). */
   latencyMs?: number;
-  /** The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it is null (the judge cannot say how sure it is). */
+  /**
+   * The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it
+   * is null (the judge cannot say how sure it is).
+   */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
   reflection?: Record<string, unknown>;
   /** The plan-quality judge's reply; default: acceptable, score 90, no issues. */

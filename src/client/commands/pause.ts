@@ -1,4 +1,4 @@
-// `replanner pause <runId> ["reason"]` : nothing new starts while paused (`resume` ends it).
+// `replanner pause <runId> ["reason"]`: nothing new starts while paused (`resume` ends it).
 import type { Command } from 'commander';
 import { MAX_PAUSE_REASON_CHARS } from '../../domain/run/pause';
 import type { PauseAck } from '../../workflows/messages';

@@ -1,5 +1,6 @@
 // `replanner run`: check the instruction, the workspace and the config before anything starts, then
-// start the run holding its workspace (one running run per workspace), and with --wait follow it to its end.
+// start the run holding its workspace (one running run per workspace), and with --wait follow it to
+// its end.
 import * as fs from 'node:fs';
 import { Command } from 'commander';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';

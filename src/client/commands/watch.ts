@@ -1,4 +1,4 @@
-// `replanner watch <runId>` : every event of the run once, in order, until it ends, then its final status.
+// `replanner watch <runId>`: every event of the run once, in order, until it ends, then its final status.
 import { Command } from 'commander';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';

@@ -97,8 +97,9 @@ function deepFreeze<T>(v: T): T {
 }
 
 /**
- * A config may nest `replanning` under `planning:` (`planning: { enabled: true, replanning: {...} }`); accept that spelling too. `planning:` also
- * holds Replanner's own plan bounds (maxTasks), validated by PlanningConfigSchema.
+ * A config may nest `replanning` under `planning:` (`planning: { enabled: true, replanning: {...} }`);
+ * accept that spelling too. `planning:` also holds Replanner's own plan bounds (maxTasks), validated
+ * by PlanningConfigSchema.
  */
 function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
   if (!isRecord(raw) || !('planning' in raw)) return { value: raw, prefix: false };

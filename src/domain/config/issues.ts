@@ -44,7 +44,7 @@ export function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean, defa
 function suggestKey(defaults: unknown, parentPath: string[], key: string): string | undefined {
   let node: unknown = defaults;
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
-  // Keys that are all optional (the budget, notifications, LLM request limits) (absent from the defaults) are named here.
+  // Keys that are all optional, so absent from the defaults (the budget, notifications, LLM request limits), are named here.
   const optionalKeys: Record<string, string[]> = {
     budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'],
     llm: ['timeoutSeconds', 'connectTimeoutSeconds', 'firstTokenTimeoutSeconds', 'readTokensPerSecond', 'stallTimeoutSeconds', 'maxReplyTokens'],

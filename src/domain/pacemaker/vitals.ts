@@ -107,8 +107,9 @@ export interface ProgressMarks {
 }
 
 /**
- * No progress (which makes the pacemaker consult the user): an iteration made no progress when the judge misses exactly what it missed the
- * iteration before, or the worker made exactly the same tool calls as the iteration before.
+ * No progress (which makes the pacemaker consult the user): an iteration made no progress when the
+ * judge misses exactly what it missed the iteration before, or the worker made exactly the same
+ * tool calls as the iteration before.
  */
 export function detectProgress(
   previous: ProgressMarks,

@@ -55,7 +55,10 @@ export function acceptedSuggestions(decision: RefinementDecision): string[] {
   return (decision.suggestions ?? []).slice(0, 10).map((x) => clip(x, 300));
 }
 
-/** The plan the loop goes on with after a re-plan, what became of the re-plan, and what the next re-plan is told about its size (plans are capped). */
+/**
+ * The plan the loop goes on with after a re-plan, what became of the re-plan, and what the next
+ * re-plan is told about its size (plans are capped).
+ */
 export interface RefinedPlan {
   tasks: TaskSpec[];
   structure: string;

@@ -68,8 +68,8 @@ export function endUnprobedOutage(s: RunState): RunState {
 }
 
 /**
- * A workflow of the run learned that the server needs a lower rung of the structured-output fallback ladder, or that the server refuses
- * streaming (`stream` false); neither ever goes back up.
+ * A workflow of the run learned that the server needs a lower rung of the structured-output
+ * fallback ladder, or that the server refuses streaming (`stream` false); neither ever goes back up.
  */
 export function noteLlmRung(s: RunState, rung: LlmRung | undefined, stream?: false): RunState {
   const low = lowerRung(s.llmRung, rung);

@@ -101,7 +101,7 @@ export interface RunState {
   /** Usage of finished phases; the running execution phase's usage is kept apart until it ends. */
   planningUsage: TokenUsage;
   executionUsage: TokenUsage;
-  /** The execution phase's task-list version the run last read (only from the phase itself: a forged message is refused) in this round (0: none yet). */
+  /** The execution phase's task-list version the run last read in this round, from the phase itself, never from a message (0: none yet). */
   progressSeq: number;
   /** The pacemaker's consultations open on running tasks, and the last consultation number seen per task. */
   consultations: PendingConsultation[];
@@ -120,7 +120,11 @@ export interface RunState {
   previous?: PreviousPlan;
   /** Set while the user paused the run. */
   pause?: PauseState;
-  /** Set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected'), cannot make tool calls ('llm_unsupported') or is too slow for its limits ('llm_slow'); apart from the user's pause. The run retries or waits rather than fail for what the user can fix. */
+  /**
+   * Set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected'), cannot make
+   * tool calls ('llm_unsupported') or is too slow for its limits ('llm_slow'); apart from the
+   * user's pause. The run retries or waits rather than fail for what the user can fix.
+   */
   llmPause?: PauseState;
   /** The run's budget of tokens and cost (absent: none) and its ledger. */
   budget?: RunBudgetState;

@@ -46,7 +46,10 @@ export interface RunStatusView {
   lastDecision?: DecisionRecord;
   /** The newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
   recentDecisions?: DecisionRecord[];
-  /** Questions waiting for `answerClarification` (a low-confidence replan to confirm, a replan that cannot run, a clarification); once the run has ended, those it closed unanswered. */
+  /**
+   * Questions waiting for `answerClarification` (a low-confidence replan to confirm, a replan that
+   * cannot run, a clarification); once the run has ended, those it closed unanswered.
+   */
   questions?: Question[];
   /** Why and since when the run is paused (status PAUSED): the user's pause, else the LLM's. */
   pause?: PauseState;

@@ -57,7 +57,10 @@ export function userInstructionSection(instruction: string, maxTokens = 2000): s
   return `USER INSTRUCTION:\n${instructionForPrompt(instruction, maxTokens)}`;
 }
 
-/** The Coverage criterion (a critical one: do the tasks together cover the whole instruction?), with the rule that tags coverage issues `[Coverage]`. */
+/**
+ * The Coverage criterion (a critical one: do the tasks together cover the whole instruction?), with
+ * the rule that tags coverage issues `[Coverage]`.
+ */
 export const COVERAGE_CRITERION = [
   '**Coverage**: Do all tasks together fully satisfy the original instruction?',
   '   - All explicit requirements must be addressed by at least one task',

@@ -32,7 +32,10 @@ const DECISION_FORMAT = [
   '4 re-decompose the tasks, 5 re-understand the goal.',
 ].join('\n');
 
-/** The "Current Plan Progress" and "Remaining Actions" blocks of the execution decision: actions done of total, errors, consecutive errors, the actions left. */
+/**
+ * The "Current Plan Progress" and "Remaining Actions" blocks of the execution decision: actions
+ * done of total, errors, consecutive errors, the actions left.
+ */
 export function progressForPrompt(p: ExecutionProgress, maxRemaining = PROMPT_REMAINING): string {
   const rem = p.remaining.slice(0, maxRemaining).map((r) => `- ${r}`);
   if (p.remaining.length > maxRemaining) rem.push(`- … ${p.remaining.length - maxRemaining} more`);

@@ -38,7 +38,8 @@ export function reportProgress(
 ): ProgressReports {
   // The poke is a local activity: one marker in this history where a signal command is two events
   // (initiated, signaled), at one poke per scheduler turn that changed a task (so the history grows
-  // by a few events per LLM call). It holds this workflow task's completion for one signal round trip (a few ms).
+  // by a few events per LLM call). It holds this workflow task's completion for one signal round
+  // trip (a few ms).
   const pokeRun = proxyLocalActivities<Activities>({
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },

@@ -1,6 +1,7 @@
 // How a run leaves this workflow: it continues as new between phases when its history grows, or
-// ends: done, blocked (a failure, typed, with the final result: it must not look like a success), stopped by its budget,
-// cancelled, or failed. Each ending publishes the final state and lets the notifications go out first.
+// ends: done, blocked (a failure, typed, with the final result: it must not look like a success),
+// stopped by its budget, cancelled, or failed. Each ending publishes the final state and lets the
+// notifications go out first.
 import {
   allHandlersFinished,
   ApplicationFailure,

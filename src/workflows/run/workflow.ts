@@ -98,7 +98,8 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     const hold = await workspace.take();
     if (!hold.held) refused(entity, hold);
     const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
-    // Notifications and the plan checklist: the issue or merge request of the config, told of every published state (delivered in the background).
+    // Notifications and the plan checklist: the issue or merge request of the config, told of every
+    // published state (delivered in the background).
     const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
     entity.onPublish((s) => notifier.observe(s));
     const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });

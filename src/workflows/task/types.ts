@@ -21,7 +21,10 @@ export interface TaskInput {
 
 export interface TaskOutcome extends LlmRungReport {
   taskId: string;
-  /** REPLAN: the judge or the user (a consultation answered redecompose / simplify) asked for re-decomposition; the execution phase decides what to do. */
+  /**
+   * REPLAN: the judge or the user (a consultation answered redecompose / simplify) asked for
+   * re-decomposition; the execution phase decides what to do.
+   */
   state: TaskEnd;
   reason: string;
   iterations: number;
