@@ -138,17 +138,13 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     }));
 
   return {
-    // Notifications and the plan checklist: comments on the run's issue or merge request (tokens: the
-    // worker's environment).
+    // Notifications and the plan checklist on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
     /** The run's trusted look into its own child (a local activity; see inspect.ts). */
     inspectOwnWorkflow,
     /** The execution phase's poke to its run (a local activity; see inspect.ts). */
     pokeRunProgress,
-    /**
-     * The run's workspace lock (one running run per workspace): its id, and whether the run holding
-     * it still runs (local activities; see workspace-lock.ts).
-     */
+    /** The run's workspace lock: its id, and whether the run holding it still runs (local activities; see workspace-lock.ts). */
     workspaceLockId,
     clearStaleWorkspaceLock,
     /** Workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */

@@ -62,10 +62,7 @@ export type RunEventBody =
       delivered: number;
       failed: number;
       error?: string;
-      /**
-       * Deliveries to the run's issue wait until then (an outage or a rate limit); refused: how
-       * many so far; left: not delivered at the run's end.
-       */
+      /** Deliveries wait until then (an outage or a rate limit); refused: how many so far; left: not delivered at the run's end. */
       waitingUntil?: string;
       refused?: number;
       left?: number;
