@@ -1,4 +1,4 @@
-// One worker step (issue 10): exactly ONE LLM request (purpose worker_step, tools offered), then
+// One worker step: exactly ONE LLM request (purpose worker_step, tools offered), then
 // the tool calls that reply asked for, inside the same activity. TaskWorkflow runs the loop, one
 // activity per step, so the history shows every step and a crash loses at most the step in flight.
 // Tools run inside the step rather than in an activity of their own: that saves a round trip and
@@ -44,7 +44,7 @@ export interface WorkerPromptInput {
   steps: string[];
   feedback?: string;
   guidance?: string;
-  /** P9: the previous iteration was ended by the stuck detector: what it repeated and what the tools answered. */
+  /** The previous iteration was ended by the stuck detector: what it repeated and what the tools answered. */
   stuck?: StuckPromptInput;
 }
 
@@ -61,11 +61,11 @@ export interface WorkerStepInput {
   /** 1-based step within the iteration. */
   step: number;
   commandTimeoutMs?: number;
-  /** S1: the run's wish for network in commands (config `execution.network`); it only narrows the worker's setting. */
+  /** The run's wish for network in commands (config `execution.network`); it only narrows the worker's setting. */
   network?: boolean;
   /** Step 1 only. */
   prompt?: WorkerPromptInput;
-  /** M1: the ladder's rung and request timeout, set by the calling workflow's gate. */
+  /** The structured-output fallback ladder's rung and request timeout, set by the calling workflow's gate. */
   llm?: LlmCallSettings;
 }
 
@@ -88,9 +88,9 @@ interface StepFile {
   content: string;
   calls: StepCall[];
   usage: TokenUsage;
-  /** M1: the rung the reply came at (absent: the top). */
+  /** The fallback ladder's rung the reply came at (absent: the top). */
   rung?: LlmRung;
-  /** M1: false when the server did not stream the reply. */
+  /** False when the server did not stream the reply. */
   stream?: false;
 }
 
@@ -154,7 +154,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     // A command killed by the cancellation ends the step as cancelled, not as a result.
     throwIfCancelled(ctx.cancellationSignal);
     const actions = rec.calls.map((c) => toolCallSignature(c.name, c.arguments, c.ok === true));
-    // V3: the files changed, with line counts, for the task's current details (no event of their own).
+    // The files changed, with line counts, for the task's current details (no event of their own).
     const changed = stepFileChanges(rec.calls);
     const failed = rec.calls.find((c) => c.ok === false);
     return {
@@ -173,7 +173,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(rec.stream === false ? { llmStream: false as const } : {}),
       // watch and the task's details say why a call failed.
       ...(failed ? { failure: failureLine(failed.output ?? '') } : {}),
-      // P9: what the stuck detector compares, a few hashes and short lines per call (never the output).
+      // What the stuck detector compares, a few hashes and short lines per call (never the output).
       ...(rec.calls.length
         ? { prints: rec.calls.slice(-MAX_CALL_PRINTS).map((c) => callPrint(c.name, c.arguments, c.ok === true, c.output ?? '')) }
         : {}),
@@ -187,7 +187,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
  * The step's one LLM request. The step file is this call's journal: the reply is written there the
  * moment it is complete, before the gateway checks it (a retry finds it there and asks no LLM
  * again); a reply the check refuses (a tool call written as text) leaves no step file behind. The
- * heartbeat carries the call's progress (M1).
+ * heartbeat carries the call's progress.
  */
 async function askStep(llm: LlmGateway, input: WorkerStepInput, dir: string, file: string, beat: Heartbeat): Promise<StepFile> {
   const messages = await messagesBefore(dir, input.step);

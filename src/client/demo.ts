@@ -111,7 +111,7 @@ async function main(): Promise<number> {
     const { runId, handle } = await startRun(client, { instruction: INSTRUCTION, workspace, taskQueue });
     print(`Run ${runId} started on ${workspace}`);
     print(`Instruction: ${INSTRUCTION}`);
-    // V2: through the same stream as `replanner watch`: every event once, in order, with the worker's tool calls.
+    // Through the same stream as `replanner watch`: every event once, in order, with the worker's tool calls.
     const show = eventPrinter(print, { runId });
     const final = await watchEvents(client, runId, show, { intervalMs: 300, onUnavailable: (why) => show.fallBack(why) });
     print('');

@@ -1,4 +1,4 @@
-// `replanner doctor`'s speed check (M1, M2): one request the size of a run's largest prompt (its
+// `replanner doctor`'s speed check: one request the size of a run's largest prompt (its
 // largest JSON call: the worker's tool calls are about as large, and may not stream), built
 // by the run's own prompt builders from a sample run, streamed through the product's gateway with
 // the limits this shell's worker would use. From its timings: how fast the model reads a prompt and

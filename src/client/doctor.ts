@@ -44,7 +44,7 @@ export interface DoctorReport {
   route: { taskQueue: string; endpoint: string; model: string };
   /** The structured-output rung that works, which runs use. */
   structuredRung?: LlmRung;
-  /** M1: the model's measured speed, the expected time of each purpose's call, and whether the limits fit. */
+  /** The model's measured speed, the expected time of each purpose's call, and whether the limits fit. */
   speed?: SpeedReport;
 }
 

@@ -1,5 +1,5 @@
-// V2: `watch` and `run --wait` follow a run's event log until it ends, feeding each status to the
-// terminal question asker; Ctrl-C stops the following, not the run. V5: an open watch notices when
+// `watch` and `run --wait` follow a run's event log until it ends, feeding each status to the
+// terminal question asker; Ctrl-C stops the following, not the run. An open watch notices when
 // no worker serves the run and starts one as `run` does, and ends as soon as its reader has gone
 // (`watch | head`), even while the run is quiet.
 import { spawn } from 'node:child_process';
@@ -50,7 +50,7 @@ export function follow(
 const QUEUE_LOOK_MS = 2000;
 
 /**
- * V5: after each status, at most every QUEUE_LOOK_MS, a look at the run's queue: once no worker has
+ * After each status, at most every QUEUE_LOOK_MS, a look at the run's queue: once no worker has
  * polled it for REPLANNER_NO_WORKER_NOTICE (src/domain/run/watch-lines), one line says so, and the
  * run's worker is started when this shell routes to its queue, else the line says how to start it.
  */

@@ -1,4 +1,4 @@
-// M1: the run's LLM calls in flight, as `status` and `watch` show them: "task_decomposition:
+// The run's LLM calls in flight, as `status` and `watch` show them: "task_decomposition:
 // reading prompt (2,234 tokens)…", "writing, 140 tokens", and after a failed attempt what failed
 // ("the reply stalled after 180 tokens"). Read from the server's description of the run's open
 // workflows (the run, its phase child, the execution phase's tasks): each pending activity's

@@ -1,4 +1,4 @@
-// X14 on the terminal: `watch` and `run --wait` ask the run's pending questions and send the answers.
+// Questions on the terminal: `watch` and `run --wait` ask the run's pending questions and send the answers.
 import * as readline from 'node:readline';
 import type { Client } from '@temporalio/client';
 import type { Question, RunStatus } from '../workflows/messages';
@@ -54,7 +54,7 @@ class LineReader {
 }
 
 /**
- * X14 on the terminal: asks each pending question once, reads one line per answer and sends it with
+ * On the terminal: asks each pending question once, reads one line per answer and sends it with
  * answerClarification. A rejected answer is explained and asked again while the question is still
  * pending; a question that stops waiting meanwhile (answered elsewhere, timed out) is dropped; end of
  * input stops asking (watching goes on).

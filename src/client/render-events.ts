@@ -1,4 +1,4 @@
-// V2: what `watch`, `run --wait` and the demo print as a run goes: its events, its changes between
+// What `watch`, `run --wait` and the demo print as a run goes: its events, its changes between
 // two statuses, the worker's steps and elapsed times.
 import type { PauseKind } from '../domain/run/llm-outage';
 import { failedNote } from '../domain/task-details';
@@ -50,7 +50,7 @@ function consultationChoices(c: NonNullable<RunStatus['consultations']>[number])
   return c.choices.map((x) => `${x.number}|${x.key} ${x.label}${x.needsText ? ' (+text)' : ''}`).join(' · ');
 }
 
-/** V2: an event of the run for people (empty: not shown, e.g. a "no replan" decision without --verbose). */
+/** An event of the run for people (empty: not shown, e.g. a "no replan" decision without --verbose). */
 export function runEventLines(e: RunEvent, runId: string, verbose = false): string[] {
   switch (e.kind) {
     case 'phase':
@@ -117,14 +117,14 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
   }
 }
 
-/** V2: a worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
+/** A worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
 export function workerStepLine(
   taskId: string,
   s: { iteration: number; step: number; actions: string[]; toolErrors: number; failure?: string; summary?: string; stuck?: string },
 ): string {
   const calls = s.actions.length ? s.actions.join(', ') : s.summary !== undefined ? `answer: ${oneLine(s.summary, 120)}` : 'no tool call';
   const line = `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${failedNote(s)})` : ''}`;
-  // P9: the stuck detector ended the iteration here.
+  // The stuck detector ended the iteration here.
   return s.stuck ? `${line}\n      ${taskId} · ${oneLine(s.stuck, 240)}` : line;
 }
 

@@ -16,7 +16,7 @@ export const MARK: Record<string, string> = {
   REPLACED_BY_REPLAN: '[r]',
 };
 
-/** V3: per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
+/** Per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
 type FilesByTask = Record<string, readonly FileChange[]>;
 
 /**
@@ -41,9 +41,9 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   for (const t of s.tasks) {
     const deps = t.dependencies.length ? ` (after ${t.dependencies.join(', ')})` : '';
     lines.push(`  ${MARK[t.state] ?? '[?]'} ${t.id}: ${t.title}${deps}${t.summary ? ` — ${oneLine(t.summary, 120)}` : ''}`);
-    // P9: the stuck detector's note stays with the task after it ended, whatever the judge said.
+    // The stuck detector's note stays with the task after it ended, whatever the judge said.
     if (t.stuck) lines.push(`      stuck: ${oneLine(t.stuck.replace(/^stuck: /, ''), 240)}`);
-    // V4: its worker died; the task is still running and its step is tried again.
+    // Its worker died; the task is still running and its step is tried again.
     if (t.workerLost) lines.push(`      ${t.workerLost}`);
     const changed = files[t.id] ?? [];
     if (changed.length) lines.push(`      files: ${changed.map((c) => `${c.path} +${c.added} −${c.removed}`).join(', ')}`);
@@ -83,7 +83,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   return lines.join('\n');
 }
 
-/** M1: which form structured requests take once the server rejected strict json_schema. */
+/** Which form structured requests take once the server rejected strict json_schema. */
 function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
   return rung === 'json_object'
     ? 'LLM replies: JSON mode with the schema (the server rejected strict json_schema)'
@@ -92,7 +92,7 @@ function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
       : 'LLM replies: strict json_schema';
 }
 
-/** O3: "Budget: 4,980 / 5,000 tokens (99.6%) · $0.0120 / $0.0500 (gpt-4o-mini)". */
+/** "Budget: 4,980 / 5,000 tokens (99.6%) · $0.0120 / $0.0500 (gpt-4o-mini)". */
 export function budgetLine(b: NonNullable<RunStatus['budget']>): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const tokens =
@@ -106,22 +106,22 @@ export function budgetLine(b: NonNullable<RunStatus['budget']>): string {
   return `Budget: ${tokens}${cost}`;
 }
 
-/** X14: the questions of a status still waiting for an answer. */
+/** The questions of a status still waiting for an answer. */
 export function pendingQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
   return (s.questions ?? []).filter((q) => q.status === 'pending');
 }
 
-/** V4: the questions the run closed unanswered when it ended. */
+/** The questions the run closed unanswered when it ended. */
 function closedQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
   return (s.questions ?? []).filter((q) => q.status === 'closed');
 }
 
-/** V4: a question nobody can answer any more, with why; no command to answer it. */
+/** A question nobody can answer any more, with why; no command to answer it. */
 function closedQuestionLine(q: Question): string {
   return `Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)} — closed: ${q.closedWhy ?? 'the run ended'}`;
 }
 
-/** How to answer a question from the shell (X7 confirmations take yes or no; no `yes|no`, a shell would pipe it). */
+/** How to answer a question from the shell (a confirmation takes yes or no; no `yes|no`, a shell would pipe it). */
 export function answerCommand(runId: string, q: Pick<Question, 'id' | 'kind'>): string {
   if (q.kind === 'budget') return `replanner answer ${runId} ${q.id} "raise <tokens>" (or stop)`;
   return q.kind === 'confirmation' ? `replanner answer ${runId} ${q.id} yes (or no)` : `replanner answer ${runId} ${q.id} "<text>"`;
@@ -142,13 +142,13 @@ export const ANSWER_HINTS: Record<Question['kind'], { short: string; long: strin
   budget: { short: 'raise <tokens> or stop', long: 'raise the limit or stop the run' },
 };
 
-/** X14 / X7 / X8: a pending question with its id, what happens without an answer, and how to answer. */
+/** A pending question with its id, what happens without an answer, and how to answer. */
 export function questionLines(runId: string, q: Question): string[] {
   const how = (ANSWER_HINTS[q.kind] ?? ANSWER_HINTS.clarification).long;
   return [`Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`, `  the run ${fallbackOf(q)}`, `  ${how}: ${answerCommand(runId, q)}`];
 }
 
-/** X9: one decision in one line: "replan-2 · execution · replan retry → execution · confidence 0.85 · executed · success". */
+/** One decision in one line: "replan-2 · execution · replan retry → execution · confidence 0.85 · executed · success". */
 export function decisionLine(r: DecisionRecord): string {
   const parts = [r.replan_id, phaseOf(r), [r.outcome ?? (r.executed ? 'replan' : 'none'), r.replan_type].filter(Boolean).join(' ')];
   const head = r.target_phase ? `${parts.join(' · ')} → ${r.target_phase}` : parts.join(' · ');
@@ -171,7 +171,7 @@ export function formatConfidence(c: number): string {
   return typeof c === 'number' && Number.isFinite(c) ? c.toFixed(2) : String(c);
 }
 
-/** X9: the `decisions` view for people: every record, the counters, every question. */
+/** The `decisions` view for people: every record, the counters, every question. */
 export function renderDecisions(runId: string, v: DecisionsView): string {
   const lines: string[] = [];
   const dropped = v.dropped ? ` (${v.dropped} older record(s) dropped)` : '';
@@ -209,12 +209,12 @@ export function renderDecisions(runId: string, v: DecisionsView): string {
   return lines.join('\n');
 }
 
-/** O1/O2: every pause that holds (older runs only carry `pause`). */
+/** Every pause that holds (older runs only carry `pause`). */
 export function pausesOf(s: Partial<Pick<RunStatus, 'pause' | 'pauses'>>): NonNullable<RunStatus['pause']>[] {
   return s.pauses ?? (s.pause ? [s.pause] : []);
 }
 
-/** O1/O2: why and since when the run is paused, and what ends the pause. */
+/** Why and since when the run is paused, and what ends the pause. */
 export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): string {
   const next =
     p.kind === 'llm_outage'
@@ -225,7 +225,7 @@ export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): s
         : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported' || p.kind === 'llm_slow'
           ? `fix it, then: replanner resume ${runId}`
           : p.kind === 'budget'
-            ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
+            ? // a budget pause ends by answering its question (raise or stop), not by resume.
               'answer the budget question below'
             : `resume: replanner resume ${runId}`;
   const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
@@ -239,7 +239,7 @@ export function oneLine(s: string, max: number): string {
 
 type ConsultationChoiceView = NonNullable<RunStatus['consultations']>[number]['choices'][number];
 
-/** P7: one choice of a pending consultation: number|key, seed 002 Japanese — English. */
+/** One choice of a pending consultation: number|key, its Japanese wording — English. */
 function choiceLine(x: ConsultationChoiceView): string {
   return `${x.number}|${x.key}. ${x.ja} — ${x.label}${x.needsText ? ' (needs your text)' : ''}`;
 }

@@ -21,11 +21,12 @@ import { withTasksAsSeen } from './running-tasks';
 import { pollersOf, readRecord } from './workers';
 
 /**
- * O5: `status` of any run. A running run's worker answers the query; a finished run is read from
- * what the workflow left in its memo (no worker needed), or, when Temporal itself ended it
- * (terminated, timed out), is that final state with the reason (src/domain/run-ending). A running
+ * `status` of any run, with or without a worker (O5). A running run's worker answers the query; a
+ * finished run is read from what the workflow left in its memo (no worker needed), or, when
+ * Temporal itself ended it (terminated, timed out), is that final state with the reason
+ * (src/domain/run-ending). A running
  * run whose task queue no live worker polls answers from its memo, or is NoWorker naming the queue
- * and how to start its worker. An unknown run is NotFound at once. V4: Temporal's status of the
+ * and how to start its worker. An unknown run is NotFound at once. Temporal's status of the
  * execution comes first: an ended run's open questions show closed, with why; a running run's
  * tasks are shown as their own workflows are (a started task never READY again; one whose worker
  * died marked so).
@@ -142,7 +143,7 @@ export async function workerProblem(client: Client, runId: string): Promise<stri
   return noWorker(runId, desc.taskQueue, 'makes no progress').message;
 }
 
-/** X9: the run's decision log, counters and questions (Query `decisions`; the memo when no worker answers, O5). */
+/** The run's decision log, counters and questions (Query `decisions`; the memo when no worker answers). */
 export async function getDecisions(client: Client, runId: string): Promise<DecisionsView> {
   try {
     const r = await inspect(client, runId, decisionsQuery, MEMO_DECISIONS, (recorded, _ending, desc) =>
@@ -160,7 +161,7 @@ export async function getDecisions(client: Client, runId: string): Promise<Decis
 }
 
 /**
- * What a run shows, from Temporal's status of its execution first (V4): for a closed run how it
+ * What a run shows, from Temporal's status of its execution first: for a closed run how it
  * ended (Temporal's word when Temporal ended it, else what the run recorded); for an open one what
  * it says of itself.
  */

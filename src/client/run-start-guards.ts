@@ -1,4 +1,4 @@
-// S3: what the CLI checks and prepares before it starts a run: an instruction given by file or
+// What the CLI checks and prepares before it starts a run: an instruction given by file or
 // stdin (stored beside the run and passed by path), whether the workspace already has a running
 // run (the workspace lock, src/client/workspace-lock.ts, enforces it at start), and whether the
 // model this shell names answers, before anything starts.

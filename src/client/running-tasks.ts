@@ -1,8 +1,8 @@
-// V1 P9: what the run's own status cannot say yet about its running tasks. The run counts a task's
-// tokens when the task ends, so during a long task its total lags; and a stuck note (P9) reaches the
+// What the run's own status cannot say yet about its running tasks. The run counts a task's
+// tokens when the task ends, so during a long task its total lags; and a stuck note reaches the
 // run only with the task's consultation or its end. `status` asks each running task itself (its
 // taskStatus query: a read, nothing is recorded) and shows both beside the run's figures.
-// V4: and whether each task has started, and lost its worker, as Temporal says of the task's own
+// And whether each task has started, and lost its worker, as Temporal says of the task's own
 // workflow (a describe: a read that needs no worker), so a started task never shows READY again.
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -18,7 +18,7 @@ export interface RunningTask {
   iteration: number;
   /** The tokens this task has spent so far (not yet in the run's total). */
   usage: TokenUsage;
-  /** P9: the stuck detector's line, when it fired in this task. */
+  /** The stuck detector's line, when it fired in this task. */
   stuck?: string;
 }
 
@@ -50,7 +50,7 @@ export function runningUsage(running: readonly RunningTask[]): TokenUsage {
 const OPEN_TASK_STATES: readonly string[] = ['READY', 'RUNNING', 'NEEDS_CONTINUATION'];
 
 /**
- * V4: the run's status with its tasks as their own workflows are (src/domain/run/task-liveness):
+ * The run's status with its tasks as their own workflows are (src/domain/run/task-liveness):
  * read from the execution phase's running children and their pending activities (best effort: what
  * cannot be described is shown as recorded). `served`: a live worker polls the run's queue.
  */

@@ -20,17 +20,17 @@ import { isClosedExecution, shownStatus } from '../domain/run/closed';
 export interface StartParams {
   /** The instruction, or with `instructionFile` its head. */
   instruction: string;
-  /** S3: the instruction stored beside the run (run-start-guards storeInstruction). */
+  /** The instruction stored beside the run (run-start-guards storeInstruction). */
   instructionFile?: string;
   workspace: string;
   /** The queue of the run's LLM endpoint and model: `routeOf(process.env).taskQueue` (src/route.ts). */
   taskQueue: string;
   runId?: string;
   options?: Partial<RunOptions>;
-  /** X12: the parsed config (loadConfig); the workflow gets it as RunInput.config. Absent: defaults. */
+  /** The parsed config (loadConfig); the workflow gets it as RunInput.config. Absent: defaults. */
   config?: ReplannerConfig;
   /**
-   * S3: start the run as the holder of its workspace (src/client/workspace-lock.ts): Temporal refuses
+   * Start the run as the holder of its workspace (src/client/workspace-lock.ts): Temporal refuses
    * a second running run on the same workspace (WorkspaceBusy names it). The CLI always does.
    */
   holdWorkspace?: boolean;
@@ -87,7 +87,7 @@ function missingSearchAttributeError(e: unknown): BackendError | undefined {
 export { workflowIdOf } from '../workflows/run-id';
 
 /**
- * X12: the run options a config implies: `execution.maxParallelTasks` and
+ * The run options a config implies: `execution.maxParallelTasks` and
  * `execution.commandTimeoutSeconds`. The whole config was already checked by parseConfig (the one
  * parser); refinement and pacemaker travel in RunInput.config, which the workflow parses again.
  */
@@ -103,7 +103,7 @@ export interface RunListing {
   workflowId: string;
   /** Temporal's status of the run's execution (RUNNING, COMPLETED, TERMINATED, …). */
   temporalStatus: string;
-  /** What the run shows (V4): from its execution's status first, then what it says of itself. */
+  /** What the run shows: from its execution's status first, then what it says of itself. */
   status?: string;
   phase?: string;
   startTime: string;
@@ -114,12 +114,12 @@ export interface RunListing {
 
 /**
  * The visibility query of runs waiting for a person's answer (`temporal workflow list -q …` takes it
- * too). V4: only open ones: a run terminated while it waited keeps its last ReplannerStatus.
+ * too). Only open ones: a run terminated while it waited keeps its last ReplannerStatus.
  */
 export const WAITING_RUNS_QUERY = `WorkflowType = 'RunWorkflow' AND ReplannerStatus = 'WAITING' AND ExecutionStatus = 'Running'`;
 
 /**
- * Recent runs, newest first; `waiting`: only those waiting for an answer. V4: each shows the status
+ * Recent runs, newest first; `waiting`: only those waiting for an answer. Each shows the status
  * of its execution first (a closed run is never WAITING, RUNNING or PAUSED), and once: the earlier
  * executions of a run that continued as new are the same run.
  */

@@ -1,4 +1,4 @@
-// V2: `replanner watch`, `run --wait` and the demo read the run's event log with a cursor (the
+// `replanner watch`, `run --wait` and the demo read the run's event log with a cursor (the
 // `events` query): every phase entry, decision, task transition, question, consultation,
 // notification, pause and the run's end exactly once, in order; "N events dropped" when the reader
 // fell behind the log's window. While a task runs, its worker's steps (tool calls: files written,
@@ -33,7 +33,7 @@ export interface WatchHandlers {
   onWorkerStep?(s: WorkerStepEvent): void;
   /** The run's status after each read (questions to ask, elapsed time); called even when nothing changed. */
   onStatus?(s: RunStatus): void | Promise<void>;
-  /** M1: the run's LLM calls in flight after each read (from the activities' heartbeats: no history event). */
+  /** The run's LLM calls in flight after each read (from the activities' heartbeats: no history event). */
   onLlmCalls?(calls: LlmCallInFlight[]): void;
 }
 
@@ -137,14 +137,14 @@ export interface EventPrinter extends WatchHandlers {
   onStatus(s: RunStatus): void;
   /** The run's events cannot be read: show what changed between statuses instead. */
   fallBack(why: string): void;
-  /** V5: no worker has polled the run's queue for `silentMs`; `fix`: how to start one, when this shell may not. */
+  /** No worker has polled the run's queue for `silentMs`; `fix`: how to start one, when this shell may not. */
   onNoWorker(n: { silentMs: number; taskQueue: string; fix?: string }): void;
 }
 
 /**
- * V2: prints the run's events (`--json`: one JSON object per line, each with seq, time and kind;
- * worker steps have kind `worker_step` and no seq), the worker steps of running tasks, how long a
- * task took, and a line when nothing was printed for a while: V5 what the run waits for (whose
+ * Prints every event of the run once, in order (`--json`: one JSON object per line, each with seq,
+ * time and kind; worker steps have kind `worker_step` and no seq), the worker steps of running tasks, how long a
+ * task took, and a line when nothing was printed for a while: what the run waits for (whose
  * answer, asked when), who paused it, or the phase and tasks running long with their elapsed time.
  * "No replan" decisions and notification deliveries only with `verbose`.
  */

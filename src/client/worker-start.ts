@@ -1,4 +1,4 @@
-// Issue 12, a worker you can trust: the CLI starts a detached worker for the task queue of the
+// A worker you can trust: the CLI starts a detached worker for the task queue of the
 // caller's endpoint + model when none is alive, restarts it when the caller's key differs, and
 // stops the ones it started (gracefully: tasks in flight end). The records are in workers.ts; the
 // policy in src/domain/worker-lifecycle.ts.

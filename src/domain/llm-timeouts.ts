@@ -1,4 +1,4 @@
-// M1: how long an LLM request may take, measured by its progress rather than by its total time. A
+// How long an LLM request may take, measured by its progress rather than by its total time. A
 // local model on a CPU reads a long prompt slowly (tens of tokens a second, minutes for a planning
 // prompt), then writes its reply token by token; every request streams, so the gateway sees each
 // step. Four limits, each naming what happened when it strikes:
@@ -10,7 +10,7 @@
 //   stall        the gap between two tokens of the reply                    a minute
 //   total        the whole request (optional; none by default)
 //
-// Only "could not connect" is an outage (the run pauses and probes, O2): a model that connected
+// Only "could not connect" is an outage (the run pauses and probes): a model that connected
 // and is slow is alive, and a request that ran out of one of the other limits is retried, then the
 // run pauses with the setting to raise named (src/domain/run/llm-outage.ts 'slow').
 

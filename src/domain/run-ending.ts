@@ -1,4 +1,4 @@
-// Issue 23, O5: what `status`, `decisions` and `watch` show for a run no worker can answer for. A
+// What `status`, `decisions` and `watch` show for a run no worker can answer for. A
 // closed run shows its final state: what the workflow recorded in its memo, except when Temporal
 // itself ended it (terminate, execution timeout), which the workflow never saw; a running run whose
 // task queue nobody polls says which queue and how to start its worker. Pure: src/client/runs.ts

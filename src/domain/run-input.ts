@@ -1,4 +1,4 @@
-// S3: what a run may be started with, checked by the CLI before anything starts (exit 2) and again by
+// What a run may be started with (bounds with clear errors, S3), checked by the CLI before anything starts (exit 2) and again by
 // the workflow (anyone who can reach Temporal can start one). Pure: no Temporal, no I/O.
 import { clipAfter } from './text';
 
@@ -41,7 +41,7 @@ export function countProblem(name: string, raw: string, min: number, max: number
   return undefined;
 }
 
-/** S3: a long instruction (--instruction-file / stdin) lives in this file beside the run; the input carries its head. */
+/** A long instruction (--instruction-file / stdin) lives in this file beside the run; the input carries its head. */
 export const INSTRUCTION_FILE = 'instruction.md';
 /** How much of a file-given instruction the run input carries (status, memo, list). */
 export const INSTRUCTION_HEAD_CHARS = 2000;

@@ -1,6 +1,6 @@
-// V1: what a task workflow's "Current Details" show in the Temporal Web UI: the task, where its
-// worker → judge loop is, the files it changed so far (V3) and the worker steps with their tool
-// calls. Pure and bounded (the newest steps only; the UI's details limit is 20 KB).
+// What a task workflow's "Current Details" show in the Temporal Web UI: the task, where its
+// worker → judge loop is, the files it changed so far and the worker steps with their tool calls.
+// Pure and bounded (the newest steps only; the UI's details limit is 20 KB).
 import type { FileChange } from './file-changes';
 import { DETAILS_MAX_BYTES } from './run/checklist';
 import { clip, clipUtf8 } from './text';
@@ -15,7 +15,7 @@ export interface TaskStepLine {
   /** Why its first failed tool call failed (one bounded line). */
   failure?: string;
   summary?: string;
-  /** P9: the stuck detector ended the iteration at this step (its note). */
+  /** The stuck detector ended the iteration at this step (its note). */
   stuck?: string;
 }
 
@@ -36,7 +36,7 @@ export function addStepLine(lines: readonly TaskStepLine[], iteration: number, s
   return [...lines, line].slice(-TASK_DETAIL_STEPS);
 }
 
-/** P9: marks the newest line (the step the detector stopped at) with the stuck note. */
+/** Marks the newest line (the step the detector stopped at) with the stuck note. */
 export function markStuckLine(lines: readonly TaskStepLine[], note: string): TaskStepLine[] {
   const last = lines[lines.length - 1];
   return last ? [...lines.slice(0, -1), { ...last, stuck: clip(note, 300) }] : [...lines];
@@ -50,12 +50,12 @@ export interface TaskDetailsView {
   maxIterations: number;
   lastJudgeReason?: string;
   consultation?: string;
-  /** P9: the stuck detector's newest note, with the totals of the task. */
+  /** The stuck detector's newest note, with the totals of the task. */
   stuck?: string;
   steps: readonly TaskStepLine[];
   /** Steps before the listed ones (dropped to keep the details small). */
   earlierSteps: number;
-  /** V3: the files the worker changed so far (addFileChanges), and how many more are not listed. */
+  /** The files the worker changed so far (addFileChanges), and how many more are not listed. */
   files?: readonly FileChange[];
   unlistedFiles?: number;
 }
@@ -74,7 +74,7 @@ export function failedNote(s: Pick<TaskStepLine, 'toolErrors' | 'failure'>): str
   return `${s.toolErrors} failed${s.failure ? `: ${s.failure}` : ''}`;
 }
 
-/** V1: the task's current details in Markdown. */
+/** The task's current details in Markdown. */
 export function taskDetails(v: TaskDetailsView): string {
   const out = [
     `## Task ${v.taskId}: ${v.title.replace(/\s+/g, ' ').slice(0, 200)}`,

@@ -1,4 +1,4 @@
-// Workspace affinity (issue 23, Temporal's worker-specific task queue pattern). A worker owns the
+// Workspace affinity (Temporal's worker-specific task queue pattern). A worker owns the
 // workspaces under its roots on its host; a run's workspace-touching activities go to the task
 // queue of the host that owns its workspace, `<endpointQueue>@<host>`, while its workflows and its
 // planning LLM calls stay on the endpoint-and-model queue, served by every worker with those
@@ -20,7 +20,7 @@ export function hostQueueOf(endpointQueue: string, host: string): string {
 }
 
 /**
- * O2: the host's presence queue: a no-op activity each worker of the host serves with slots of its
+ * The host's presence queue: a no-op activity each worker of the host serves with slots of its
  * own, so a busy host (every activity slot taken) still answers and is never called offline.
  */
 export function presenceQueueOf(hostQueue: string): string {

@@ -1,6 +1,6 @@
 // The one place that talks to an OpenAI-compatible server. Structured replies are validated by zod
 // here, inside the activity that made the call, so a bad reply fails and retries that activity.
-// M1: structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
+// Structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
 // reached: a server that rejects a form moves the call down at once, in the same activity. Every
 // request streams (./stream.ts), watched by its progress (src/domain/llm-timeouts.ts), until the
 // server refuses streaming: then the call, and the run's later ones, ask for whole replies.
@@ -57,7 +57,7 @@ export interface CallOptions {
   /** The purpose header when it is not the purpose's own (doctor's probe of a run's prompt: `doctor_speed`). */
   purposeHeader?: string;
   signal?: AbortSignal;
-  /** M1: the rung to start at, streaming or not, and the run's limits (set by the calling workflow). */
+  /** The rung to start at, streaming or not, and the run's limits (set by the calling workflow). */
   llm?: LlmCallSettings;
   /** What the call is doing (connecting, reading the prompt, writing), for the activity's heartbeat. */
   onProgress?: (p: LlmProgress) => void;
@@ -105,7 +105,7 @@ export class LlmGateway {
   /**
    * A chat completion with tools (the worker's loop). At the top rung the tools are strict
    * functions. A server that rejects tool calling, or a model that writes its calls as text
-   * (toolCallWrittenAsText), fails with LlmUnsupported: the run pauses with the fix (M1).
+   * (toolCallWrittenAsText), fails with LlmUnsupported: the run pauses with the fix named.
    */
   async chat(opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): Promise<ChatResult> {
     let rung = startRung(opts);
@@ -141,8 +141,8 @@ export class LlmGateway {
   }
 
   /**
-   * Asks for JSON matching `schema` but returns the raw text unvalidated (X13's lenient parsing).
-   * M1: from the rung the run reached down the ladder; a server rejecting the request's form moves
+   * Asks for JSON matching `schema` but returns the raw text unvalidated (the caller parses leniently: JSON, or JSON in a code block, else "no replan").
+   * From the rung the run reached down the ladder; a server rejecting the request's form moves
    * it down at once (no retry, no outage pause).
    */
   async text(opts: CallOptions & { schema: z.ZodType; system: string; user: string }): Promise<StructuredResult<string>> {
@@ -234,7 +234,7 @@ function formRejection(err: unknown): string | undefined {
 }
 
 /**
- * Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts): an error
+ * Whether `err` is the server refusing to stream (one more step down, see llm-form.ts): an error
  * naming streaming, a stream ended with nothing in it, or the connection closed on a streamed request
  * before any reply (llama-cpp-python, streaming a tool choice). Asked once more whole: a server that
  * is down fails that request too, and the call fails as an outage with it.

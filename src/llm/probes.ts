@@ -1,5 +1,5 @@
 // Tiny real requests that find out what an OpenAI-compatible endpoint and model can do (M2):
-// is it there, does it list the model, which way of asking for JSON it accepts (the M1 ladder:
+// is it there, does it list the model, which way of asking for JSON it accepts (the fallback ladder:
 // json_schema strict → json_object with the schema → prompt-only), and does the model answer with a
 // tool call when tools are offered. `replanner doctor` prints them; the gateway's ladder could start
 // from what they find. Whether a rejection is about the request's form is decided by the run's own ladder policy (src/domain/llm-form.ts).

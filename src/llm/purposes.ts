@@ -1,5 +1,5 @@
 // Every LLM request names its purpose in the `x-replanner-purpose` header, so logs, test servers
-// and gateways can tell calls apart (issue 2).
+// and gateways can tell calls apart.
 export const PURPOSES = [
   'goal_understanding',
   'task_decomposition',

@@ -23,7 +23,10 @@ export interface Scenario {
   workerDelayMs?: number;
   /** A fixed latency on every LLM reply of every purpose (sets the fake's latencyMs; benchmarks). */
   latencyMs?: number;
-  /** The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it is null (P2). */
+  /**
+   * The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it
+   * is null (the judge cannot say how sure it is).
+   */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
   /**
    * Without `judge`, judge as a real judge reads the evidence: a task whose last command did not
@@ -31,11 +34,11 @@ export interface Scenario {
    */
   judgeFromEvidence?: boolean;
   reflection?: Record<string, unknown>;
-  /** The plan-quality judge's reply (R1); default: acceptable, score 90, no issues. */
+  /** The plan-quality judge's reply; default: acceptable, score 90, no issues. */
   quality?: Record<string, unknown>;
-  /** J6: the planner's replacement tasks per re-decomposed task id (task_replan replies). */
+  /** The planner's replacement tasks per re-decomposed task id (task_replan replies). */
   replacements?: Record<string, ScenarioTask[]>;
-  /** The replan-decision LLM's default reply (X1); default: no replan, confident. */
+  /** The replan-decision LLM's default reply; default: no replan, confident. */
   replanDecision?: Record<string, unknown>;
 }
 

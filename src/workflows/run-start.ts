@@ -27,7 +27,7 @@ export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 
       { key: STATUS_KEY, value: 'RUNNING' },
       ...(hostNameProblem(input.host) === undefined ? [{ key: HOST_KEY, value: input.host as string }] : []),
     ],
-    // V1: the instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
+    // The instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
     ...runStaticMetadata(input.instruction, input.instructionFile),
   };
 }

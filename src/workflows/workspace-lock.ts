@@ -1,4 +1,4 @@
-// S3: one running run per workspace, enforced by Temporal. The lock is this workflow, id
+// One running run per workspace (S3), enforced by Temporal. The lock is this workflow, id
 // `workspace-<sha256 of the workspace's real path>`: the server never runs two workflows with one id,
 // so of two runs that start it at the same moment exactly one gets it.
 //

@@ -1,5 +1,6 @@
-// X10/X11 on GitHub through @octokit/rest: issue comments (a pull request's conversation comments
-// are issue comments too). Base URL: GITHUB_API_URL (GitHub Enterprise, tests), else api.github.com.
+// Notifications and the plan checklist on GitHub through @octokit/rest: issue comments (a pull
+// request's conversation comments are issue comments too). Base URL: GITHUB_API_URL (GitHub
+// Enterprise, tests), else api.github.com.
 import { Octokit } from '@octokit/rest';
 import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';

@@ -1,4 +1,4 @@
-// X10: gitbeaker's requester with one attempt per request. @gitbeaker/rest's own requester retries
+// gitbeaker's requester with one attempt per request. @gitbeaker/rest's own requester retries
 // a 429 or 502 ten times within about 0.3 s and then throws GitbeakerRetryError, which keeps neither
 // the response nor its headers (a retry-after, a rate limit's reset): the retry table
 // (src/domain/failures.ts) could not decide. This one sends each request once and throws what the

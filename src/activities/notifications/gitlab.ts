@@ -1,7 +1,7 @@
-// X10/X11 on GitLab through @gitbeaker/rest: notes of an issue or a merge request. Host: the
-// config's `url`, else GITLAB_URL, else https://gitlab.com. Each request is sent once
-// (./gitlab-requester.ts): a 429 or 5xx reaches the run's delivery queue with its headers, and the
-// retry table decides, as for GitHub.
+// Notifications and the plan checklist on GitLab through @gitbeaker/rest: notes of an issue or a
+// merge request. Host: the config's `url`, else GITLAB_URL, else https://gitlab.com. Each request
+// is sent once (./gitlab-requester.ts): a 429 or 5xx reaches the run's delivery queue with its
+// headers, and the retry table decides, as for GitHub.
 import { IssueNotes, MergeRequestNotes, ProjectMembers } from '@gitbeaker/rest';
 import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';

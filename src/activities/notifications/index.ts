@@ -1,4 +1,4 @@
-// X10 / X11 / X14: the notification activities: the checklist comment, one notification, and the
+// The notification activities (X10): the checklist comment, one notification, and the
 // poll of the thread's replies. The token is the worker's (GITHUB_TOKEN / GITLAB_TOKEN), read here
 // at each call: it never travels in a workflow's input, history, memo or log. Every failure leaves
 // as an ApplicationFailure whose message, details and cause have every secret value replaced (a
@@ -120,7 +120,7 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
   };
   return {
     /**
-     * X11: the run's one checklist comment, edited in place. Before creating it, the run's own is
+     * The run's one checklist comment, edited in place. Before creating it, the run's own is
      * looked for by its marker: a crash between the create and its recorded result (a retry, or a
      * continued run) never makes a second one.
      */
@@ -146,7 +146,7 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
       });
     },
 
-    /** X10: one notification, its own comment. A retried attempt first looks for what a lost one posted. */
+    /** One notification, its own comment. A retried attempt first looks for what a lost one posted. */
     async postNotification(input: NotificationInput): Promise<{ commentId: number }> {
       const marker = notificationMarker(input.runId, input.key);
       return deliver(input.target, async (thread) => {
@@ -159,7 +159,7 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
     },
 
     /**
-     * X14 / P7: the replies changed since the last poll that carry a command (`/answer`,
+     * Answers from the thread: the replies changed since the last poll that carry a command (`/answer`,
      * `/consult`), each with whether its author may write to the repository. A conditional
      * request: an unchanged thread answers "not modified" at no cost.
      */

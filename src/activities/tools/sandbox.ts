@@ -1,4 +1,4 @@
-// S1: every run_command runs inside bubblewrap. The workspace is the only writable place
+// Every run_command runs inside bubblewrap (S1). The workspace is the only writable place
 // besides a private /tmp; the rest of the file system is read-only; homes, /run and the worker's
 // own state are masked; the run's `.replanner/` (journal, transcripts) is read-only so a command
 // cannot forge an LLM answer; a PID namespace kills every process of the command (setsid too) when

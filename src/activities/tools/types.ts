@@ -14,7 +14,7 @@ export interface ToolOptions {
   maxOutputChars?: number;
   /** Aborts a running command (e.g. on activity cancellation). */
   signal?: AbortSignal;
-  /** S1: how commands are confined; default: the worker's settings from its environment. */
+  /** How commands are confined; default: the worker's settings from its environment. */
   sandbox?: SandboxSettings;
 }
 

@@ -1,4 +1,4 @@
-// `replanner answer <runId> <questionId> "<text>"` (X14): answer a question of the run.
+// `replanner answer <runId> <questionId> "<text>"`: answer a question of the run.
 import type { Command } from 'commander';
 import { AlreadyEnded } from '../errors';
 import { answeredLine } from '../question-asker';

@@ -1,4 +1,4 @@
-// `replanner consult <runId> <taskId> <choice> ["text"]` (P7): answer a task's Duck Pacemaker consultation.
+// `replanner consult <runId> <taskId> <choice> ["text"]`: answer a task's Duck Pacemaker consultation.
 import type { Command } from 'commander';
 import { answerConsultation } from '../run-updates';
 import { act, ensureRunWorker, EXIT, rejectedIsUsage, runCommandNamed, type CliContext } from './context';

@@ -53,7 +53,7 @@ export function act<A extends unknown[]>(ctx: CliContext, fn: (...args: A) => Pr
   return async (...args: A) => ctx.exit(await fn(...args));
 }
 
-/** Issue 12: a running run's task queue needs a live worker for the command to take effect. */
+/** A running run's task queue needs a live worker for the command to take effect. */
 export async function ensureRunWorker(
   ctx: CliContext,
   backend: Backend,

@@ -1,4 +1,4 @@
-// `replanner decisions <runId>` (X9): the replan decision log, the counters and every question.
+// `replanner decisions <runId>`: the replan decision log, the counters and every question.
 import type { Command } from 'commander';
 import { renderDecisions } from '../render';
 import { getDecisions } from '../run-inspect';

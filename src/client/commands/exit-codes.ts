@@ -12,7 +12,7 @@ import { EXIT, UsageError } from './context';
 /** Exit code by error class; any other error exits 1. */
 const EXIT_OF: [abstract new (...args: never[]) => Error, number][] = [
   [UsageError, EXIT.USAGE],
-  // X12: an invalid config (file, env override, a worker setting of this shell) is the user's input.
+  // An invalid config (file, env override, a worker setting of this shell) is the user's input.
   [ConfigError, EXIT.USAGE],
   // `run`: the model server refused this shell's key or address (the settings are the user's input).
   [ModelRefused, EXIT.USAGE],

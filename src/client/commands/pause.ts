@@ -1,4 +1,4 @@
-// `replanner pause <runId> ["reason"]` (O1): nothing new starts while paused (`resume` ends it).
+// `replanner pause <runId> ["reason"]`: nothing new starts while paused (`resume` ends it).
 import type { Command } from 'commander';
 import { MAX_PAUSE_REASON_CHARS } from '../../domain/run/pause';
 import type { PauseAck } from '../../workflows/messages';
@@ -51,9 +51,9 @@ export async function pauseOrResume(
   }
 }
 
-/** O1: what `pause` / `resume` say. */
+/** What `pause` / `resume` say. */
 function pauseLine(runId: string, cmd: 'pause' | 'resume', ack: PauseAck): string {
-  // O3: a budget pause ends only by answering its question.
+  // A budget pause ends only by answering its question.
   if (cmd === 'resume' && ack.status === 'PAUSED' && ack.pause?.kind === 'budget') {
     return `Run ${runId} is still paused by its budget (${ack.pause.reason ?? ''}); resume does not raise it: replanner answer ${runId} <questionId> "raise <tokens>" (or stop).`;
   }

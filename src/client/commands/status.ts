@@ -16,13 +16,13 @@ export function statusCommand(ctx: CliContext): Command {
   ).action(
     onRun(ctx, async (backend, runId, o: { json?: boolean }) => {
       const s = await getStatus(backend.client, runId);
-      // V3: the files each task changed, where this shell can read the workspace's transcripts.
+      // The files each task changed, where this shell can read the workspace's transcripts.
       const files = filesByTask(s.workspace, runId);
-      // M1: the LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
+      // The LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
       const calls = !FINAL.has(s.status) ? await llmCallsInFlight(backend.client, workflowIdOf(runId)).catch(() => []) : [];
       // The memo answered for a run nobody serves: it says so below, and its tasks cannot be asked.
       const problem = !FINAL.has(s.status) ? await workerProblem(backend.client, runId) : undefined;
-      // V1 P9: the running tasks' tokens so far and stuck notes, which the run learns only later.
+      // The running tasks' tokens so far and stuck notes, which the run learns only later.
       const running = !FINAL.has(s.status) && !problem ? await runningTasks(backend.client, workflowIdOf(runId), s) : [];
       const shown = withRunningTasks(s, running);
       if (o.json) {

@@ -1,4 +1,4 @@
-// `replanner watch <runId>` (V2): every event of the run once, in order, until it ends, then its final status.
+// `replanner watch <runId>`: every event of the run once, in order, until it ends, then its final status.
 import { Command } from 'commander';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';
@@ -28,8 +28,8 @@ export function watchCommand(ctx: CliContext): Command {
         const backend = await ctx.connect();
         await ensureRunWorker(ctx, backend, runId);
         const asker = ctx.askQuestions(backend.client, runId, o);
-        // V2: every event of the run once, in order (--json: one JSON object per line), then the final status.
-        // V5: a worker lost while watching is noticed, and started again as above.
+        // Every event of the run once, in order (--json: one JSON object per line), then the final status.
+        // A worker lost while watching is noticed, and started again as above.
         const worker = { start: () => ensureRunWorker(ctx, backend, runId), say: ctx.say };
         const final = await whileWatching(
           runId,

@@ -46,7 +46,7 @@ export function workerCommand(ctx: CliContext): Command {
 
 async function foreground(ctx: CliContext, o: { sandbox: boolean; sandboxNetwork?: boolean }): Promise<number> {
   const { runWorkerProcess, TemporalUnreachable } = await import('../../worker-main');
-  // S1: the sandbox switches are the worker's own; they travel in its environment.
+  // The sandbox switches are the worker's own; they travel in its environment.
   if (!o.sandbox) process.env.REPLANNER_SANDBOX = 'off';
   if (o.sandboxNetwork) process.env.REPLANNER_SANDBOX_NETWORK = '1';
   try {

@@ -1,11 +1,11 @@
-// X7 / X8 / X14: questions the run asks the user, and what makes an answer acceptable. Pure: the
+// Questions the run asks the user, and what makes an answer acceptable. Pure: the
 // Update validator of answerClarification calls answerProblem synchronously.
 import type { Phase } from '../types';
 
 /**
- * clarification: the LLM asks (X14) · confirmation: a low-confidence replan waits for yes/no (X7) ·
- * escalation: a wanted replan cannot run; the user says how to go on (X8) ·
- * budget: the run's budget is used up; raise it or stop (O3, checked by budgetAnswerProblem).
+ * clarification: the LLM asks · confirmation: a low-confidence replan waits for yes/no ·
+ * escalation: a wanted replan cannot run; the user says how to go on ·
+ * budget: the run's budget is used up; raise it or stop (checked by budgetAnswerProblem).
  */
 export type QuestionKind = 'clarification' | 'confirmation' | 'escalation' | 'budget';
 /** closed: the run ended while it was still open (cancelled, failed, terminated, …): nobody can answer it now. */

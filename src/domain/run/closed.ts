@@ -1,4 +1,4 @@
-// V4: one truth for a run's state. Temporal's own status of the run's execution comes first: a
+// One truth for a run's state (V4). Temporal's own status of the run's execution comes first: a
 // closed execution (completed, failed, cancelled, terminated, timed out) is an ended run, whatever
 // its search attribute or memo last said, and is never shown WAITING, RUNNING or PAUSED; its
 // questions that were still open are closed, with why, and nobody is told how to answer them.

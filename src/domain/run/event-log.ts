@@ -1,4 +1,4 @@
-// V2: the run's event log, what `watch` and the demo print. Bounded and sequence-numbered, kept in
+// The run's event log (V2), what `watch` and the demo print. Bounded and sequence-numbered, kept in
 // the run's state (carried across continue-as-new, so sequence numbers never restart) and read by
 // the `events` query with a cursor: every event exactly once, in order, or "N events dropped" when
 // the reader fell behind the window. The events are not written anywhere by themselves (no history
@@ -62,7 +62,7 @@ export type RunEventBody =
       delivered: number;
       failed: number;
       error?: string;
-      /** X10: deliveries wait until then (an outage or a rate limit); refused: how many so far; left: not delivered at the run's end. */
+      /** Deliveries wait until then (an outage or a rate limit); refused: how many so far; left: not delivered at the run's end. */
       waitingUntil?: string;
       refused?: number;
       left?: number;
@@ -358,7 +358,7 @@ function consultationEvents(prev: EventSource, next: EventSource): RunEventBody[
 }
 
 /**
- * X10: deliveries to the run's issue: one event when deliveries go on (verbose), when a wait starts
+ * Deliveries to the run's issue: one event when deliveries go on (verbose), when a wait starts
  * (with its error and until when), when a notification is refused for good, and what the run's end
  * left undelivered.
  */

@@ -1,6 +1,6 @@
-// X10 / X11: what a change of the run's state makes due on its issue or merge request (seed 004
-// §11): the notifications with their texts, and the checklist comment's text. Keyed so that nothing
-// is posted twice however the states are grouped. Pure: src/workflows/run/notifications.ts compares
+// What a change of the run's state makes due on its issue or merge request (X10, X11): the
+// notifications with their texts, and the checklist comment's text. Keyed so that nothing is
+// posted twice however the states are grouped. Pure: src/workflows/run/notifications.ts compares
 // the last published state with the current one; src/domain/notifications.ts says how to deliver.
 import type { DecisionRecord, PlanSnapshot } from '../replan/decision-log';
 import type { Question } from '../replan/questions';
@@ -9,7 +9,7 @@ import { TaskState, type Phase } from '../types';
 import { runChecklist } from './checklist';
 import type { RunState } from './state';
 
-// ---------------------------------------------------------------- the checklist (X11)
+// ---------------------------------------------------------------- the checklist
 
 const reasonOf = (r: DecisionRecord): string | undefined => {
   const x = r.llm_decision.reasoning;
@@ -17,7 +17,7 @@ const reasonOf = (r: DecisionRecord): string | undefined => {
 };
 
 /**
- * X11: the checklist comment's text: the run's own checklist (the Web UI's, runChecklist: bounded to
+ * The checklist comment's text: the run's own checklist (the Web UI's, runChecklist: bounded to
  * 20 KB, well under GitHub's 65,536-character comment limit), or undefined while the run has no plan
  * yet (nothing to post).
  */
@@ -25,7 +25,7 @@ export function checklistText(s: RunState): string | undefined {
   return s.tasks.length === 0 ? undefined : runChecklist(s);
 }
 
-// ---------------------------------------------------------------- notifications (X10)
+// ---------------------------------------------------------------- notifications
 
 export type NotificationKind =
   'replan_decided' | 'replan_started' | 'replan_completed' | 'replan_failed' | 'replan_overridden' | 'clarification_needed';
@@ -60,7 +60,7 @@ const bullets = (items: string[]) => (items.length ? items.slice(0, 20).map((x) 
 const typeName = (t: string | undefined) => (t ? t.replace(/_/g, ' ') : 'replan');
 const percent = (c: number) => `${Math.round(c * 100)}%`;
 
-/** X10 / seed §11.2: "Plan Revision Decided by AI" with its fields. */
+/** A replan was decided: "Plan Revision Decided by AI" with the phase, confidence, reasoning, issues found and recommended actions. */
 export function replanDecidedMessage(r: DecisionRecord): string {
   const d = r.llm_decision;
   const issues = [...textList(d.issues_found), ...textList(d.issues_identified), ...textList(d.missing_steps)];
@@ -85,7 +85,7 @@ export function replanDecidedMessage(r: DecisionRecord): string {
   ].join('\n');
 }
 
-/** X10: the replan under way (its phase runs again). */
+/** The replan under way (its phase runs again). */
 export function replanStartedMessage(r: DecisionRecord, at: string): string {
   return [
     NOTIFICATION_HEADINGS.replan_started,
@@ -104,7 +104,7 @@ function progressOf(p: PlanSnapshot | undefined): string | undefined {
   return `${counted.filter((t) => t.state === TaskState.DONE).length}/${counted.length} tasks done`;
 }
 
-/** X10: the replan's phase finished: the new plan stands. */
+/** The replan's phase finished: the new plan stands. */
 export function replanCompletedMessage(r: DecisionRecord, at: string): string {
   const after = r.plan_after;
   const progress = progressOf(after);
@@ -120,7 +120,7 @@ export function replanCompletedMessage(r: DecisionRecord, at: string): string {
   ].join('\n');
 }
 
-/** X10 / X13: the replan failed to execute; the plan before it was restored. */
+/** The replan failed to execute; the plan before it was restored. */
 export function replanFailedMessage(r: DecisionRecord, at: string): string {
   const why = r.plan_after?.note?.replace(/^failed: /, '') ?? r.override_reason ?? 'not known';
   return [
@@ -135,7 +135,7 @@ export function replanFailedMessage(r: DecisionRecord, at: string): string {
   ].join('\n');
 }
 
-/** X10 / X6: the LLM wanted a replan, the limits (or loop detection) refused it. */
+/** The LLM wanted a replan, the limits (or loop detection) refused it. */
 export function replanOverriddenMessage(r: DecisionRecord): string {
   return [
     NOTIFICATION_HEADINGS.replan_overridden,
@@ -155,7 +155,7 @@ export function replanOverriddenMessage(r: DecisionRecord): string {
 }
 
 /**
- * X10 / seed §11.3: "Clarification Needed (AI Decision)" — the questions, why, and the assumptions
+ * "Clarification Needed (AI Decision)" — the questions, why, and the assumptions
  * used if nobody answers. How to answer: a reply `/answer q1 …` when the run reads its thread
  * (`repliesRead`; runs from before that answer through the CLI only), or the CLI.
  */
@@ -186,7 +186,7 @@ export function clarificationMessage(runId: string, qs: readonly Question[], con
 }
 
 /**
- * X10: the notifications due between two states of a run (the last one published and the current
+ * The notifications due between two states of a run (the last one published and the current
  * one): a decision to replan, a replan started, completed or failed, an override by a limit, and
  * questions to the user. Keyed by replan id and question id, so nothing is posted twice however
  * the states are grouped.

@@ -1,4 +1,4 @@
-// V4: a task never moves backwards in any view. The run learns a task's progress from its execution
+// A task never moves backwards in any view. The run learns a task's progress from its execution
 // phase, and its memo (what `status` reads when no worker answers) is written when a task ends, not
 // when it starts: read from the memo after its worker died, a task that was running showed READY.
 // So a view also looks at the task's own workflow, as Temporal says it is: a task whose workflow is
@@ -9,7 +9,7 @@ import { TaskState, type TaskRecord } from '../types';
 
 /** A task as a view shows it: its record, and when its worker was lost, a note saying so. */
 export type ShownTask = TaskRecord & {
-  /** V4: its worker died and its step waits to be tried again: "worker lost, retrying …". */
+  /** Its worker died and its step waits to be tried again: "worker lost, retrying …". */
   workerLost?: string;
 };
 

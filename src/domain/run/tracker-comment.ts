@@ -1,4 +1,4 @@
-// X11 / X10 / X14 / P7: the checklist comment as the run's issue or merge request shows it: the
+// The checklist comment as the run's issue or merge request shows it: the
 // run's own checklist (the Web UI's, ./checklist.ts), and under the plan what only the thread
 // needs: the questions and consultations waiting for an answer and how to answer them (a reply
 // here, or the CLI), the answers given, and the notifications that could not be posted (their
@@ -16,7 +16,7 @@ const SHOWN_ANSWERS = 5;
 /** Markdown headings of a kept notification sink below the history's own. */
 const demoted = (body: string) => body.replace(/^(#{1,4}) /gm, '#### ');
 
-/** X10: the notifications refused for good: said under the plan, their text kept in the history. */
+/** The notifications refused for good: said under the plan, their text kept in the history. */
 function refusedParts(l: NotificationLedger | undefined): { notes: string[]; history: string[] } {
   if (!l?.refused) return { notes: [], history: [] };
   const kept = l.refusedKept ?? [];
@@ -31,7 +31,7 @@ function refusedParts(l: NotificationLedger | undefined): { notes: string[]; his
   return { notes: [note], history };
 }
 
-/** X14 / P7: what waits for an answer, and how to give it; then the newest answers. */
+/** The questions and consultations that wait for an answer, and how to give it; then the newest answers. */
 function questionsPart(s: RunState, service: string): string[] {
   const { questions, consultations } = awaitingAnswers(s);
   const out: string[] = [];
@@ -65,7 +65,7 @@ function questionsPart(s: RunState, service: string): string[] {
 }
 
 /**
- * X11: the checklist comment's text, or undefined while there is nothing to show (no plan and no
+ * The checklist comment's text, or undefined while there is nothing to show (no plan and no
  * question). Before the first plan a waiting question still makes the comment (it says how to
  * answer), never with an empty plan: "the plan is not made yet".
  */

@@ -1,4 +1,4 @@
-// V1 / X14 / P7 / O1: what a run waits for from a person — its pending questions and consultations,
+// What a run waits for from a person — its pending questions and consultations,
 // and its pauses — and exactly how to give it, from wherever the person is: the `replanner` CLI,
 // the `temporal` CLI (an update, refused with its reason when it cannot be taken) and the Web UI's
 // own "Send a Signal" action (the run's `answer` signal, JSON a person can type). One source for the
@@ -164,7 +164,7 @@ function waysMarkdown(w: AnswerWays, verb: string): string[] {
 }
 
 /**
- * V1: the head of the run's current details while it waits or is paused: each question or
+ * The head of the run's current details while it waits or is paused: each question or
  * consultation, its choices or default, and exactly how to answer it; each pause, its reason and
  * how to resume. Empty when nothing waits.
  */

@@ -1,4 +1,4 @@
-// V5: what an open `watch` says while nothing new happens, and when nobody serves the run. A run
+// What an open `watch` says (V5) while nothing new happens, and when nobody serves the run. A run
 // waiting for a person says whose answer it waits for and since when ("waiting for your answer to q1
 // (asked 2 min ago)"), a paused one who paused it, and only a run at work says which phase it is in.
 // When no worker has picked up the run's work for a while (its queue's pollers), the watch says so
@@ -42,7 +42,7 @@ export interface QuietContext {
   phaseSinceMs?: number;
   /** When each consultation was asked, by its id (from the run's events). */
   consultationAskedMs?: ReadonlyMap<string, number>;
-  /** The tasks running and since when; `workerLost`: its worker died (V4). */
+  /** The tasks running and since when; `workerLost`: its worker died (the task stays running, marked "worker lost"). */
   running?: readonly { id: string; sinceMs: number; workerLost?: string }[];
   /** "1m 46s" for a duration. */
   elapsed: (ms: number) => string;

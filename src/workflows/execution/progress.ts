@@ -1,4 +1,4 @@
-// S2: the execution phase's progress, for the run (its `status` stays live while tasks run). The
+// The execution phase's progress, for the run (its `status` stays live while tasks run). The
 // phase only pokes the run ("look again"); the run reads the task states from this workflow itself
 // (the executionProgress query, through a local activity that checks this workflow is its child),
 // so a poke forged from outside shows nothing the phase did not do. The query answers a delta: the
@@ -37,8 +37,9 @@ export function reportProgress(
   spent: () => { usage: TokenUsage; decisions: ExecutionDecision[] },
 ): ProgressReports {
   // The poke is a local activity: one marker in this history where a signal command is two events
-  // (initiated, signaled), at one poke per scheduler turn that changed a task (issue 21: history per
-  // LLM call). It holds this workflow task's completion for one signal round trip (a few ms).
+  // (initiated, signaled), at one poke per scheduler turn that changed a task (so the history grows
+  // by a few events per LLM call). It holds this workflow task's completion for one signal round
+  // trip (a few ms).
   const pokeRun = proxyLocalActivities<Activities>({
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
@@ -55,7 +56,7 @@ export function reportProgress(
   setHandler(executionProgressQuery, (since?: unknown, decisionsFrom?: unknown) => {
     const { usage, decisions } = spent();
     const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
-    // V2: the decisions asked since the run's count, so `watch` shows them while the phase runs.
+    // The decisions asked since the run's count, so `watch` shows them while the phase runs.
     const told = typeof decisionsFrom === 'number' && Number.isSafeInteger(decisionsFrom) && decisionsFrom >= 0 ? decisionsFrom : decisions.length;
     const notes = decisions.slice(told, told + MAX_NOTES_PER_READ).map((d) => executionDecisionNote(d.taskId, d.decision, d.parseError));
     return {

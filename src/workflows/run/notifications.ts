@@ -1,4 +1,4 @@
-// X10 / X11: the run's deliveries to its issue or merge request, run beside its phases. The run
+// The run's deliveries to its issue or merge request, run beside its phases. The run
 // calls `observe(state)` each time it publishes its state; what became due (src/domain/run/
 // notifications-due.ts) joins the delivery queue kept in the run's state (src/domain/run/
 // deliveries.ts), and the checklist comment's text is recomputed. One loop delivers: the queue's

@@ -1,4 +1,4 @@
-// S3: the run holds its workspace (issue 28: the run is the root of its workflows). Its first step
+// One running run per workspace: the run holds its workspace (and is the root of its workflows: the lock is its child). Its first step
 // starts the workspace's lock, `workspace-<sha256 of the real path>`, as its own child
 // (src/workflows/workspace-lock.ts). The server never runs two workflows with one id, so of two runs
 // starting on one workspace at the same moment exactly one gets it; the other is refused at once

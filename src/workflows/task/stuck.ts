@@ -1,4 +1,4 @@
-// P9 in a task: the stuck detector's window, kept in this workflow's state (B2: a worker crash does
+// The stuck detector in a task: its window, kept in this workflow's state (a worker crash does
 // not reset it, the history replays it), fed each worker step as it finishes. The policy is the
 // domain's (src/domain/stuck); here it is kept, gated for old histories and shown.
 import {
@@ -22,7 +22,7 @@ export interface StuckWatch {
 }
 
 export function installStuckWatch(config: PacemakerConfig, view: TaskView): StuckWatch {
-  // Runs started before P9 carry a pacemaker config without `stuck`: the defaults.
+  // Runs started before the stuck detector existed carry a pacemaker config without `stuck`: the defaults.
   const stuckConfig = config.stuck ?? DEFAULT_STUCK_CONFIG;
   let window: StuckWindow = EMPTY_STUCK_WINDOW;
   return {
