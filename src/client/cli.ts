@@ -21,7 +21,8 @@ import { statusCommand } from './commands/status';
 import { temporalCommand } from './commands/temporal';
 import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
-import { HELP } from './help';
+import { helpText } from './help';
+import { REPLANNER } from '../domain/printed-commands';
 import { QuestionAsker } from './question-asker';
 
 export { EXIT };
@@ -45,7 +46,7 @@ export async function main(
   const say = (s: string) => err.write(`${s}\n`);
   for (const stream of [out, err]) endQuietlyWhenClosed(stream);
   if (!argv.length) {
-    say(HELP);
+    say(helpText());
     return EXIT.USAGE;
   }
   let backend: Backend | undefined;
@@ -109,9 +110,10 @@ function closedPipe(e: NodeJS.ErrnoException): void {
 /** The program and its commands, writing to the context's streams; parse errors throw ParseError. */
 function buildProgram(ctx: CliContext): Command {
   // Positional options: what follows a command is its own (`replanner temporal …` passes it all on).
-  const program = new Command('replanner').description('a durable, self-replanning LLM agent orchestrator on Temporal').enablePositionalOptions();
+  // Named as it is typed (each command's help says "Usage: npx replanner run …").
+  const program = new Command(REPLANNER).description('a durable, self-replanning LLM agent orchestrator on Temporal').enablePositionalOptions();
   // `replanner --help` is the whole CLI on one page; each command's own help lists its options.
-  program.helpInformation = () => `${HELP}\n`;
+  program.helpInformation = () => `${helpText()}\n`;
   for (const make of [
     runCommand,
     statusCommand,

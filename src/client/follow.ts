@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { RunStatus } from '../workflows/messages';
 import type { QuestionAsker } from './question-asker';
 import { eventPrinter, watchEvents } from './watch';
+import { replannerCommand } from '../domain/printed-commands';
 
 /** Follows the run's events until it ends (--json: one JSON object per line) and returns its final status. */
 export function follow(
@@ -33,7 +34,7 @@ export function follow(
  */
 export async function whileWatching<T>(runId: string, say: (s: string) => void, watch: () => Promise<T>): Promise<T> {
   const onInterrupt = () => {
-    say(`\nStopped watching; run ${runId} goes on. Reattach: replanner watch ${runId} · cancel it: replanner cancel ${runId}`);
+    say(`\nStopped watching; run ${runId} goes on. Reattach: ${replannerCommand('watch', runId)} · cancel it: ${replannerCommand('cancel', runId)}`);
     process.exit(130);
   };
   process.once('SIGINT', onInterrupt);
