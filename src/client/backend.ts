@@ -40,7 +40,7 @@ export function devServerSettings(env = process.env): DevServerSettings {
 }
 
 /** The Web UI: TEMPORAL_UI_URL, else the local dev server's (its port: devServerPorts). */
-export function webUiBase(env = process.env): string {
+function webUiBase(env = process.env): string {
   return env.TEMPORAL_UI_URL || `http://localhost:${devServerPorts(devServerSettings(env)).ui}`;
 }
 
@@ -49,7 +49,7 @@ export function webUiUrl(namespace: string, workflowId: string, env = process.en
 }
 
 /** What to do when no local server answers: start one where Replanner looks (V4). */
-export function noServerHint(env = process.env): string {
+function noServerHint(env = process.env): string {
   const s = devServerSettings(env);
   return (
     `no Temporal server answers at ${s.address}. Start one in another shell, from the clone: ${serverCommand(s)} ` +

@@ -1,7 +1,6 @@
 // `replanner --help`: the whole CLI on one page (each command's own help is built from its options),
 // with the commands in the form that works in the README's shell (`npx replanner …`) and the ports
 // this environment's settings give (V4).
-import { temporalTarget } from '../connection';
 import { devServerPorts, replannerCommand, serverCommand, type DevServerSettings } from '../domain/printed-commands';
 
 /** The commands, in the form the README's shell runs them. */
@@ -116,13 +115,8 @@ run: no worker owns the workspace (a worker's REPLANNER_WORKSPACE_ROOTS must hol
 
 /** The help page for this environment: its TEMPORAL_ADDRESS and Web UI port. */
 export function helpText(env: NodeJS.ProcessEnv = process.env): string {
-  let address: string;
-  try {
-    address = temporalTarget(env).address;
-  } catch {
-    // An unreadable profile is said by the command that connects; the help still shows.
-    address = env.TEMPORAL_ADDRESS || 'localhost:7233';
-  }
+  // The variable itself (a profile's address is what `doctor` shows): the help loads no Temporal code.
+  const address = env.TEMPORAL_ADDRESS || 'localhost:7233';
   const server: DevServerSettings = { address, ...(env.TEMPORAL_UI_PORT ? { uiPort: env.TEMPORAL_UI_PORT } : {}) };
   const ports = devServerPorts(server);
   return `${USAGE}
