@@ -243,6 +243,10 @@ describe('every command the product prints works in the README’s shell (V4)', 
     // The scripted model, started as the README says; its settings and what to try are printed commands.
     const model = shell.start('npx replanner scripted-model --port 0 --latency-ms 200');
     await until('the scripted model’s settings', async () => (/^ {2}export /m.test(model.output()) ? true : undefined), 90_000);
+    // All of what it prints at start (it prints nothing more until a request comes): quiet for a second.
+    let seen = '';
+    await until('the scripted model’s introduction to end', async () => (seen === (seen = model.output()) ? true : undefined), 30_000);
+    await new Promise((r) => setTimeout(r, 1000));
     sources.push({ from: 'scripted-model', text: model.output() });
     await runDue('serverUp');
     const started = results.find((r) => r.kind === 'run');
@@ -265,6 +269,7 @@ describe('every command the product prints works in the README’s shell (V4)', 
     await capture('a parse error', 'run', '--bogus');
     await watchInterrupted(runId);
     await runDue('waiting');
+    expect(results.filter((r) => r.kind === 'pause').map((r) => r.ran.cmd)).toEqual([`npx replanner pause ${runId}`]);
     await waitFor('the pause', async () => ((await statusOf(runId)).pauses?.length ? true : undefined), 60_000);
     await captureViews('paused', runId);
     await runDue('paused');
