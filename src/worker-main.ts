@@ -13,6 +13,7 @@ import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sand
 import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
+import { serverCommand } from './domain/printed-commands';
 import { Client, type Connection } from '@temporalio/client';
 import { connectClient, connectFailure, describeTarget, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
 
@@ -37,7 +38,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     throw new TemporalUnreachable(
       isLocalDevTarget(target)
         ? `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
-            'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.'
+            `Start one in another shell, from the clone: ${serverCommand({ address, ...(env.TEMPORAL_UI_PORT ? { uiPort: env.TEMPORAL_UI_PORT } : {}) })} ` +
+            '(any `run` starts it too), or point TEMPORAL_ADDRESS at yours.'
         : await connectFailure(e, target),
     );
   });

@@ -5,7 +5,8 @@ import { Command, CommanderError } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { Backend } from './backend';
 import { EXIT, type CliContext, type Input, type Output } from './commands/context';
-import { HELP } from './help';
+import { helpText } from './help';
+import { REPLANNER } from '../domain/printed-commands';
 import type { QuestionAsker } from './question-asker';
 import { isVersionFlag, printVersion } from './version';
 
@@ -61,7 +62,7 @@ export async function main(
   const say = (s: string) => err.write(`${s}\n`);
   for (const stream of [out, err]) endQuietlyWhenClosed(stream);
   if (!argv.length) {
-    say(HELP);
+    say(helpText());
     return EXIT.USAGE;
   }
   if (isVersionFlag(argv[0]!)) return printVersion(argv.slice(1), out, say);
@@ -137,9 +138,10 @@ function closedPipe(e: NodeJS.ErrnoException): void {
  */
 async function buildProgram(ctx: CliContext, load: string[]): Promise<Command> {
   // Positional options: what follows a command is its own (`replanner temporal …` passes it all on).
-  const program = new Command('replanner').description('a durable, self-replanning LLM agent orchestrator on Temporal').enablePositionalOptions();
+  // Named as it is typed (each command's help says "Usage: npx replanner run …").
+  const program = new Command(REPLANNER).description('a durable, self-replanning LLM agent orchestrator on Temporal').enablePositionalOptions();
   // `replanner --help` is the whole CLI on one page; each command's own help lists its options.
-  program.helpInformation = () => `${HELP}\n`;
+  program.helpInformation = () => `${helpText()}\n`;
   for (const [name, make] of Object.entries(COMMANDS)) {
     program.addCommand(load.includes(name) ? (await make())(ctx) : new Command(name));
   }

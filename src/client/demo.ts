@@ -12,7 +12,8 @@ import { decision, scriptDecisions } from '../scripted-model/decisions';
 import { plannedTask, scriptScenario, type Scenario } from '../scripted-model/scenario';
 import { routeOf } from '../route';
 import { builtWorkflowBundle } from '../workflow-bundle-path';
-import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
+import { replannerCommand } from '../domain/printed-commands';
+import { ensureServer, localServerStopCommand, settingsFromEnv, webUiUrl } from './backend';
 import { renderStatus } from './render';
 import { startRun } from './runs';
 import { eventPrinter, watchEvents } from './watch';
@@ -71,7 +72,8 @@ async function main(): Promise<number> {
   print('=== Replanner offline demo ===');
   print('REPLAY: the LLM replies come from a scripted scenario served by a local OpenAI-compatible test');
   print('server — not a live model. Temporal, the workflows, the worker tools and the files are real.');
-  if (process.env.OPENAI_API_KEY) print('(OPENAI_API_KEY is set: `replanner run "<instruction>" --workspace DIR` uses the live model.)');
+  if (process.env.OPENAI_API_KEY)
+    print(`(OPENAI_API_KEY is set: \`${replannerCommand('run', '"<instruction>"', '--workspace DIR')}\` uses the live model.)`);
 
   const fake = await ScriptedModel.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
@@ -123,8 +125,11 @@ async function main(): Promise<number> {
     print(`LLM requests replayed: ${calls} (${[...new Set(fake.requests.map((r) => r.purpose))].join(', ')})`);
     print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}  (the plan: "Current Details" on that page)`);
     print("The dev server (persisted in .replanner/temporal.db) and the demo's worker keep running, so that");
-    print(`page shows the plan and \`npx replanner status ${runId}\` keeps working. The next demo replaces this worker.`);
-    print(`Stop both: npx replanner worker stop ${taskQueue} && kill $(cat .replanner/server.pid)`);
+    print(`page shows the plan and \`${replannerCommand('status', runId)}\` keeps working. The next demo replaces this worker.`);
+    // The server's stop only where this clone's local server runs (not one of yours at TEMPORAL_ADDRESS).
+    const stopServer = localServerStopCommand();
+    const stopWorkerCommand = replannerCommand('worker', 'stop', taskQueue);
+    print(stopServer ? `Stop both: ${stopWorkerCommand} && ${stopServer}` : `Stop the worker: ${stopWorkerCommand}`);
     code = final.status === 'DONE' ? 0 : 1;
   } finally {
     await connection.close();

@@ -12,7 +12,8 @@ import type { Connection } from '@temporalio/client';
 import { llmSettingsFromEnv } from '../llm/gateway';
 import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
-import { connectOrWhy, settingsFromEnv } from './backend';
+import { connectOrWhy, devServerSettings, settingsFromEnv } from './backend';
+import { replannerCommand, serverCommand } from '../domain/printed-commands';
 import { describeTarget, isLocalDevTarget, nothingAnswers, type TemporalTarget } from '../connection';
 import { livenessOf } from './workers';
 import { routeOf } from '../route';
@@ -59,7 +60,7 @@ the expected time of each purpose's call, and whether the LLM limits fit (else w
 It starts and changes nothing.
 
 Marks: ✓ works · ✗ fix this before a run can succeed (the line says how) · – not running yet but
-\`replanner run\` starts it, or not checked because an earlier check failed.
+\`run\` starts it, or not checked because an earlier check failed.
 Exit codes: 0 a run can succeed · 1 at least one ✗ · 2 usage error`;
 
 export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
@@ -77,7 +78,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
   const { connection, why } = await connectOrWhy(target, 3000);
   report.temporal.settings = `${target.address} (${describeTarget(target)})`;
   try {
-    checks.push(await temporalCheck(connection, target, report, why));
+    checks.push(await temporalCheck(connection, target, report, why, env));
     checks.push(await workerCheck(connection, target.namespace, env));
   } finally {
     await connection?.close();
@@ -126,7 +127,13 @@ const TITLES: Record<CheckName, string> = {
   speed: 'Speed',
 };
 
-async function temporalCheck(connection: Connection | undefined, target: TemporalTarget, report: DoctorReport, why?: string): Promise<Check> {
+async function temporalCheck(
+  connection: Connection | undefined,
+  target: TemporalTarget,
+  report: DoctorReport,
+  why: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Check> {
   const address = `${target.address} (${describeTarget(target)})`;
   if (!connection) {
     if (isLocalDevTarget(target) && nothingAnswers(why)) {
@@ -134,7 +141,7 @@ async function temporalCheck(connection: Connection | undefined, target: Tempora
         name: 'temporal',
         mark: 'info',
         summary: `Temporal server at ${address}: not running`,
-        fix: '`replanner run` starts the local dev server (or start it now: npm run server)',
+        fix: `\`run\` starts the local dev server (or start it now, in another shell: ${serverCommand(devServerSettings(env))})`,
       };
     }
     return {
@@ -160,7 +167,7 @@ async function workerCheck(connection: Connection | undefined, namespace: string
       name: 'worker',
       mark: 'info',
       summary: `Worker on ${queue}: not checked (no Temporal server)`,
-      fix: '`replanner run` starts one with this shell’s LLM settings',
+      fix: '`run` starts one with this shell’s LLM settings',
     };
   }
   let found;
@@ -179,21 +186,21 @@ async function workerCheck(connection: Connection | undefined, namespace: string
     const settings = `model ${record.model} at ${record.endpoint}, pid ${record.pid}`;
     const why = restartReason(record, route);
     return why
-      ? { name: 'worker', mark: 'info', summary: `Worker on ${queue}: polls (${settings})`, fix: `\`replanner run\` restarts it: ${why}` }
-      : { name: 'worker', mark: 'ok', summary: `Worker on ${queue}: polls (${settings}, started by replanner run)` };
+      ? { name: 'worker', mark: 'info', summary: `Worker on ${queue}: polls (${settings})`, fix: `\`run\` restarts it: ${why}` }
+      : { name: 'worker', mark: 'ok', summary: `Worker on ${queue}: polls (${settings}, started by \`run\`)` };
   }
   if (liveness.alive && liveness.by === 'poller') {
     return {
       name: 'worker',
       mark: 'ok',
-      summary: `Worker on ${queue}: polls (${liveness.identity}; started outside replanner run, so its LLM settings are not known here — the queue name stands for model ${route.model} at ${route.endpoint})`,
+      summary: `Worker on ${queue}: polls (${liveness.identity}; started outside \`run\`, so its LLM settings are not known here — the queue name stands for model ${route.model} at ${route.endpoint})`,
     };
   }
   return {
     name: 'worker',
     mark: 'info',
     summary: `Worker on ${queue}: none polls`,
-    fix: '`replanner run` starts one with this shell’s LLM settings (or run one yourself: replanner worker)',
+    fix: `\`run\` starts one with this shell’s LLM settings (or run one yourself: ${replannerCommand('worker')})`,
   };
 }
 

@@ -14,6 +14,7 @@ import type { QuestionAsker } from './question-asker';
 import { FINAL } from './run-inspect';
 import { workflowIdOf } from './runs';
 import { eventPrinter, watchEvents, type EventPrinter } from './watch';
+import { replannerCommand } from '../domain/printed-commands';
 import { pollersOf, readRecord } from './workers';
 
 /** Starts the run's worker as `run` and a new `watch` do (ensureRunWorker), telling on stderr what it did. */
@@ -94,7 +95,7 @@ function queueWatchdog(client: Client, runId: string, p: EventPrinter, worker: W
  */
 export async function whileWatching<T>(runId: string, say: (s: string) => void, watch: () => Promise<T>, out?: unknown): Promise<T> {
   const onInterrupt = () => {
-    say(`\nStopped watching; run ${runId} goes on. Reattach: replanner watch ${runId} · cancel it: replanner cancel ${runId}`);
+    say(`\nStopped watching; run ${runId} goes on. Reattach: ${replannerCommand('watch', runId)} · cancel it: ${replannerCommand('cancel', runId)}`);
     process.exit(130);
   };
   process.once('SIGINT', onInterrupt);

@@ -4,6 +4,7 @@ import type { PauseKind } from '../domain/run/llm-outage';
 import { failedNote } from '../domain/task-details';
 import type { Question, RunEvent, RunStatus } from '../workflows/messages';
 import { answerCommand, decisionLine, formatConfidence, MARK, oneLine, pausedLine, pausesOf, pendingQuestions } from './render';
+import { replannerCommand } from '../domain/printed-commands';
 
 /** One line per change worth telling while watching. */
 export function describeChanges(prev: RunStatus | undefined, next: RunStatus): string[] {
@@ -17,7 +18,9 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   const asked = new Set((prev?.consultations ?? []).map((c) => c.id));
   for (const c of next.consultations ?? []) {
     if (asked.has(c.id)) continue;
-    out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4|key> ["text"]`);
+    out.push(
+      `  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: ${replannerCommand('consult', next.runId, c.taskId, '<1-4|key> ["text"]')}`,
+    );
     out.push(`    ${consultationChoices(c)}`);
   }
   // Every decision since the last poll (status carries the newest few), and results that changed.
@@ -92,7 +95,7 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
     case 'consultation':
       return [
         `  consultation ${e.consultationId} for task ${e.taskId} (${e.consultationKind}): ${oneLine(e.message, 200)}`,
-        `    choices: replanner status ${runId} · answer: replanner consult ${runId} ${e.taskId} <1-4|key> ["text"]`,
+        `    choices: ${replannerCommand('status', runId)} · answer: ${replannerCommand('consult', runId, e.taskId, '<1-4|key> ["text"]')}`,
       ];
     case 'consultation_closed':
       return [`  consultation ${e.consultationId} of task ${e.taskId} closed`];

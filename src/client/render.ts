@@ -5,6 +5,7 @@ import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 import type { FileChange } from '../domain/file-changes';
 import type { TokenUsage } from '../domain/usage';
+import { replannerCommand } from '../domain/printed-commands';
 
 export const MARK: Record<string, string> = {
   READY: '[ ]',
@@ -65,7 +66,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   for (const c of s.consultations ?? []) {
     lines.push(`Consultation ${c.id} (task ${c.taskId}, ${c.kind}, loop ${c.iteration}/${c.maxLoops}): ${oneLine(c.message, 200)}`);
     for (const x of c.choices) lines.push(`  ${choiceLine(x)}`);
-    lines.push(`  answer: replanner consult ${s.runId} ${c.taskId} <1-4|key> ["text"]`);
+    lines.push(`  answer: ${replannerCommand('consult', s.runId, c.taskId, '<1-4|key> ["text"]')}`);
   }
   if (s.replans) {
     // One name per replan type everywhere: its type, as `decisions` shows it (older runs: by phase).
@@ -123,8 +124,9 @@ function closedQuestionLine(q: Question): string {
 
 /** How to answer a question from the shell (a confirmation takes yes or no; no `yes|no`, a shell would pipe it). */
 export function answerCommand(runId: string, q: Pick<Question, 'id' | 'kind'>): string {
-  if (q.kind === 'budget') return `replanner answer ${runId} ${q.id} "raise <tokens>" (or stop)`;
-  return q.kind === 'confirmation' ? `replanner answer ${runId} ${q.id} yes (or no)` : `replanner answer ${runId} ${q.id} "<text>"`;
+  const answer = (what: string) => replannerCommand('answer', runId, q.id, what);
+  if (q.kind === 'budget') return `${answer('"raise <tokens>"')} (or stop)`;
+  return q.kind === 'confirmation' ? `${answer('yes')} (or no)` : answer('"<text>"');
 }
 
 /** What the run does if nobody answers. */
@@ -218,16 +220,16 @@ export function pausesOf(s: Partial<Pick<RunStatus, 'pause' | 'pauses'>>): NonNu
 export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): string {
   const next =
     p.kind === 'llm_outage'
-      ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
+      ? `resumes by itself when the LLM answers (retry now: ${replannerCommand('resume', runId)})`
       : p.kind === 'host_offline'
         ? // Workspace affinity: the reason says how to bring the host back or cancel.
           'resumes by itself when the host is back'
         : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported' || p.kind === 'llm_slow'
-          ? `fix it, then: replanner resume ${runId}`
+          ? `fix it, then: ${replannerCommand('resume', runId)}`
           : p.kind === 'budget'
             ? // a budget pause ends by answering its question (raise or stop), not by resume.
               'answer the budget question below'
-            : `resume: replanner resume ${runId}`;
+            : `resume: ${replannerCommand('resume', runId)}`;
   const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
   return `PAUSED ${by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 400)}` : ''} — ${next}`;
 }

@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from '../project-root';
 import { routeOf, type Route } from '../route';
 import { WORKER_NODE_ARGS } from '../worker-node-args';
 import { displayPath as rel, fileSafe, isOurWorker, livenessOf, pidExists, pollersOf, recordFile, removeRecord, workersDir } from './workers';
+import { replannerCommand } from '../domain/printed-commands';
 
 /** How the worker process is started: the build, or the TypeScript sources when the CLI runs from them. */
 function workerCommand(): string[] {
@@ -165,7 +166,7 @@ async function ensureWorkerLocked(
   const started = await startWorker(connection, target, route, env);
   const replaced = record ? ` in place of pid ${record.pid}, which is gone` : '';
   say(
-    `Started a Replanner worker on ${where}${replaced} (pid ${started.pid}, log ${rel(started.log)}; stop it: replanner worker stop ${route.taskQueue}).`,
+    `Started a Replanner worker on ${where}${replaced} (pid ${started.pid}, log ${rel(started.log)}; stop it: ${replannerCommand('worker', 'stop', route.taskQueue)}).`,
   );
 }
 

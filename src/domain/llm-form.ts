@@ -14,6 +14,7 @@
 // until the server refuses streaming; from then on the run's requests do not stream (`stream:
 // false`, remembered like the rung: it only goes down too). Streaming and the form are independent:
 // a server may refuse one and take the other.
+import { replannerCommand } from './printed-commands';
 
 export const LLM_RUNGS = ['json_schema', 'json_object', 'prompt'] as const;
 export type LlmRung = (typeof LLM_RUNGS)[number];
@@ -109,7 +110,7 @@ export function workerRejection(rung: LlmRung, message: string): { next: LlmRung
 /** The fix shown with an `llm_unsupported` pause. */
 export const TOOL_CALLS_FIX =
   'use a model and server with tool calls (llama.cpp / llama-cpp-python: --chat_format chatml-function-calling or a model with a tool-call template; ' +
-  'vLLM: --enable-auto-tool-choice --tool-call-parser <parser>; Ollama: a model tagged "tools"), restart the worker, then `replanner resume <runId>`';
+  `vLLM: --enable-auto-tool-choice --tool-call-parser <parser>; Ollama: a model tagged "tools"), restart the worker, then \`${replannerCommand('resume', '<runId>')}\``;
 
 /**
  * A model without native tool calls answers a request offering tools by writing the call as

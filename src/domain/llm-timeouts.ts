@@ -13,6 +13,7 @@
 // Only "could not connect" is an outage (the run pauses and probes): a model that connected
 // and is slow is alive, and a request that ran out of one of the other limits is retried, then the
 // run pauses with the setting to raise named (src/domain/run/llm-outage.ts 'slow').
+import { replannerCommand } from './printed-commands';
 
 export interface LlmTimeouts {
   connectMs: number;
@@ -118,7 +119,7 @@ export function timeoutFix(t: ProgressTimeout): string {
     case 'connect':
       return `check that the server is up; a slow network needs a longer ${raise('connect')}`;
     case 'first_token':
-      return `a slow model needs a longer ${raise('first_token')} or a lower ${raise('read_speed')}; \`replanner doctor\` measures its speed`;
+      return `a slow model needs a longer ${raise('first_token')} or a lower ${raise('read_speed')}; \`${replannerCommand('doctor')}\` measures its speed`;
     case 'stall':
       return `a model that pauses mid-reply needs a longer ${raise('stall')}`;
     case 'total':

@@ -6,6 +6,7 @@
 import { emptyCounters } from './replan/limits';
 import { ENDED_BY_TEMPORAL, finalStatusOfExecution, isFinalStatus, withOpenQuestionsClosed } from './run/closed';
 import type { DecisionsView, RunStatusView } from './run/views';
+import { replannerCommand } from './printed-commands';
 
 /** Temporal's execution status of a closed workflow (describe: status.name). */
 export type TemporalClosedStatus = 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'TIMED_OUT' | 'CONTINUED_AS_NEW' | 'UNKNOWN';
@@ -76,13 +77,13 @@ export function closedRunDecisions(recorded: DecisionsView | undefined, finalSta
 
 /**
  * How to start a worker for `queue`, for the user to type: the caller's own environment already
- * routes there (`replanner worker`); else the settings the CLI recorded for a worker it once
+ * routes there (`npx replanner worker`); else the settings the CLI recorded for a worker it once
  * started there; else the queue by name, with the LLM settings the run should use.
  */
 export function workerStartHint(p: { queue: string; callerQueue: string; recorded?: { endpoint: string; model: string } }): string {
-  if (p.queue === p.callerQueue) return 'start its worker from this shell: replanner worker (or npm run worker)';
+  if (p.queue === p.callerQueue) return `start its worker from this shell: ${replannerCommand('worker')}`;
   const env = p.recorded
     ? `OPENAI_BASE_URL=${p.recorded.endpoint} REPLANNER_MODEL=${p.recorded.model} OPENAI_API_KEY=<key>`
     : `REPLANNER_TASK_QUEUE=${p.queue} OPENAI_BASE_URL=<endpoint> REPLANNER_MODEL=<model> OPENAI_API_KEY=<key>`;
-  return `start its worker: ${env} replanner worker (or the same env with npm run worker)`;
+  return `start its worker: ${env} ${replannerCommand('worker')}`;
 }

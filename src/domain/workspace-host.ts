@@ -3,6 +3,7 @@
 // queue of the host that owns its workspace, `<endpointQueue>@<host>`, while its workflows and its
 // planning LLM calls stay on the endpoint-and-model queue, served by every worker with those
 // settings. Pure: no Temporal, no I/O.
+import { replannerCommand } from './printed-commands';
 
 /** Host names go into task queue names and a search attribute: a DNS-like name, nothing else. */
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -120,7 +121,7 @@ export function chooseWorkspaceHost(p: {
   return {
     problem:
       `no worker owns the workspace ${p.workspace}: ${serving}. ` +
-      `Start a worker on the host that holds it with the workspace under its roots (e.g. REPLANNER_WORKSPACE_ROOTS=${parentOf(p.workspace)} replanner worker), ` +
+      `Start a worker on the host that holds it with the workspace under its roots (e.g. REPLANNER_WORKSPACE_ROOTS=${parentOf(p.workspace)} ${replannerCommand('worker')}), ` +
       "or add it to a running worker's REPLANNER_WORKSPACE_ROOTS and restart that worker",
   };
 }

@@ -34,6 +34,10 @@ import { LLM_ACCESS_REJECTED, LLM_SLOW, LLM_UNAVAILABLE, LLM_UNSUPPORTED } from 
 import { timeoutFix } from '../domain/llm-timeouts';
 import { oneLine } from '../domain/text';
 import { ProgressTimeoutError } from './stream';
+import { replannerCommand } from '../domain/printed-commands';
+
+/** How a paused run goes on once its worker is fixed. */
+const RESUME = replannerCommand('resume', '<runId>');
 
 export { LLM_ACCESS_REJECTED, LLM_SLOW, LLM_UNAVAILABLE, LLM_UNSUPPORTED };
 export const LLM_REJECTED = 'LlmRequestRejected';
@@ -56,9 +60,9 @@ const MIN_RETRY_DELAY_MS = 100;
 /** What to do about a 401/403/404, in words a user can act on. */
 function accessFix(status: number, baseURL: string): string {
   if (status === 404) {
-    return `${baseURL} answered HTTP 404: check OPENAI_BASE_URL and REPLANNER_MODEL, restart the worker with the right values, then \`replanner resume <runId>\``;
+    return `${baseURL} answered HTTP 404: check OPENAI_BASE_URL and REPLANNER_MODEL, restart the worker with the right values, then \`${RESUME}\``;
   }
-  return `OPENAI_API_KEY rejected by ${baseURL} (HTTP ${status}): set the right key (and its permissions), restart the worker with it, then \`replanner resume <runId>\``;
+  return `OPENAI_API_KEY rejected by ${baseURL} (HTTP ${status}): set the right key (and its permissions), restart the worker with it, then \`${RESUME}\``;
 }
 
 export interface LlmErrorContext {
@@ -149,7 +153,7 @@ function messageOf(err: unknown, facts: LlmFacts, kind: FailureKind, ctx: LlmErr
  * HTTP server, or a certificate the worker does not trust. Undefined for any other connection error.
  */
 export function tlsProblem(err: APIConnectionError): { detail: string; fix: string } | undefined {
-  const restart = 'restart the worker, then `replanner resume <runId>`';
+  const restart = `restart the worker, then \`${RESUME}\``;
   // Duck-typed, not `instanceof Error`: the socket's error may come from another realm (a vm context).
   let c: unknown = err.cause;
   for (let depth = 0; typeof c === 'object' && c !== null && depth < 5; depth++) {

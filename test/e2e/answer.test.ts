@@ -116,7 +116,7 @@ describe('replanner answer / decisions (X14, X9)', () => {
     const human = await cli('status', id);
     expect(human.code).toBe(0);
     expect(human.out).toContain('Question q1 (clarification, goal_understanding)');
-    expect(human.out).toContain(`replanner answer ${id} q1 "<text>"`);
+    expect(human.out).toContain(`npx replanner answer ${id} q1 "<text>"`);
     expect(human.out).toMatch(/^Replans: \d+/m);
     expect(human.out).toMatch(/^Last decision: replan-\d+ · goal_understanding · /m);
 
@@ -181,7 +181,7 @@ describe('replanner answer / decisions (X14, X9)', () => {
     expect((await cli('run', 'write the report', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
     let out = '';
     const watching = main(['watch', id], { write: (s: string) => (out += s) }, { write: () => undefined }, new PassThrough());
-    await until('the question line', async () => (out.includes(`replanner answer ${id} q1 "<text>"`) ? true : undefined), 60_000);
+    await until('the question line', async () => (out.includes(`npx replanner answer ${id} q1 "<text>"`) ? true : undefined), 60_000);
     expect(out).not.toContain('q1 — your answer');
     expect((await cli('answer', id, 'q1', 'JSON')).code).toBe(0);
     expect(await watching).toBe(0);

@@ -63,7 +63,7 @@ describe('replanner run --budget-tokens / answer (O3)', () => {
     expect(human.out).toMatch(/^Budget: [\d,]+ \/ 2,000 tokens \(\d+\.\d%\)$/m);
     expect(human.out).toMatch(/^PAUSED \(budget\) since .*answer the budget question below$/m);
     expect(human.out).toContain(`Question ${q.id} (budget, execution): The run's budget is used up: used`);
-    expect(human.out).toContain(`replanner answer ${id} ${q.id} "raise <tokens>" (or stop)`);
+    expect(human.out).toContain(`npx replanner answer ${id} ${q.id} "raise <tokens>" (or stop)`);
 
     // A wrong answer exits 2 with the reason; `resume` does not end a budget pause.
     const wrong = await cli('answer', id, q.id, 'more');

@@ -96,7 +96,7 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     expect(waiting).toBe(true);
     const human = await cli('status', id);
     expect(human.out).toContain('Who is the result for');
-    expect(human.out).toContain(`replanner answer ${id} q1 "<text>"`);
+    expect(human.out).toContain(`npx replanner answer ${id} q1 "<text>"`);
 
     // Paused before the answer: the answer is taken, and nothing more is asked of the model until resume.
     expect((await cli('pause', id, 'trying pause')).code).toBe(0);
@@ -167,7 +167,7 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     }
     const help = await cli('temporal', '--help');
     expect(help).toMatchObject({ code: 0, err: '' });
-    expect(help.out).toContain('replanner temporal workflow list');
+    expect(help.out).toContain('npx replanner temporal workflow list');
   });
 
   it('M4 V6 on a worker whose sandbox cannot run commands, the check command fails, watch says why and the run ends BLOCKED', async () => {

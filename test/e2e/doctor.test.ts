@@ -286,7 +286,7 @@ describe('replanner doctor', () => {
     shell({ REPLANNER_TASK_QUEUE: 'doctor-test-queue-nobody-polls' });
     const r = await doctor();
     expect(line(r.lines, /Worker/)).toBe('– Worker on task queue "doctor-test-queue-nobody-polls": none polls');
-    expect(r.out).toMatch(/→ `replanner run` starts one with this shell’s LLM settings/);
+    expect(r.out).toMatch(/→ `run` starts one with this shell’s LLM settings/);
     expect(r.code).toBe(0);
   });
 
@@ -305,14 +305,16 @@ describe('replanner doctor', () => {
     expect(json.checks.find((c) => c.name === 'endpoint')).toMatchObject({ mark: 'fail', summary: expect.stringContaining(url) });
   });
 
-  it('M2 no Temporal server on a local address: – (`replanner run` starts the dev server), the worker not checked; exit 0', async () => {
+  it('M2 V7 no Temporal server on a local address: – (`run` starts the dev server, or the command that starts it there), the worker not checked; exit 0', async () => {
     const port = await closedPort();
     shell({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     const r = await doctor();
     expect(line(r.lines, /Temporal/)).toBe(
       `– Temporal server at 127.0.0.1:${port} (namespace default, no TLS, no API key; profile "default", no config file): not running`,
     );
-    expect(r.out).toContain('→ `replanner run` starts the local dev server (or start it now: npm run server)');
+    expect(r.out).toContain(
+      `→ \`run\` starts the local dev server (or start it now, in another shell: TEMPORAL_ADDRESS=127.0.0.1:${port} npm run server)`,
+    );
     expect(line(r.lines, /Worker/)).toMatch(/^– Worker on task queue ".*": not checked \(no Temporal server\)$/);
     expect(r.code).toBe(0);
   });

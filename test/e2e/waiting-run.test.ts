@@ -52,7 +52,7 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       const l = await listLineOf(id);
       return l.includes('\tWAITING\t') ? l : undefined;
     });
-    expect(listed).toContain(`↳ question q1 (clarification): Which format should the report use? — replanner answer ${id} q1 "<your answer>"`);
+    expect(listed).toContain(`↳ question q1 (clarification): Which format should the report use? — npx replanner answer ${id} q1 "<your answer>"`);
     expect(await listLineOf(id, '--waiting')).toContain(`${id}\tWAITING`);
     const waiting = await until('the current details to lead with the question', async () => {
       const d = await currentDetails(handle);
@@ -62,8 +62,8 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       '**Waiting for your answer**: question q1 (clarification)',
       '> Which format should the report use?',
       '**More Actions → Send a Signal** (top right of this page), signal name `answer`, data `{"questionId":"q1","answer":"<your answer>"}`, encoding json/plain',
-      `\`replanner answer ${id} q1 "<your answer>"\``,
-      `\`temporal workflow update execute --workflow-id run-${id} --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'\``,
+      `\`npx replanner answer ${id} q1 "<your answer>"\``,
+      `\`npx replanner temporal workflow update execute --workflow-id run-${id} --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'\``,
       '**Status**: WAITING',
     ])
       expect(waiting).toContain(line);
@@ -100,15 +100,15 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       const l = await listLineOf(id);
       return l.includes('\tPAUSED\t') ? l : undefined;
     });
-    expect(pausedLine).toMatch(new RegExp(`↳ paused by you since \\S+: checking the sources — replanner resume ${id}$`));
+    expect(pausedLine).toMatch(new RegExp(`↳ paused by you since \\S+: checking the sources — npx replanner resume ${id}$`));
     const pausedDetails = await until('the details to lead with the pause', async () => {
       const d = await currentDetails(handle);
       return d.startsWith('**Paused**') ? d : undefined;
     });
     expect(pausedDetails).toContain(': checking the sources');
     expect(pausedDetails).toContain('signal name `resumeSignal`, no data');
-    expect(pausedDetails).toContain(`\`replanner resume ${id}\``);
-    expect(pausedDetails).toContain(`\`temporal workflow update execute --workflow-id run-${id} --name resume\``);
+    expect(pausedDetails).toContain(`\`npx replanner resume ${id}\``);
+    expect(pausedDetails).toContain(`\`npx replanner temporal workflow update execute --workflow-id run-${id} --name resume\``);
     console.log(`the paused run's current details:\n${pausedDetails.slice(0, 1500)}`);
 
     // 7. Resumed from the Web UI as its page says; the run ends DONE with the answer it was given.

@@ -275,7 +275,7 @@ describe('replanner watch (V2)', () => {
   it('V2 watch --help documents --verbose, --json lines and the exit codes', async () => {
     const r = await cli('--help');
     expect(r.code).toBe(0);
-    expect(r.out).toContain('replanner watch <runId> [--ask] [--verbose] [--json]');
+    expect(r.out).toContain('npx replanner watch <runId> [--ask] [--verbose] [--json]');
     expect(r.out).toContain('--verbose, -v');
     expect(r.out).toMatch(/watch exits 0 when the run ended DONE, 1 when it ended otherwise, 3 when/);
   });

@@ -19,7 +19,7 @@ describe('status of a run with a workspace host', () => {
     const text = renderStatus(statusView(r.state));
     expect(text).toContain('PAUSED (host_offline) since 2026-11-25T07:00:00.000Z: workspace host host-a offline since 2026-11-25T07:00:00.000Z');
     expect(text).toContain('REPLANNER_HOST=host-a');
-    expect(text).toContain('replanner cancel r7');
+    expect(text).toContain('npx replanner cancel r7');
     expect(text).toContain('resumes by itself when the host is back');
   });
 });

@@ -73,9 +73,9 @@ describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => 
     );
     expect(text).toContain('Question q1 (clarification, goal_understanding): Which format?');
     expect(text).toContain('goes on after 30 min without an answer, assuming: JSON');
-    expect(text).toContain('replanner answer r1 q1 "<text>"');
+    expect(text).toContain('npx replanner answer r1 q1 "<text>"');
     expect(text).toContain('Question q2 (confirmation, execution)');
-    expect(text).toContain('answer yes or no: replanner answer r1 q2 yes (or no)');
+    expect(text).toContain('answer yes or no: npx replanner answer r1 q2 yes (or no)');
     expect(text).toContain('the run waits for the answer');
     // one line for the last decision
     expect(text.split('\n').filter((l) => l.startsWith('Last decision')).length).toBe(1);
@@ -132,8 +132,8 @@ describe('answer hints', () => {
   });
 
   it('X7 a confirmation is answered yes or no; other questions with text', () => {
-    expect(answerCommand('r1', q1)).toBe('replanner answer r1 q1 "<text>"');
-    expect(answerCommand('r1', q2)).toBe('replanner answer r1 q2 yes (or no)');
+    expect(answerCommand('r1', q1)).toBe('npx replanner answer r1 q1 "<text>"');
+    expect(answerCommand('r1', q2)).toBe('npx replanner answer r1 q2 yes (or no)');
     expect(questionLines('r1', { ...q1, kind: 'escalation' }).join('\n')).toContain('answer with an instruction for how to go on');
   });
 
@@ -158,7 +158,7 @@ describe('describeChanges: questions and decisions while watching', () => {
   it('announces a new question with its answer command once, then its answer', () => {
     const asked = { ...base, questions: [q1], lastDecision: record };
     const first = describeChanges(base, asked);
-    expect(first).toContain('  question q1 (clarification): Which format? — answer: replanner answer r1 q1 "<text>"');
+    expect(first).toContain('  question q1 (clarification): Which format? — answer: npx replanner answer r1 q1 "<text>"');
     expect(first.some((l) => l.startsWith('  decision replan-1'))).toBe(true);
     expect(describeChanges(asked, asked)).toEqual([]);
     const answered = { ...asked, questions: [{ ...q1, status: 'answered' as const, answer: 'CSV' }] };
@@ -227,7 +227,7 @@ describe('renderDecisions (X9)', () => {
     expect(text).toContain('q1 (clarification, goal_understanding, answered; asked 2024-01-01T00:00:00.000Z by replan-1): Which format?');
     expect(text).toContain('    answer: CSV (at 2024-01-01T00:01:00.000Z)');
     expect(text).toContain('    no answer in time; went on assuming: keep the plan');
-    expect(text).toContain('    replanner answer r1 q3 yes (or no)');
+    expect(text).toContain('    npx replanner answer r1 q3 yes (or no)');
   });
 
   it('each decision with its own time, under its own record (two task decisions of one execution phase)', () => {
@@ -287,14 +287,14 @@ describe('consultations (P7)', () => {
         '  2|split. 問題を分割して段階的に進める — Split the problem and proceed step by step',
         '  3|consult. 別の専門家や資料を参照する — Consult another expert or reference material (needs your text)',
         '  4|continue. 現在のアプローチを続ける（上限を +5 回） — Continue with the current approach (limit +5 loops)',
-        '  answer: replanner consult r1 s <1-4|key> ["text"]',
+        '  answer: npx replanner consult r1 s <1-4|key> ["text"]',
       ].join('\n'),
     );
   });
 
   it('P7 watch announces a new consultation once, with its choices', () => {
     const lines = describeChanges(base, consulting);
-    expect(lines).toContain('  consultation s-c1 for task s (lost_confidence) — answer: replanner consult r1 s <1-4|key> ["text"]');
+    expect(lines).toContain('  consultation s-c1 for task s (lost_confidence) — answer: npx replanner consult r1 s <1-4|key> ["text"]');
     expect(lines).toContain(
       '    1|requirements Give more detailed requirements or constraints (+text) · 2|split Split the problem and proceed step by step · 3|consult Consult another expert or reference material (+text) · 4|continue Continue with the current approach (limit +5 loops)',
     );
@@ -311,13 +311,13 @@ describe('O1 PAUSED in status and watch', () => {
   it('O1 status shows PAUSED with who, since when, the reason and how to resume', () => {
     const text = renderStatus(paused);
     expect(text).toContain('Run r1: PAUSED');
-    expect(text).toContain('PAUSED by user since 2024-01-01T00:00:00.000Z: waiting for review — resume: replanner resume r1');
+    expect(text).toContain('PAUSED by user since 2024-01-01T00:00:00.000Z: waiting for review — resume: npx replanner resume r1');
     expect(renderStatus(base)).not.toContain('PAUSED');
   });
   it('O1 watch says when the run pauses and resumes, once', () => {
     expect(describeChanges(base, paused)).toEqual([
       'status: PAUSED',
-      '  PAUSED by user since 2024-01-01T00:00:00.000Z: waiting for review — resume: replanner resume r1',
+      '  PAUSED by user since 2024-01-01T00:00:00.000Z: waiting for review — resume: npx replanner resume r1',
     ]);
     expect(describeChanges(paused, paused)).toEqual([]);
     expect(describeChanges(paused, base)).toEqual(['status: RUNNING']);
@@ -345,16 +345,16 @@ describe('O2 LLM pauses in status and watch', () => {
       'PAUSED (llm_outage) since 2024-01-01T00:00:00.000Z: LLM unavailable since 2024-01-01T00:00:00.000Z: connect ECONNREFUSED — resumes by itself when the LLM answers',
     );
     expect(renderStatus(withPauses(rejected))).toContain(
-      'PAUSED (llm_rejected) since 2024-01-01T00:02:00.000Z: LLM access rejected: set the right key — fix it, then: replanner resume r1',
+      'PAUSED (llm_rejected) since 2024-01-01T00:02:00.000Z: LLM access rejected: set the right key — fix it, then: npx replanner resume r1',
     );
     const both = renderStatus(withPauses(user, outage));
-    expect(both).toContain('PAUSED by user since 2024-01-01T00:01:00.000Z — resume: replanner resume r1');
+    expect(both).toContain('PAUSED by user since 2024-01-01T00:01:00.000Z — resume: npx replanner resume r1');
     expect(both).toContain('PAUSED (llm_outage)');
   });
 
   it('O2 watch names a pause added during another, once, and says nothing when the outage ends but the user pause stays', () => {
     expect(describeChanges(withPauses(outage), withPauses(user, outage))).toEqual([
-      '  PAUSED by user since 2024-01-01T00:01:00.000Z — resume: replanner resume r1',
+      '  PAUSED by user since 2024-01-01T00:01:00.000Z — resume: npx replanner resume r1',
     ]);
     expect(describeChanges(withPauses(user, outage), withPauses(user))).toEqual([]);
   });

@@ -69,7 +69,7 @@ describe('workspace host offline', () => {
     expect(pause.reason).toMatch(/^workspace host host-a offline since \d{4}-\d\d-\d\dT/);
     // How to move on: bring the host back, or cancel.
     expect(pause.reason).toContain('REPLANNER_HOST=host-a');
-    expect(pause.reason).toContain(`replanner cancel ${paused.runId}`);
+    expect(pause.reason).toContain(`npx replanner cancel ${paused.runId}`);
     expect(renderStatus(paused)).toContain('resumes by itself when the host is back');
     expect(paused.tasks.filter((t) => t.state === 'BLOCKED')).toEqual([]);
 

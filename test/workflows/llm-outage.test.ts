@@ -155,14 +155,14 @@ describe('O2 an LLM outage pauses the run instead of failing it', () => {
     expect(rejected.reason).toContain('OPENAI_API_KEY rejected by');
     expect(rejected.reason).toContain('HTTP 401');
     expect(rejected.reason).toContain('restart the worker');
-    expect(rejected.reason).toContain(`replanner resume ${runId}`);
+    expect(rejected.reason).toContain(`npx replanner resume ${runId}`);
     expect(await searchStatus(handle)).toBe('PAUSED');
     // Rejected once (no quick retries for a 401), and nothing more is asked while paused.
     await sleep(3000);
     expect(h.fake.requests.map((r) => r.status)).toEqual([401]);
     const shown = await cli('status', runId);
     expect(shown.out).toContain('PAUSED (llm_rejected)');
-    expect(shown.out).toContain(`fix it, then: replanner resume ${runId}`);
+    expect(shown.out).toContain(`fix it, then: npx replanner resume ${runId}`);
 
     await killWorker(bad);
     await startWorkerProcess({ ...params, apiKey: 'good-key' });

@@ -72,7 +72,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     expect(shown).toContain('  1|stop. 作業を中止する — Stop the work');
     expect(shown).toContain('  2|guidance. 追加の指示や情報を提供する — Provide additional instructions or information (needs your text)');
     expect(shown).toContain('  4|different_approach. 別のアプローチで再開する — Restart with a different approach');
-    expect(shown).toContain(`answer: replanner consult ${runId} s <1-4|key> ["text"]`);
+    expect(shown).toContain(`answer: npx replanner consult ${runId} s <1-4|key> ["text"]`);
     // The task's own query shows it too, with the pacemaker's limit.
     const ts = await task.query(taskStatusQuery);
     expect(ts.consultation?.id).toBe('s-c1');

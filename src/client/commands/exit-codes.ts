@@ -3,6 +3,7 @@
 // what is wrong and where to read the command's help.
 import type { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../domain/config/issues';
+import { replannerCommand } from '../../domain/printed-commands';
 import { BackendError } from '../backend';
 import { ModelRefused, ModelUnreachable, NoWorker, NotFound } from '../errors';
 import { WorkerStartError } from '../worker-start';
@@ -38,7 +39,7 @@ export function errorLine(e: unknown, command: Command): string {
 
 /**
  * One line for what the parser refused, e.g. `replanner: unknown option '--x' for 'run' (see:
- * replanner run --help)`: never the whole help.
+ * npx replanner run --help)`: never the whole help.
  */
 export function parseErrorLine(e: CommanderError, command: Command): string {
   const path = pathOf(command);
@@ -52,7 +53,7 @@ export function parseErrorLine(e: CommanderError, command: Command): string {
   let what: string;
   switch (e.code) {
     case 'commander.missingArgument':
-      what = `${first.replace('missing required argument', 'missing argument')}${forCommand}: replanner ${path} ${command.usage()}`;
+      what = `${first.replace('missing required argument', 'missing argument')}${forCommand}: ${replannerCommand(path, command.usage())}`;
       break;
     case 'commander.excessArguments': {
       const expected = command.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`));
@@ -77,5 +78,5 @@ function pathOf(command: Command): string {
 
 function helpOf(command: Command): string {
   const path = pathOf(command);
-  return path ? `replanner ${path} --help` : 'replanner --help';
+  return path ? replannerCommand(path, '--help') : replannerCommand('--help');
 }

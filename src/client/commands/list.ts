@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { countProblem } from '../../domain/run-input';
 import { listRuns, type RunListing } from '../runs';
 import { act, EXIT, UsageError, type CliContext } from './context';
+import { replannerCommand } from '../../domain/printed-commands';
 
 /** One run: id, status, phase, start, instruction; a waiting or paused run's next line says what it waits for and how to answer. */
 function listLine(r: RunListing): string {
@@ -24,7 +25,11 @@ export function listCommand(ctx: CliContext): Command {
         const runs = await listRuns(backend.client, Number(o.limit), { waiting: o.waiting });
         if (o.json) ctx.json(runs);
         else if (!runs.length)
-          ctx.print(o.waiting ? 'No run is waiting for an answer.' : 'No runs yet. Start one: replanner run "<instruction>" --workspace DIR');
+          ctx.print(
+            o.waiting
+              ? 'No run is waiting for an answer.'
+              : `No runs yet. Start one: ${replannerCommand('run', '"<instruction>"', '--workspace DIR')}`,
+          );
         else for (const r of runs) ctx.print(listLine(r));
         return EXIT.OK;
       }),

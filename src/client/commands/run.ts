@@ -19,6 +19,7 @@ import { checkModelAnswers, newRunId, readInstructionSource, runningRunOn, store
 import { runOptionsFromConfig, startRun } from '../runs';
 import { RunIdTaken, WorkspaceBusy } from '../workspace-lock';
 import { act, ensureRunWorker, EXIT, UsageError, type CliContext } from './context';
+import { replannerCommand } from '../../domain/printed-commands';
 
 interface RunOptions {
   workspace?: string;
@@ -65,7 +66,7 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   }
   const inline = fromFile === undefined ? instructionArg : undefined;
   if (fromFile === undefined && inline === undefined) {
-    throw new UsageError('run needs an instruction: replanner run "<instruction>" --workspace DIR (or --instruction-file FILE|-)');
+    throw new UsageError(`run needs an instruction: ${replannerCommand('run', '"<instruction>"', '--workspace DIR')} (or --instruction-file FILE|-)`);
   }
   const problem = (inline !== undefined ? instructionProblem(inline) : undefined) ?? (o.id !== undefined ? runIdProblem(o.id) : undefined);
   if (problem) throw new UsageError(problem);
@@ -116,7 +117,7 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   const url = webUiUrl(backend.namespace, handle.workflowId);
   if (!o.wait) {
     if (o.json) ctx.json({ runId, workflowId: handle.workflowId, webUi: url });
-    else ctx.print(`Started run ${runId} (workflow ${handle.workflowId})\nWeb UI: ${url}\nWatch it: replanner watch ${runId}`);
+    else ctx.print(`Started run ${runId} (workflow ${handle.workflowId})\nWeb UI: ${url}\nWatch it: ${replannerCommand('watch', runId)}`);
     return EXIT.OK;
   }
   if (!o.json) ctx.print(`Started run ${runId} — Web UI: ${url}`);
@@ -185,7 +186,7 @@ async function refuseUsedId(client: Client, id: string): Promise<void> {
 
 /** The refusal of a second run on a workspace, naming the running one. */
 function busyMessage(workspace: string, runId: string): string {
-  return `the workspace ${workspace} already has a running run: ${runId} (watch it: replanner watch ${runId}; or cancel it: replanner cancel ${runId})`;
+  return `the workspace ${workspace} already has a running run: ${runId} (watch it: ${replannerCommand('watch', runId)}; or cancel it: ${replannerCommand('cancel', runId)})`;
 }
 
 /** `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */

@@ -24,7 +24,7 @@ export function scriptedModelCommand(ctx: CliContext): Command {
     .option('--port <n>', `the port to listen on (0: any free port)`, String(SCRIPTED_MODEL_PORT))
     .option('--host <address>', 'the address to listen on', '127.0.0.1')
     .option('--scenario <name>', `${TRYOUT_SCENARIOS.join(' or ')}: "ask" asks you one question first, "plain" asks none`, 'ask')
-    .option('--latency-ms <n>', 'how long each reply takes, so there is time to try `replanner pause`', '500')
+    .option('--latency-ms <n>', 'how long each reply takes, so there is time to try `pause`', '500')
     .option('--quiet', 'do not print a line for each request')
     .addHelpText(
       'after',
@@ -70,9 +70,9 @@ function introduction(baseURL: string, scenario: TryoutScenario, latencyMs: numb
     'whatever the instruction: it plans two tasks, writes two small files in the workspace',
     `(${TRYOUT_DIR}/PLAN.md and NOTES.md), checks them with one command and ends DONE (BLOCKED, saying why, if that fails).`,
     scenario === 'ask'
-      ? `First it asks you one question ("${TRYOUT_QUESTION}"), so you can try \`replanner answer\`.`
+      ? `First it asks you one question ("${TRYOUT_QUESTION}"), so you can try \`answer\`.`
       : 'It asks no question (--scenario plain).',
-    `Each reply takes ${latencyMs} ms, so there is time to try \`replanner pause\` and \`resume\`.`,
+    `Each reply takes ${latencyMs} ms, so there is time to try \`pause\` and \`resume\`.`,
     '',
     `Listening on ${baseURL}. In another shell:`,
     '',
@@ -84,7 +84,7 @@ function introduction(baseURL: string, scenario: TryoutScenario, latencyMs: numb
     '  npx replanner pause <runId>            # and: npx replanner resume <runId>',
     '  npx replanner diff <runId>             # the files it wrote',
     '',
-    'Stop it with Ctrl-C. (`replanner run` starts a worker for it; `npx replanner worker stop --all` stops that too.)',
+    'Stop it with Ctrl-C. (`run` starts a worker for it; `npx replanner worker stop --all` stops that too.)',
   ];
 }
 

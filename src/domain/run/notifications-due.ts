@@ -8,6 +8,7 @@ import { clip, clipLine } from '../text';
 import { TaskState, type Phase } from '../types';
 import { runChecklist } from './checklist';
 import type { RunState } from './state';
+import { replannerCommand } from '../printed-commands';
 
 // ---------------------------------------------------------------- the checklist
 
@@ -180,8 +181,8 @@ export function clarificationMessage(runId: string, qs: readonly Question[], con
     ...bullets(assumptions),
     '',
     repliesRead
-      ? `Please answer with a reply \`/answer ${qs[0]?.id ?? 'q1'} <your answer>\` (one per question; write access needed), or \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\`.`
-      : `Please answer with \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\` (one per question; replies to this comment are not read).`,
+      ? `Please answer with a reply \`/answer ${qs[0]?.id ?? 'q1'} <your answer>\` (one per question; write access needed), or \`${replannerCommand('answer', runId, qs[0]?.id ?? 'q1', '"<your answer>"')}\`.`
+      : `Please answer with \`${replannerCommand('answer', runId, qs[0]?.id ?? 'q1', '"<your answer>"')}\` (one per question; replies to this comment are not read).`,
   ].join('\n');
 }
 

@@ -6,6 +6,7 @@ import { lowerRung, type LlmRung } from '../llm-form';
 import { budgetPaused, budgetPauseView } from './budget-ledger';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 import type { Applied, PauseState, RunState, RunStatusValue } from './state';
+import { replannerCommand } from '../printed-commands';
 
 export const MAX_PAUSE_REASON_CHARS = 2000;
 
@@ -94,8 +95,8 @@ export function hostOfflineReason(s: Pick<RunState, 'host' | 'runId'>, at: strin
   const host = s.host ?? 'of the workspace';
   return (
     `workspace host ${host} offline since ${at}: no worker of that host takes the run's workspace work; ` +
-    `it goes on by itself when one polls again (on ${host}: replanner worker, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
-    `or stop it: replanner cancel ${s.runId}`
+    `it goes on by itself when one polls again (on ${host}: ${replannerCommand('worker')}, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
+    `or stop it: ${replannerCommand('cancel', s.runId)}`
   );
 }
 

@@ -8,6 +8,7 @@ import { runChecklist } from './checklist';
 import type { NotificationLedger } from './deliveries';
 import type { RunState } from './state';
 import { awaitingAnswers } from './tracker-answers';
+import { replannerCommand } from '../printed-commands';
 
 /** GitHub takes 65,536 characters a comment: the comment stays below in UTF-8 bytes (hence in characters). */
 export const TRACKER_MAX_BYTES = 60_000;
@@ -50,7 +51,7 @@ function questionsPart(s: RunState, service: string): string[] {
     lines.push(
       '',
       `_A reply from someone with write access to this ${service === 'GitHub' ? 'repository' : 'project'} answers; the run confirms it here. ` +
-        `The CLI works too: \`replanner answer ${s.runId} <id> "<answer>"\`. The first answer wins._`,
+        `The CLI works too: \`${replannerCommand('answer', s.runId, '<id>', '"<answer>"')}\`. The first answer wins._`,
     );
     out.push(lines.join('\n'));
   }

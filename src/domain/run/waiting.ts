@@ -1,6 +1,6 @@
 // What a run waits for from a person — its pending questions and consultations,
 // and its pauses — and exactly how to give it, from wherever the person is: the `replanner` CLI,
-// the `temporal` CLI (an update, refused with its reason when it cannot be taken) and the Web UI's
+// the Temporal CLI through it (an update, refused with its reason when it cannot be taken) and the Web UI's
 // own "Send a Signal" action (the run's `answer` signal, JSON a person can type). One source for the
 // run's current details, `status`, `list` and the tracker comment. Pure.
 import { choicesFor } from '../pacemaker/choices';
@@ -9,6 +9,7 @@ import { clipCounted, clipLine } from '../text';
 import { activePauses } from './pause';
 import { pendingQuestions } from './questions';
 import type { PauseState, PendingConsultation, RunState } from './state';
+import { replannerCommand, temporalCliCommand } from '../printed-commands';
 
 /** The run's signal a person sends from the Web UI to answer a question or a consultation. */
 export const ANSWER_SIGNAL = 'answer';
@@ -88,8 +89,8 @@ function questionItem(s: RunState, q: Question): WaitingItem {
     choices: q.kind === 'confirmation' ? ['yes', 'no'] : q.kind === 'budget' ? ['raise <tokens>', 'raise $<usd>', 'stop'] : [],
     otherwise,
     ways: {
-      cli: `replanner answer ${s.runId} ${q.id} "${example}"`,
-      temporal: `temporal workflow update execute --workflow-id ${workflowIdOf(s)} --name answerClarification --input ${shellJson(input)}`,
+      cli: replannerCommand('answer', s.runId, q.id, `"${example}"`),
+      temporal: temporalCliCommand(`workflow update execute --workflow-id ${workflowIdOf(s)} --name answerClarification --input ${shellJson(input)}`),
       signal: { name: ANSWER_SIGNAL, input: JSON.stringify(input) },
     },
   };
@@ -108,8 +109,8 @@ function consultationItem(s: RunState, c: PendingConsultation): WaitingItem {
     choices,
     otherwise: `If nobody answers within ${c.timeoutMinutes} min, the task goes on as the pacemaker's on_consultation_timeout says.`,
     ways: {
-      cli: `replanner consult ${s.runId} ${c.taskId} <choice> ["<text>"]`,
-      temporal: `temporal workflow update execute --workflow-id ${taskWf} --name answerConsultation --input ${shellJson({ choice: 1 })}`,
+      cli: replannerCommand('consult', s.runId, c.taskId, '<choice> ["<text>"]'),
+      temporal: temporalCliCommand(`workflow update execute --workflow-id ${taskWf} --name answerConsultation --input ${shellJson({ choice: 1 })}`),
       signal: { name: ANSWER_SIGNAL, input: JSON.stringify({ taskId: c.taskId, choice: 1 }) },
     },
   };
@@ -140,8 +141,8 @@ function pausedItem(s: RunState, p: PauseState): PausedItem {
   return {
     ...base,
     ways: {
-      cli: `replanner resume ${s.runId}`,
-      temporal: `temporal workflow update execute --workflow-id ${workflowIdOf(s)} --name resume`,
+      cli: replannerCommand('resume', s.runId),
+      temporal: temporalCliCommand(`workflow update execute --workflow-id ${workflowIdOf(s)} --name resume`),
       signal: { name: 'resumeSignal' },
     },
   };

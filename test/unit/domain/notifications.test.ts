@@ -78,7 +78,7 @@ describe('X10 message formats (seed 004 §11.2, §11.3)', () => {
       '**Questions**:\n1. Which format? (q1)\n2. Which folder? (q2)',
       '**Context**:\nthe instruction names no format',
       '**If no response**:\nI will proceed with the following assumptions after 30 minute(s):\n- JSON\n- the repository root',
-      'replanner answer r1 q1',
+      'npx replanner answer r1 q1',
     ]);
   });
 });

@@ -63,9 +63,9 @@ describe('O5 the final state of a closed run', () => {
 
 describe('O5 how to start the worker of a queue', () => {
   it('O5 the caller’s own queue, a queue the CLI once served, any other queue', () => {
-    expect(workerStartHint({ queue: 'q', callerQueue: 'q' })).toBe('start its worker from this shell: replanner worker (or npm run worker)');
+    expect(workerStartHint({ queue: 'q', callerQueue: 'q' })).toBe('start its worker from this shell: npx replanner worker');
     expect(workerStartHint({ queue: 'q', callerQueue: 'p', recorded: { endpoint: 'http://llm/v1', model: 'm' } })).toContain(
-      'OPENAI_BASE_URL=http://llm/v1 REPLANNER_MODEL=m OPENAI_API_KEY=<key> replanner worker',
+      'OPENAI_BASE_URL=http://llm/v1 REPLANNER_MODEL=m OPENAI_API_KEY=<key> npx replanner worker',
     );
     expect(workerStartHint({ queue: 'q', callerQueue: 'p' })).toContain('REPLANNER_TASK_QUEUE=q ');
   });

@@ -72,8 +72,8 @@ describe('X14 P7 what waits and how to answer it', () => {
       choices: [],
       otherwise: `If nobody answers within 30 min of ${AT}, the run goes on, assuming: JSON.`,
       ways: {
-        cli: 'replanner answer r1 q1 "<your answer>"',
-        temporal: `temporal workflow update execute --workflow-id run-r1 --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'`,
+        cli: 'npx replanner answer r1 q1 "<your answer>"',
+        temporal: `npx replanner temporal workflow update execute --workflow-id run-r1 --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'`,
         signal: { name: 'answer', input: '{"questionId":"q1","answer":"<your answer>"}' },
       },
     });
@@ -89,7 +89,7 @@ describe('X14 P7 what waits and how to answer it', () => {
     const [w] = waitingItems(asked(run(), 'confirmation', "Replan the goal (it's risky)?", null));
     expect(w!.choices).toEqual(['yes', 'no']);
     expect(w!.otherwise).toBe('The run waits until it is answered.');
-    expect(w!.ways.cli).toBe('replanner answer r1 q1 "yes"');
+    expect(w!.ways.cli).toBe('npx replanner answer r1 q1 "yes"');
     expect(w!.ways.signal.input).toBe('{"questionId":"q1","answer":"yes"}');
   });
 
@@ -108,8 +108,8 @@ describe('X14 P7 what waits and how to answer it', () => {
       title: 'consultation t2-c1 of task t2 (no progress)',
       choices: ['1 stop: Stop the work', '2 guidance: Provide additional instructions (with your text)'],
       ways: {
-        cli: 'replanner consult r1 t2 <choice> ["<text>"]',
-        temporal: `temporal workflow update execute --workflow-id run-r1.task-t2.2 --name answerConsultation --input '{"choice":1}'`,
+        cli: 'npx replanner consult r1 t2 <choice> ["<text>"]',
+        temporal: `npx replanner temporal workflow update execute --workflow-id run-r1.task-t2.2 --name answerConsultation --input '{"choice":1}'`,
         signal: { name: 'answer', input: '{"taskId":"t2","choice":1}' },
       },
     });
@@ -146,13 +146,13 @@ describe('O1 a paused run: its reason and how to resume', () => {
         title: `paused by you since ${AT}`,
         reason: 'lunch',
         ways: {
-          cli: 'replanner resume r1',
-          temporal: 'temporal workflow update execute --workflow-id run-r1 --name resume',
+          cli: 'npx replanner resume r1',
+          temporal: 'npx replanner temporal workflow update execute --workflow-id run-r1 --name resume',
           signal: { name: 'resumeSignal' },
         },
       },
     ]);
-    expect(waitingLine(s)).toBe(`paused by you since ${AT}: lunch — replanner resume r1`);
+    expect(waitingLine(s)).toBe(`paused by you since ${AT}: lunch — npx replanner resume r1`);
     expect(statusView(s).waiting).toBe(waitingLine(s));
   });
 
@@ -179,16 +179,16 @@ describe('V1 the head of the current details', () => {
       '',
       'Answer it in one of three ways:',
       '- here in the Web UI: **More Actions → Send a Signal** (top right of this page), signal name `answer`, data `{"questionId":"q1","answer":"<your answer>"}`, encoding json/plain',
-      '- `replanner answer r1 q1 "<your answer>"`',
-      '- `temporal workflow update execute --workflow-id run-r1 --name answerClarification --input \'{"questionId":"q1","answer":"<your answer>"}\'`',
+      '- `npx replanner answer r1 q1 "<your answer>"`',
+      '- `npx replanner temporal workflow update execute --workflow-id run-r1 --name answerClarification --input \'{"questionId":"q1","answer":"<your answer>"}\'`',
       '',
       `**Paused**: paused by you since ${AT}`,
       '',
       'Resume it in one of three ways:',
       '- here in the Web UI: **More Actions → Send a Signal** (top right of this page), signal name `resumeSignal`, no data',
-      '- `replanner resume r1`',
-      '- `temporal workflow update execute --workflow-id run-r1 --name resume`',
+      '- `npx replanner resume r1`',
+      '- `npx replanner temporal workflow update execute --workflow-id run-r1 --name resume`',
     ]);
-    expect(waitingLine(s)).toBe('question q1 (clarification): Which output format? — replanner answer r1 q1 "<your answer>"');
+    expect(waitingLine(s)).toBe('question q1 (clarification): Which output format? — npx replanner answer r1 q1 "<your answer>"');
   });
 });
