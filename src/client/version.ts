@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isExecutableFile, findOnPath } from '../executable-file';
 import { PROJECT_ROOT } from '../project-root';
 import type { Output } from './commands/context';
 
@@ -62,23 +63,8 @@ function packageVersion(file: string): string {
 function temporalCliPath(env: NodeJS.ProcessEnv): string | undefined {
   // A TEMPORAL_CLI_PATH that is not a CLI is what the script would refuse: shown as it is.
   if (env.TEMPORAL_CLI_PATH) return env.TEMPORAL_CLI_PATH;
-  const candidates = [
-    ...(env.PATH ?? '')
-      .split(path.delimiter)
-      .filter(Boolean)
-      .map((dir) => path.join(dir, 'temporal')),
-    path.join(PROJECT_ROOT, '.tools', 'bin', 'temporal'),
-  ];
-  return candidates.find(isExecutable);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
+  const fetched = path.join(PROJECT_ROOT, '.tools', 'bin', 'temporal');
+  return findOnPath('temporal', env.PATH) ?? (isExecutableFile(fetched) ? fetched : undefined);
 }
 
 /** "1.9.1 (Server 1.32.0, UI 2.54.1)" from `temporal --version` ("temporal version 1.9.1 (…)"). */

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { findOnPath, isExecutableFile } from '../../executable-file';
 
 export interface SandboxSettings {
   /** false only where the worker was started with --no-sandbox (REPLANNER_SANDBOX=off). */
@@ -72,19 +73,9 @@ export function findBwrap(env: NodeJS.ProcessEnv = process.env): { path: string 
       : { problem: `bubblewrap (bwrap) is not installed: REPLANNER_BWRAP names ${named}, which is not an executable file` };
   }
   const name = named || 'bwrap';
-  const dirs = (env.PATH ?? '').split(path.delimiter).filter((d) => d && path.isAbsolute(d));
-  const found = dirs.map((d) => path.join(d, name)).find(isExecutableFile);
+  const found = findOnPath(name, env.PATH);
   if (found) return { path: found };
   return { problem: `bubblewrap (${name}) is not installed: it is not on the worker's PATH (${env.PATH ?? ''})` };
-}
-
-function isExecutableFile(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**
