@@ -6,6 +6,7 @@
 // adds nothing to any workflow's history: a query is never recorded.
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { MAX_RUN_EVENTS, type RunEvent } from '../domain/run/event-log';
+import { phaseName } from '../domain/words/phases';
 import type { TaskStepLine } from '../domain/task-details';
 import { eventsQuery, type RunEventsPage, type RunStatus } from '../workflows/messages';
 import { describeChanges, formatElapsed, runEventLines, workerStepLine } from './render-events';
@@ -173,6 +174,8 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
     onLlmCalls(now) {
       const open = new Set<string>();
       for (const c of now) {
+        // V4: a model that does not answer is told once by the run's pause, not at each retry.
+        if (c.outage) continue;
         const id = `${c.workflowId}/${c.activityType}`;
         open.add(id);
         const key = `${c.progress?.state ?? ''}/${c.attempt}/${c.lastFailure ?? ''}`;
@@ -197,7 +200,7 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
       if (now - lastOutput < (o.longStepMs ?? LONG_STEP_MS)) return;
       const tasks = [...taskStart].map(([id, at]) => `${id} ${formatElapsed(now - at)}`);
       out(
-        `  … ${s.status === 'PAUSED' ? 'paused in' : 'still in'} ${phase.name} for ${formatElapsed(now - phase.at)}${tasks.length ? ` (running: ${tasks.join(', ')})` : ''}`,
+        `  … ${s.status === 'PAUSED' ? 'paused in' : 'still in'} the ${phaseName(phase.name)} phase for ${formatElapsed(now - phase.at)}${tasks.length ? ` (running: ${tasks.join(', ')})` : ''}`,
       );
     },
     fallBack(why) {

@@ -36,11 +36,11 @@ describe('V2 watch printer', () => {
     ];
     for (const e of events) void p.onEvent(e);
     expect(lines).toEqual([
-      'phase: execution',
+      'phase: Execution',
       '  [~] a RUNNING',
       '  [x] a DONE — wrote a (1m 12s)',
-      '  decision execution (task a) · replan wanted retry · confidence 0.80 — a failed',
-      'phase: execution (#2)',
+      '  decision · Execution (task a) · wants to change the plan: retry the task · confidence 0.80 — a failed',
+      'phase: Execution (#2)',
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('V2 watch printer', () => {
     };
     expect(runEventLines(noop, 'r1')).toEqual([]);
     expect(runEventLines(result, 'r1')).toEqual([]);
-    expect(runEventLines(noop, 'r1', true)).toEqual(['  decision replan-3 · reflection · no replan · confidence 0.90']);
+    expect(runEventLines(noop, 'r1', true)).toEqual(['  decision 3 · Reflection · plan kept · confidence 0.90']);
     expect(runEventLines(result, 'r1', true)).toEqual([]);
   });
 
@@ -80,9 +80,9 @@ describe('V2 watch printer', () => {
     void p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     void p.onEvent({ seq: 2, time: began, kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
     p.onStatus(status());
-    expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}… still in the Execution phase for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
     p.onStatus(status({ status: 'PAUSED' }));
-    expect(lines.at(-1)).toMatch(/^ {2}… paused in execution for /);
+    expect(lines.at(-1)).toMatch(/^ {2}… paused in the Execution phase for /);
     const n = lines.length;
     p.onStatus(status({ status: 'DONE' }));
     expect(lines).toHaveLength(n);
@@ -90,7 +90,7 @@ describe('V2 watch printer', () => {
     const quiet = printer();
     void quiet.p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     quiet.p.onStatus(status());
-    expect(quiet.lines).toEqual(['phase: execution']);
+    expect(quiet.lines).toEqual(['phase: Execution']);
   });
 
   it('V2 --json: one object per line with seq, time and kind; dropped events and worker steps too', () => {

@@ -11,7 +11,7 @@ import { EXIT, onRun, runCommandNamed, type CliContext } from './context';
 export function statusCommand(ctx: CliContext): Command {
   return runCommandNamed(
     'status',
-    "the run's phase, tasks, replans, questions and usage",
+    "the run's phase, tasks, plan changes, questions and usage",
     '0 ok · 3 no such run, or no worker polls its task queue and it recorded nothing yet',
   ).action(
     onRun(ctx, async (backend, runId, o: { json?: boolean }) => {
@@ -30,7 +30,7 @@ export function statusCommand(ctx: CliContext): Command {
           ...(running.length ? { runningTasks: running } : {}),
         };
         ctx.json({ ...shown, ...extra });
-      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
+      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `Model call: ${c.line}`)].join('\n'));
       // The memo answered for a run nobody serves: say so, and how to start its worker.
       if (!FINAL.has(s.status)) {
         const problem = await workerProblem(backend.client, runId);

@@ -57,6 +57,8 @@ export interface PendingConsultation {
   maxLoops: number;
   /** The situation (seed 002 wording, English). */
   message: string;
+  /** V5: the situation in seed 002's own Japanese, shown to a run whose instruction is Japanese (absent in older runs). */
+  messageJa?: string;
   trigger: string;
   /** P7: seed 002's four choices of this pattern: number, key (either answers), effect, English and Japanese label. */
   choices: { number: number; key: string; effect: ConsultationEffect; label: string; ja: string; needsText: boolean }[];

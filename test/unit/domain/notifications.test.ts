@@ -84,6 +84,34 @@ describe('X10 message formats (seed 004 §11.2, §11.3)', () => {
 });
 
 describe('X10 which notifications are due between two states', () => {
+  it('V4 an answered question is no plan change: its rerun is said in words, not as a plan revision (the same comments are due)', () => {
+    const asked = record({
+      phase: 'goal_understanding',
+      outcome: 'clarify',
+      replan_type: 'clarification_request',
+      target_phase: 'goal_understanding',
+    });
+    const running = state({
+      log: { records: [asked], nextSeq: 2, dropped: 0 },
+      inProgress: {
+        replanId: 'replan-1',
+        startedMs: 0,
+        decidedIn: 'goal_understanding',
+        target: 'goal_understanding',
+        decision: {} as never,
+        context: {} as never,
+      },
+    });
+    const started = notificationsBetween(state(), running, AT);
+    expect(started.map((n) => n.kind)).toEqual(['replan_started']);
+    const done = state({ log: { records: [{ ...asked, result: 'success' }], nextSeq: 2, dropped: 0 } });
+    const completed = notificationsBetween(running, done, AT);
+    expect(completed.map((n) => n.kind)).toEqual(['replan_completed']);
+    expect(started[0]!.body).toContain('The Goal phase runs again with your answer (decision 1).');
+    expect(completed[0]!.body).toContain('## ✅ Your Answer Is Taken In');
+    for (const n of [...started, ...completed]) expect(n.body).not.toMatch(/Plan Revision|replan|clarification_request|goal_understanding/i);
+  });
+
   it('X10 decided + started, then completed; an override; a failure; questions — each once, keyed by replan or question id', () => {
     const s0 = state();
     const decided = record();
