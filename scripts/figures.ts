@@ -171,7 +171,9 @@ export function measure(root: string, only: readonly FigureKey[] = FIGURE_KEYS, 
       });
   }
   for (const [key, dir, limit] of [
-    ['duplicatesSrc', 'src', 2],
+    // src: three tables of one shape (the pacemaker's choices, the CLI's lazily loaded commands, two
+    // type declarations side by side); docs/development.md lists them.
+    ['duplicatesSrc', 'src', 3],
     ['duplicatesTest', 'test', 12],
   ] as const) {
     if (!want.has(key)) continue;

@@ -13,16 +13,17 @@ Usage:
                                                            run's LLM calls used N tokens (config budget.maxTokens)
   npx replanner run ... --github owner/repo#N | --gitlab group/project!N (or group/project#N for an issue)
                                                            post the plan checklist (edited in place) and
-                                                           the replan notifications to that issue / PR / MR
+                                                           a comment on each plan change and question to
+                                                           that issue / PR / MR
   npx replanner run --instruction-file FILE|- --workspace DIR ...
                                                            the same with a long instruction from a file
                                                            or stdin (stored beside the run)
-  npx replanner status <runId> [--json]                    phase, tasks, replans, questions, usage
+  npx replanner status <runId> [--json]                    phase, tasks, plan changes, questions, usage
   npx replanner watch <runId> [--ask] [--verbose] [--json]
                                                            every event of the run until it ends, once and
                                                            in order: phases, task transitions (with how
-                                                           long each took), replan decisions naming their
-                                                           task, questions, consultations, notifications,
+                                                           long each took), decisions about the plan naming
+                                                           their task, questions, notifications,
                                                            pauses; the worker's tool calls while a task
                                                            runs; a line with the elapsed time when a step
                                                            runs long; then the final status. --json: one
@@ -32,7 +33,8 @@ Usage:
                                                            answer a question of the run (clarification,
                                                            confirmation: yes|no, escalation, budget:
                                                            "raise <tokens>" | "raise $<usd>" | stop)
-  npx replanner decisions <runId> [--json]                 the replan decision log, counters, questions
+  npx replanner decisions <runId> [--json]                 every decision about the plan, the plan changes
+                                                           made, every question
   npx replanner diff <runId> [taskId] [--json]             the files each task changed (+added −removed lines;
                                                            a git diff where the workspace is a repository)
   npx replanner list [--json] [--limit N]                  recent runs
@@ -77,7 +79,7 @@ const OPTIONS = `Options:
                        the default when stdin is a terminal and --json is not given
   --json               machine-readable output (every command but worker, scripted-model and temporal;
                        an error is then also a JSON object on stdout)
-  --verbose, -v        also decisions that change nothing ("no replan") and notification deliveries (watch, run --wait)
+  --verbose, -v        also decisions that keep the plan ("plan kept") and notification deliveries (watch, run --wait)
   --id ID              the run id to use instead of a random one; an id another run had is refused (run)
   --instruction-file FILE
                        read the instruction from FILE (\`-\`: stdin), for instructions over the inline
@@ -90,16 +92,17 @@ const OPTIONS = `Options:
   --all                every worker \`run\` started (worker stop)
   --version, -V        this package's version, the Temporal SDK's and the Temporal CLI's (--json too)
 
-Questions (shown by \`status\` and \`watch\`): the run asks when the LLM needs a clarification, when a
-low-confidence replan needs your confirmation (answer yes or no), or when a wanted replan cannot run
-(answer with an instruction). Without an answer the run may go on with the stated assumptions after
+Questions (shown by \`status\` and \`watch\`): the run asks when the model needs a clarification, when a
+change of plan it is unsure of needs your confirmation (answer yes or no), or when a change it wants
+cannot run (answer with an instruction). Without an answer the run may go on with the stated assumptions after
 the question's timeout. A rejected answer (unknown question, empty, no longer pending, a confirmation
 not answered yes/no) exits 2.
 
-Consultations (shown by \`status\` with their choices): when a task is stuck it asks you how to go on,
-with four choices that fit the situation; answer with the number 1-4 or the key \`status\` shows. Choices that give guidance
-or name what to consult need the text, which goes into the task's next worker request. A rejected
-answer (nothing pending, a choice not offered, no text where needed) exits 2.
+A task that asks how to go on (shown by \`status\` and \`watch\` with its numbered choices): when a task
+is stuck it asks you, with four choices that fit the situation; answer with \`consult\` and
+the number 1-4. Choices that give guidance or name what to look at need your text, which goes into
+the task's next worker request. A rejected answer (nothing pending, a choice not offered, no text
+where needed) exits 2.
 
 `;
 

@@ -6,6 +6,7 @@ import { ANSWER_HINTS, answerCommand, oneLine, pendingQuestions } from './render
 import { getStatus } from './run-inspect';
 import { answerQuestion } from './run-updates';
 import { AnswerRejected } from './errors';
+import { phaseName } from '../domain/words/phases';
 
 /** What `answer` and the asker say once an answer was taken. */
 export function answeredLine(ack: { questionId: string; stillPending: string[] }): string {
@@ -118,7 +119,7 @@ export class QuestionAsker {
 
   private async ask(q: Question): Promise<void> {
     const hint = (ANSWER_HINTS[q.kind] ?? ANSWER_HINTS.clarification).short;
-    this.print(`? ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 400)}`);
+    this.print(`? ${q.id} (${q.kind}, ${phaseName(q.phase)} phase): ${oneLine(q.text, 400)}`);
     if (q.assumptions.length) this.print(`  without an answer the run assumes: ${oneLine(q.assumptions.join('; '), 300)}`);
     for (;;) {
       if (this.stopped) return;

@@ -181,6 +181,8 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
     onLlmCalls(now) {
       const open = new Set<string>();
       for (const c of now) {
+        // V8: a model that does not answer is told once by the run's pause, not at each retry.
+        if (c.outage) continue;
         const id = `${c.workflowId}/${c.activityType}`;
         open.add(id);
         const key = `${c.progress?.state ?? ''}/${c.attempt}/${c.lastFailure ?? ''}`;

@@ -85,7 +85,7 @@ function stateNote(t: ChecklistTask): string {
 
 function taskLine(t: ChecklistTask): string {
   const item = `**${oneLine(t.id)}**: ${oneLine(t.title)}`;
-  if (t.state === TaskState.REPLACED_BY_REPLAN) return `- [ ] ~~${item}~~ — replaced by replan`;
+  if (t.state === TaskState.REPLACED_BY_REPLAN) return `- [ ] ~~${item}~~ — replaced in a plan change`;
   const box = t.state === TaskState.DONE ? '[x]' : '[ ]';
   return `- ${box} ${item}${stateNote(t)}`;
 }

@@ -139,11 +139,11 @@ export interface LlmProgress {
   since: number;
 }
 
-/** One line: "task_decomposition: reading prompt (2,234 tokens)…", "task_decomposition: writing, 140 tokens". */
+/** What the call does, in words: "connecting…", "reading the prompt (2,234 tokens)…", "writing, 140 tokens" (src/domain/words/pauses.ts names what it is for). */
 export function progressLine(p: LlmProgress): string {
-  if (p.state === 'connecting') return `${p.purpose}: connecting…`;
-  if (p.state === 'reading') return `${p.purpose}: reading prompt (${n(p.promptTokens)} tokens)…`;
-  return `${p.purpose}: writing, ${n(p.tokens ?? 0)} tokens`;
+  if (p.state === 'connecting') return 'connecting…';
+  if (p.state === 'reading') return `reading the prompt (${n(p.promptTokens)} tokens)…`;
+  return `writing, ${n(p.tokens ?? 0)} tokens`;
 }
 
 /** An LlmProgress from untrusted heartbeat details (another worker's, any version), or undefined. */

@@ -28,7 +28,7 @@ describe('CLI papercuts', () => {
     // Watch writes again once the run goes on: into the closed pipe.
     expect((await cli('answer', id, 'q1', 'my team')).code).toBe(0);
     expect(await exited).toBe(0);
-    expect(out).toBe('phase: goal_understanding\n');
+    expect(out).toBe('phase: Goal\n');
     expect(err).toBe('');
   });
 

@@ -13,6 +13,8 @@ import { temporalAddress, until } from '../support/harness';
 import { pollersOf } from '../../src/client/workers';
 import { decideLiveness } from '../../src/domain/worker-lifecycle';
 import type { DecisionRecord } from '../../src/domain/replan';
+import { decisionName } from '../../src/domain/words/decisions';
+import { phaseName } from '../../src/domain/words/phases';
 
 const workersDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-demo-workers-'));
 const savedWorkersDir = process.env.REPLANNER_WORKERS_DIR;
@@ -93,14 +95,14 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
   expect(status.out).toContain(`Run ${runId}: DONE`);
   const decisions = await cli('decisions', runId!);
   expect(decisions.code).toBe(0);
-  expect(decisions.out).toMatch(/replan-1 · /);
+  expect(decisions.out).toMatch(/^decision 1 · /m);
   // The executed task re-decomposition records the plan it produced (issue 21).
   const plans = await cli('decisions', runId!, '--json');
   const rec = (JSON.parse(plans.out) as { records: DecisionRecord[] }).records.find((r) => r.replan_type === 'task_redecomposition' && r.executed);
   expect(rec?.plan_before?.tasks.map((t) => t.id)).toEqual(['slugify']);
   expect(rec?.plan_after?.tasks.map((t) => t.id)).toEqual(['module', 'test', 'docs']);
-  // One name per replan type, and no internal codes, in what the user reads.
-  expect(status.out).toContain('Replans: 1 (task_redecomposition 1)');
+  // One name per kind of plan change, in the README's words, and no internal codes, in what the user reads.
+  expect(status.out).toContain('Plan changes: 1 (split the tasks again 1)');
   expect(`${status.out}\n${decisions.out}`).not.toMatch(/\bR2\.[0-9]/);
 
   // V2: the demo prints through watch's stream: every phase child the run started, in order, as
@@ -115,7 +117,7 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
       // The run's phases (its workspace lock is a child too, since the run is the root).
       .filter((x): x is string => !!x?.startsWith(`${wfId}.`))
       .map((id) => /\.([a-z_]+)-(\d+)$/.exec(id)!)
-      .map(([, phase, n]) => (n === '1' ? phase! : `${phase!} (#${n!})`));
+      .map(([, phase, n]) => (n === '1' ? phaseName(phase) : `${phaseName(phase)} (#${n!})`));
     const printed = out
       .split('\n')
       .filter((l) => l.startsWith('phase: '))
@@ -123,7 +125,7 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
     expect(printed).toEqual(children);
     const lines = out.split('\n');
     const at = (p: (l: string) => boolean) => lines.findIndex(p);
-    const reflection = at((l) => l === 'phase: reflection');
+    const reflection = at((l) => l === 'phase: Reflection');
     for (const id of ['module', 'test', 'docs']) {
       const done = at((l) => l.startsWith(`  [x] ${id} DONE`));
       expect(done).toBeGreaterThan(0);
@@ -131,7 +133,7 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
       expect(at((l) => l.startsWith(`      ${id} · step `))).toBeLessThan(done);
     }
     const records = (JSON.parse(plans.out) as { records: DecisionRecord[] }).records.filter((r) => r.outcome !== 'none');
-    for (const r of records) expect(lines.filter((l) => l.startsWith(`  decision ${r.replan_id} · ${r.phase}`))).toHaveLength(1);
+    for (const r of records) expect(lines.filter((l) => l.startsWith(`  ${decisionName(r.replan_id)} · ${phaseName(r.phase)}`))).toHaveLength(1);
   } finally {
     await client.connection.close();
   }

@@ -100,12 +100,14 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       const l = await listLineOf(id);
       return l.includes('\tPAUSED\t') ? l : undefined;
     });
-    expect(pausedLine).toMatch(new RegExp(`↳ paused by you since \\S+: checking the sources — npx replanner resume ${id}$`));
+    expect(pausedLine).toMatch(
+      new RegExp(`↳ paused by you since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(checking the sources\\) — npx replanner resume ${id}$`),
+    );
     const pausedDetails = await until('the details to lead with the pause', async () => {
       const d = await currentDetails(handle);
       return d.startsWith('**Paused**') ? d : undefined;
     });
-    expect(pausedDetails).toContain(': checking the sources');
+    expect(pausedDetails).toContain('(checking the sources)');
     expect(pausedDetails).toContain('signal name `resumeSignal`, no data');
     expect(pausedDetails).toContain(`\`npx replanner resume ${id}\``);
     expect(pausedDetails).toContain(`\`npx replanner temporal workflow update execute --workflow-id run-${id} --name resume\``);

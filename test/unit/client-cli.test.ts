@@ -361,7 +361,7 @@ describe('QuestionAsker (X14 on the terminal)', () => {
     asker.offer(statusWith([...pending]));
     asker.offer(statusWith([...pending])); // the same questions again: not asked twice
     await until('the q1 prompt', () => out.includes('q1 — yes or no'));
-    expect(out).toContain('? q1 (confirmation, goal_understanding): What about q1?');
+    expect(out).toContain('? q1 (confirmation, Goal phase): What about q1?');
     input.write('\n');
     await until('the empty-answer hint', () => out.includes('(empty answer'));
     input.write('maybe\n');

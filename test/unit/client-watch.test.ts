@@ -36,11 +36,11 @@ describe('V2 watch printer', () => {
     ];
     for (const e of events) void p.onEvent(e);
     expect(lines).toEqual([
-      'phase: execution',
+      'phase: Execution',
       '  [~] a RUNNING',
       '  [x] a DONE — wrote a (1m 12s)',
-      '  decision execution (task a) · replan wanted retry · confidence 0.80 — a failed',
-      'phase: execution (#2)',
+      '  decision · Execution (task a) · wants to change the plan: retry the task · confidence 0.80 — a failed',
+      'phase: Execution (#2)',
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('V2 watch printer', () => {
     };
     expect(runEventLines(noop, 'r1')).toEqual([]);
     expect(runEventLines(result, 'r1')).toEqual([]);
-    expect(runEventLines(noop, 'r1', true)).toEqual(['  decision replan-3 · reflection · no replan · confidence 0.90']);
+    expect(runEventLines(noop, 'r1', true)).toEqual(['  decision 3 · Reflection · plan kept · confidence 0.90']);
     expect(runEventLines(result, 'r1', true)).toEqual([]);
   });
 
@@ -80,7 +80,7 @@ describe('V2 watch printer', () => {
     void p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     void p.onEvent({ seq: 2, time: began, kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
     p.onStatus(status());
-    expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}… still in the Execution phase for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
     p.onStatus(status({ status: 'PAUSED', pauses: [{ kind: 'user', by: 'user', since: began }] }));
     expect(lines.at(-1)).toMatch(/^ {2}… paused by you since \S+ \S+ UTC \(1 min ago\)$/);
     const n = lines.length;
@@ -90,7 +90,7 @@ describe('V2 watch printer', () => {
     const quiet = printer();
     void quiet.p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     quiet.p.onStatus(status());
-    expect(quiet.lines).toEqual(['phase: execution']);
+    expect(quiet.lines).toEqual(['phase: Execution']);
   });
 
   it('V5 a run waiting for an answer: the quiet line says whose answer it waits for and since when, not the phase it is in', () => {

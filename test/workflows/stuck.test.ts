@@ -284,7 +284,7 @@ describe('P9 V1 V2 where people see the stuck note', () => {
     const note = /^stuck: list_dir output\.txt failed \(not found\) 3 times in a row \(2 wasted steps, \d+ tokens\)/;
     expect(status.consultations![0]!.message).toMatch(note);
     expect(renderStatus(status)).toMatch(
-      /Consultation a-c1 \(task a, no_progress, loop 1\/\d+\): stuck: list_dir output\.txt failed \(not found\) 3 times in a row/,
+      /🦆 Duck Pacemaker: task a asks how to go on\n\nstuck: list_dir output\.txt failed \(not found\) 3 times in a row/,
     );
     // watch: what it prints for the task's steps (read with the taskStatus query, as watch does).
     const task = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 'a'));

@@ -11,7 +11,7 @@ import { EXIT, onRun, runCommandNamed, type CliContext } from './context';
 export function statusCommand(ctx: CliContext): Command {
   return runCommandNamed(
     'status',
-    "the run's phase, tasks, replans, questions and usage",
+    "the run's phase, tasks, plan changes, questions and usage",
     '0 ok · 3 no such run, or no worker polls its task queue and it recorded nothing yet',
   ).action(
     onRun(ctx, async (backend, runId, o: { json?: boolean }) => {
@@ -32,7 +32,7 @@ export function statusCommand(ctx: CliContext): Command {
           ...(running.length ? { runningTasks: running } : {}),
         };
         ctx.json({ ...shown, ...extra });
-      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
+      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `Model call: ${c.line}`)].join('\n'));
       // …and how to start its worker.
       if (problem) ctx.say(`replanner: ${problem}`);
       return EXIT.OK;

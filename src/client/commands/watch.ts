@@ -13,11 +13,11 @@ interface WatchOptions {
 export function watchCommand(ctx: CliContext): Command {
   return new Command('watch')
     .description(
-      "every event of the run until it ends, once and in order (phases, tasks, decisions, questions, consultations, notifications, pauses, the worker's tool calls), then its final status",
+      "every event of the run until it ends, once and in order (phases, tasks, decisions about the plan, questions, tasks asking how to go on, notifications, pauses, the worker's tool calls), then its final status",
     )
     .argument('<runId>', 'the run')
     .option('--ask', 'ask pending questions on the terminal and send the answers (the default on a terminal without --json)')
-    .option('-v, --verbose', 'also decisions that change nothing ("no replan") and notification deliveries')
+    .option('-v, --verbose', 'also decisions that keep the plan ("plan kept") and notification deliveries')
     .option('--json', 'one JSON object per line ({seq, time, kind, ...}; worker steps: kind worker_step; last: kind final)')
     .addHelpText(
       'after',

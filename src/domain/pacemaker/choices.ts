@@ -84,7 +84,7 @@ export function choicesFor(kind: InterventionKind, config: Pick<PacemakerConfig,
   return PATTERN_CHOICES[kind].map((d, i) => {
     const label =
       d.effect === 'continue_raised'
-        ? { ja: `${d.label.ja}（上限を +${config.raise_limit_by} 回）`, en: `${d.label.en} (limit +${config.raise_limit_by} loops)` }
+        ? { ja: `${d.label.ja}（上限を +${config.raise_limit_by} 回）`, en: `${d.label.en} (up to ${config.raise_limit_by} more attempts)` }
         : { ...d.label };
     return { number: (i + 1) as 1 | 2 | 3 | 4, key: d.key, effect: d.effect, label, needsText: TEXT_REQUIRED_EFFECTS.includes(d.effect) };
   });

@@ -15,6 +15,8 @@ import type { ReplanDecision, ReplanType } from './decision';
 import { clipCounted } from '../text';
 import { answerWaitMinutes } from './answers';
 import type { PolicyOutcome } from './policy';
+import { replanTypeName } from '../words/decisions';
+import { phaseName } from '../words/phases';
 
 export type EscalationTrigger = 'phase_limit' | 'global_limit' | 'loop_detected' | 'replan_failed';
 export type EscalationStage = 'refused' | 'failed' | 'no_alternative' | 'no_user_response';
@@ -117,8 +119,8 @@ export function escalate(input: EscalationInput): EscalationStep {
 function fallbackAssumptions(input: EscalationInput): string[] {
   const stated = (input.decision.assumptions_to_make ?? []).filter((a) => a.trim() !== '');
   if (stated.length) return stated;
-  const type = input.replanType ?? input.decision.replan_type ?? 'replan';
-  return [`The current plan is kept unchanged; the proposed ${type} was not carried out because ${WHY[input.trigger]}.`];
+  const type = replanTypeName(input.replanType ?? input.decision.replan_type ?? undefined);
+  return [`The current plan is kept unchanged; the proposed change (${type}) was not carried out because ${WHY[input.trigger]}.`];
 }
 
 function userMessage(
@@ -131,7 +133,7 @@ function userMessage(
   const lines = [
     '## ⚠️ Replan Could Not Be Carried Out',
     '',
-    `**Phase**: ${input.phase}`,
+    `**Phase**: ${phaseName(input.phase)}`,
     `**Why**: ${WHY[input.trigger]}`,
     `**Details**: ${clipCounted(input.detail, 1000)}`,
   ];

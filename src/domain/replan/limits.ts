@@ -62,6 +62,15 @@ export function limitFor(type: ReplanType, config: ReplannerConfig): number | nu
   }
 }
 
+/**
+ * V8: the plan changes a run carried out: every counted replan but the clarifications (a question to
+ * the user changes no plan; the limits still count it). `status`, `decisions` and the ReplanCount
+ * search attribute show this number.
+ */
+export function planChangesMade(c: { total: number; byType?: Partial<Record<string, number>> }): number {
+  return Math.max(0, c.total - (c.byType?.clarification_request ?? 0));
+}
+
 export function globalLimit(config: ReplannerConfig): number {
   return config.replanning.global.max_total_replans;
 }

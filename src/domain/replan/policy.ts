@@ -32,6 +32,8 @@ import type { Phase } from '../types';
 import type { ReplanDecision } from './decision';
 import { LIMIT_KEY, globalLimit, limitFor, type ReplanCounters } from './limits';
 import { describeTrigger, resolveReplan, wantsReplan, type ResolvedReplan } from './resolve';
+import { replanTypeName } from '../words/decisions';
+import { phaseName, withPhaseNames } from '../words/phases';
 
 /** At or above this confidence a replan runs at once, without a warning (a fixed band, not a setting). */
 export const HIGH_CONFIDENCE = 0.8;
@@ -112,7 +114,8 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const resolved = resolveReplan(phase, d);
   if (input.triggerKey) resolved.triggerKey = input.triggerKey;
   const base = { ...resolved, confidence: c };
-  const what = `${resolved.type} from ${phase} (level ${resolved.level}, back to ${resolved.targetPhase})`;
+  // V8: the change in words (the machine names stay in the record's fields).
+  const what = `to ${replanTypeName(resolved.type)} after the ${phaseName(phase)} phase (back to ${phaseName(resolved.targetPhase)})`;
   const refuse = (reason: OverrideReason, escalate: boolean, message: string, limit?: LimitInfo): PolicyOutcome => ({
     ...base,
     action: 'override',
@@ -133,13 +136,13 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const used = counters.byType[resolved.countedAs] ?? 0;
   if (max !== null && used >= max) {
     const key = `replanning.${LIMIT_KEY[resolved.countedAs] ?? ''}`;
-    const message = `Replan refused: the ${resolved.countedAs} limit is reached (${used}/${max}, ${key}). The AI proposed ${what}.`;
+    const message = `Plan change refused: the limit for "${replanTypeName(resolved.countedAs)}" is reached (${used}/${max}, ${key}). The AI proposed ${what}.`;
     return refuse('phase_limit', escalate, message, { key, used, max });
   }
   const gmax = globalLimit(config);
   if (counters.total >= gmax) {
     const key = 'replanning.global.max_total_replans';
-    const message = `Replan refused: this run has used all of its replans (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`;
+    const message = `Plan change refused: this run has used all of its plan changes and questions (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`;
     return refuse('global_limit', escalate, message, { key, used: counters.total, max: gmax });
   }
 
@@ -152,24 +155,20 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
       action: 'ignore',
       reason: 'very_low_confidence',
       notifyUser: true,
-      message: `Replan decision ignored: confidence ${pct(c)} is below ${num(thresholds.user_confirmation_threshold)}; keeping the current plan. The AI proposed ${what}.`,
+      message: `Plan kept: the AI's confidence ${pct(c)} is below ${num(thresholds.user_confirmation_threshold)}, too unsure to change it. The AI proposed ${what}.`,
     };
   }
   const belowMin = c < thresholds.min_confidence_threshold && !input.userConfirmed;
   if (belowMin && !clarification) {
     if (!thresholds.require_user_confirmation_on_low_confidence) {
       const below = `confidence ${pct(c)} is below min_confidence_threshold ${num(thresholds.min_confidence_threshold)}`;
-      return refuse(
-        'low_confidence',
-        false,
-        `Replan not executed: ${below} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
-      );
+      return refuse('low_confidence', false, `Plan kept: ${below} and user confirmation is off. The AI proposed ${what}.`);
     }
     if (!loop) {
       return {
         ...base,
         action: 'confirm',
-        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${clipCounted(d.reasoning || '(none given)', 500)} Confirm to replan, or decline to keep the current plan.`,
+        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${clipCounted(d.reasoning || '(none given)', 500)} Confirm to change the plan, or decline to keep it.`,
       };
     }
   }
@@ -220,7 +219,7 @@ function loopCheck(
     reason: 'loop_detected',
     escalate: true,
     limit: { key: 'replanning.global.same_trigger_max_count', used: n, max: g.same_trigger_max_count },
-    message: `Replan refused as a loop: the same trigger (${describeTrigger(resolved.triggerKey)}) has already caused ${n} replans (same_trigger_max_count ${g.same_trigger_max_count}). Try a different approach instead of repeating this replan.`,
+    message: `Plan change refused as a loop: the same reason (${withPhaseNames(describeTrigger(resolved.triggerKey))}) has already caused ${n} plan changes (same_trigger_max_count ${g.same_trigger_max_count}). Try a different approach instead of repeating this change.`,
   };
 }
 

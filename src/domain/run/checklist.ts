@@ -4,6 +4,8 @@
 import { carriesOverChecks, renderChecklist, renderUnderRevision, type ChecklistInput } from '../checklist';
 import { TaskState } from '../types';
 import { clipCounted, clipUtf8, oneLine, utf8Bytes } from '../text';
+import { replanTypeName } from '../words/decisions';
+import { phaseName } from '../words/phases';
 import type { Goal, TaskRecord } from '../types';
 
 /** The checklist's revisions so far (earlier plans are folded away under the current one), kept in RunState (bounded). */
@@ -69,7 +71,7 @@ function checklistInput(s: ChecklistSource): ChecklistInput {
       }));
   return {
     revision: h.revision,
-    ...(h.reason ? { reason: h.type ? `${h.reason} (${h.type})` : h.reason } : {}),
+    ...(h.reason ? { reason: h.type ? `${h.reason} (${replanTypeName(h.type)})` : h.reason } : {}),
     tasks,
     previousPlans: h.previousPlans,
     replanCount: h.revision,
@@ -89,7 +91,7 @@ export interface ChecklistExtras {
 
 /** The banner of a plan under revision (a new checklist is being made). */
 function revisionBanner(h: ChecklistHistory): string {
-  const what = h.type ? ` (${h.type.replace(/_/g, ' ')})` : '';
+  const what = h.type ? ` (${replanTypeName(h.type)})` : '';
   const why = h.reason ? `: ${h.reason}` : '';
   return `> 🔄 **Under revision #${h.revision}**${what}${why}. This plan stands until the new one is made.`;
 }
@@ -126,7 +128,7 @@ export function runChecklist(s: ChecklistSource, extras: ChecklistExtras = {}): 
  * run is, and the checklist.
  */
 export function runDetails(s: ChecklistSource & { phase: string; goal?: Goal }, status: string, lead = ''): string {
-  const head = [...(lead ? [lead] : []), `**Status**: ${status} · phase ${s.phase}`];
+  const head = [...(lead ? [lead] : []), `**Status**: ${status} · phase ${phaseName(s.phase)}`];
   if (s.goal) head.push(`**Goal**: ${clipCounted(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
   const text = `${head.join('\n\n')}\n\n${runChecklist(s)}`;
   return clipUtf8(text, DETAILS_MAX_BYTES);

@@ -52,21 +52,16 @@ export function finalStatusOfExecution(execution: string): ShownRunStatus {
 
 /** Why a question still open when the run ended can no longer be answered: "the run was cancelled". */
 export function closedWhy(finalStatus: string): string {
-  switch (finalStatus) {
-    case 'CANCELLED':
-      return 'the run was cancelled';
-    case 'TERMINATED':
-      return 'the run was terminated';
-    case 'TIMED_OUT':
-      return 'the run timed out';
-    case 'FAILED':
-      return 'the run failed';
-    case 'STOPPED':
-      return 'the run was stopped';
-    default:
-      return `the run ended ${finalStatus}`;
-  }
+  return Object.hasOwn(CLOSED_WHY, finalStatus) ? CLOSED_WHY[finalStatus]! : `the run ended ${finalStatus}`;
 }
+
+const CLOSED_WHY: Readonly<Record<string, string>> = {
+  CANCELLED: 'the run was cancelled',
+  TERMINATED: 'the run was terminated',
+  TIMED_OUT: 'the run timed out',
+  FAILED: 'the run failed',
+  STOPPED: 'the run was stopped',
+};
 
 /** Every question still open, closed with `why`; the others as they are. */
 export function closeOpenQuestions(questions: readonly Question[], why: string): Question[] {

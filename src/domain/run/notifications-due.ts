@@ -5,7 +5,9 @@
 import type { DecisionRecord, PlanSnapshot } from '../replan/decision-log';
 import type { Question } from '../replan/questions';
 import { clip, clipLine } from '../text';
-import { TaskState, type Phase } from '../types';
+import { TaskState } from '../types';
+import { decisionName, replanTypeName } from '../words/decisions';
+import { phaseName } from '../words/phases';
 import { runChecklist } from './checklist';
 import type { RunState } from './state';
 import { replannerCommand } from '../printed-commands';
@@ -48,17 +50,10 @@ export const NOTIFICATION_HEADINGS: Readonly<Record<NotificationKind, string>> =
   clarification_needed: '## ❓ Clarification Needed (AI Decision)',
 };
 
-const PHASE_NAMES: Readonly<Record<Phase, string>> = {
-  goal_understanding: 'Goal Understanding',
-  task_decomposition: 'Task Decomposition',
-  action_sequence: 'Action Sequence Generation',
-  execution: 'Execution',
-  reflection: 'Reflection',
-};
-
 const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : []);
 const bullets = (items: string[]) => (items.length ? items.slice(0, 20).map((x) => `- ${clipLine(x, 500)}`) : ['- none']);
-const typeName = (t: string | undefined) => (t ? t.replace(/_/g, ' ') : 'replan');
+// V8: the kinds of change and the phases in the README's words.
+const typeName = replanTypeName;
 const percent = (c: number) => `${Math.round(c * 100)}%`;
 
 /** A replan was decided: "Plan Revision Decided by AI" with the phase, confidence, reasoning, issues found and recommended actions. */
@@ -68,9 +63,9 @@ export function replanDecidedMessage(r: DecisionRecord): string {
   return [
     NOTIFICATION_HEADINGS.replan_decided,
     '',
-    `**Phase**: ${PHASE_NAMES[r.phase]}`,
+    `**Phase**: ${phaseName(r.phase)}`,
     `**Confidence**: ${percent(r.confidence)}`,
-    `**Revision**: ${typeName(r.replan_type)}${r.target_phase ? ` (back to ${PHASE_NAMES[r.target_phase]})` : ''} · ${r.replan_id}`,
+    `**Revision**: ${typeName(r.replan_type)}${r.target_phase ? ` (back to ${phaseName(r.target_phase)})` : ''} · ${decisionName(r.replan_id)}`,
     ...(r.message ? [`**Note**: ${clipLine(r.message, 500)}`] : []),
     '',
     '**Reasoning**:',
@@ -86,14 +81,32 @@ export function replanDecidedMessage(r: DecisionRecord): string {
   ].join('\n');
 }
 
+/**
+ * An answered question is no plan change: the comments its phase's rerun makes due (posted as
+ * before, so the run's steps stay the same) say what happens in words.
+ */
+function answeredQuestionMessage(r: DecisionRecord, at: string, started: boolean): string {
+  const phase = phaseName(r.target_phase ?? r.phase);
+  return [
+    started ? `## ▶️ Working With Your Answer` : `## ✅ Your Answer Is Taken In`,
+    '',
+    started
+      ? `The ${phase} phase runs again with your answer (${decisionName(r.replan_id)}).`
+      : `The ${phase} phase ran again with your answer (${decisionName(r.replan_id)}); the plan goes on from there.`,
+    '',
+    `*${at}*`,
+  ].join('\n');
+}
+
 /** The replan under way (its phase runs again). */
 export function replanStartedMessage(r: DecisionRecord, at: string): string {
+  if (r.outcome === 'clarify') return answeredQuestionMessage(r, at, true);
   return [
     NOTIFICATION_HEADINGS.replan_started,
     '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
-    `**Decided in**: ${PHASE_NAMES[r.phase]}`,
-    ...(r.target_phase ? [`**Running again from**: ${PHASE_NAMES[r.target_phase]}`] : []),
+    `**Revision**: ${typeName(r.replan_type)} · ${decisionName(r.replan_id)}`,
+    `**Decided in**: ${phaseName(r.phase)}`,
+    ...(r.target_phase ? [`**Running again from**: ${phaseName(r.target_phase)}`] : []),
     '',
     `*${at}*`,
   ].join('\n');
@@ -107,12 +120,13 @@ function progressOf(p: PlanSnapshot | undefined): string | undefined {
 
 /** The replan's phase finished: the new plan stands. */
 export function replanCompletedMessage(r: DecisionRecord, at: string): string {
+  if (r.outcome === 'clarify') return answeredQuestionMessage(r, at, false);
   const after = r.plan_after;
   const progress = progressOf(after);
   return [
     NOTIFICATION_HEADINGS.replan_completed,
     '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
+    `**Revision**: ${typeName(r.replan_type)} · ${decisionName(r.replan_id)}`,
     ...(r.duration_ms !== undefined ? [`**Duration**: ${(r.duration_ms / 1000).toFixed(1)} s`] : []),
     ...(after?.tasks.length ? [`**New plan**: ${after.tasks.length} task(s)${progress ? `, ${progress}` : ''}`] : []),
     ...(after?.note ? [`**Note**: ${clipLine(after.note, 500)}`] : []),
@@ -127,7 +141,7 @@ export function replanFailedMessage(r: DecisionRecord, at: string): string {
   return [
     NOTIFICATION_HEADINGS.replan_failed,
     '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
+    `**Revision**: ${typeName(r.replan_type)} · ${decisionName(r.replan_id)}`,
     `**Reason**: ${clipLine(why, 1000)}`,
     '',
     'The plan before this revision was restored; the run asks the AI for alternatives and goes on.',
@@ -141,9 +155,9 @@ export function replanOverriddenMessage(r: DecisionRecord): string {
   return [
     NOTIFICATION_HEADINGS.replan_overridden,
     '',
-    `**Phase**: ${PHASE_NAMES[r.phase]}`,
+    `**Phase**: ${phaseName(r.phase)}`,
     `**Confidence**: ${percent(r.confidence)}`,
-    `**Wanted**: ${typeName(r.replan_type ?? (typeof r.llm_decision.replan_type === 'string' ? r.llm_decision.replan_type : undefined))} · ${r.replan_id}`,
+    `**Wanted**: ${typeName(r.replan_type ?? (typeof r.llm_decision.replan_type === 'string' ? r.llm_decision.replan_type : undefined))} · ${decisionName(r.replan_id)}`,
     `**Why not**: ${clipLine(r.message ?? r.override_reason ?? 'a replan limit was reached', 1000)}`,
     '',
     '**Reasoning**:',

@@ -57,6 +57,8 @@ export interface PendingConsultation {
   maxLoops: number;
   /** The situation (the pacemaker's fixed wording, in English). */
   message: string;
+  /** V9: the situation in the pacemaker design's own Japanese wording, shown to a run whose instruction is Japanese (absent in older runs). */
+  messageJa?: string;
   trigger: string;
   /** The four choices the pacemaker offers for this pattern: number, key (either answers), effect, English and Japanese label. */
   choices: { number: number; key: string; effect: ConsultationEffect; label: string; ja: string; needsText: boolean }[];

@@ -3,7 +3,9 @@
 // needs: the questions and consultations waiting for an answer and how to answer them (a reply
 // here, or the CLI), the answers given, and the notifications that could not be posted (their
 // text kept in the history section). Pure.
-import { clipLine } from '../text';
+import { runLanguage } from '../language';
+import { consultationMarkdown } from '../pacemaker/display';
+import { clipCounted, clipLine } from '../text';
 import { runChecklist } from './checklist';
 import type { NotificationLedger } from './deliveries';
 import type { RunState } from './state';
@@ -42,10 +44,13 @@ function questionsPart(s: RunState, service: string): string[] {
       const how = q.kind === 'confirmation' ? `\`/answer ${q.id} yes\` or \`/answer ${q.id} no\`` : `\`/answer ${q.id} <your answer>\``;
       lines.push(`- **${q.id}** (${q.kind}): ${clipLine(q.text, 500)} — reply ${how}`);
     }
+    // V9: each task that asks how to go on, as the pacemaker's design shows it, in the run's language.
+    const language = runLanguage(s.instruction);
     for (const c of consultations) {
-      const choices = c.choices.map((x) => `${x.number} ${clipLine(x.label, 80)}${x.needsText ? ' (add your text)' : ''}`).join(' · ');
+      const shown = { ...c, message: clipCounted(c.message, 500), ...(c.messageJa ? { messageJa: clipCounted(c.messageJa, 500) } : {}) };
       lines.push(
-        `- **${c.id}** (consultation on task ${c.taskId}): ${clipLine(c.message, 500)} — reply \`/consult ${c.taskId} <choice>\`: ${choices}`,
+        '',
+        consultationMarkdown(shown, language, `reply \`/consult ${c.taskId} <number>\` (with your text after the number where the choice says so)`),
       );
     }
     lines.push(

@@ -3,9 +3,11 @@
 // the Temporal CLI through it (an update, refused with its reason when it cannot be taken) and the Web UI's
 // own "Send a Signal" action (the run's `answer` signal, JSON a person can type). One source for the
 // run's current details, `status`, `list` and the tracker comment. Pure.
-import { choicesFor } from '../pacemaker/choices';
+import { runLanguage } from '../language';
+import { consultationDisplay } from '../pacemaker/display';
 import type { Question } from '../replan/questions';
 import { clipCounted, clipLine } from '../text';
+import { pauseTitle } from '../words/pauses';
 import { activePauses } from './pause';
 import { pendingQuestions } from './questions';
 import type { PauseState, PendingConsultation, RunState } from './state';
@@ -33,8 +35,10 @@ export interface WaitingItem {
   title: string;
   /** What is asked (one paragraph, clipped). */
   text: string;
-  /** The answers it takes, where it takes only some (a confirmation: yes / no; a consultation: its four choices). */
+  /** The answers it takes, where it takes only some (a confirmation: yes / no; a consultation: its four choices, numbered). */
   choices: string[];
+  /** V9: a consultation's question above its numbered choices ("How should it go on?"), in the run's language. */
+  question?: string;
   /** What happens when nobody answers. */
   otherwise: string;
   ways: AnswerWays;
@@ -97,16 +101,16 @@ function questionItem(s: RunState, q: Question): WaitingItem {
 }
 
 function consultationItem(s: RunState, c: PendingConsultation): WaitingItem {
-  const choices = c.choices.length
-    ? c.choices.map((x) => `${x.number} ${x.key}: ${x.label}${x.needsText ? ' (with your text)' : ''}`)
-    : choicesFor(c.kind).map((x) => `${x.number} ${x.key}: ${x.label.en}`);
+  // V9: as the pacemaker's design shows it, in the run's language.
+  const shown = consultationDisplay(c, runLanguage(s.instruction));
   const taskWf = taskWorkflowIdOf(workflowIdOf(s), c.taskId, s.phaseRuns.execution ?? 1);
   return {
     kind: 'consultation',
     id: c.id,
-    title: `consultation ${c.id} of task ${c.taskId} (${c.kind.replace(/_/g, ' ')})`,
-    text: clipCounted(c.message.trim(), MAX_TEXT_CHARS),
-    choices,
+    title: shown.title,
+    text: clipCounted(shown.situation, MAX_TEXT_CHARS),
+    choices: shown.choices,
+    question: shown.question,
     otherwise: `If nobody answers within ${c.timeoutMinutes} min, the task goes on as the pacemaker's on_consultation_timeout says.`,
     ways: {
       cli: replannerCommand('consult', s.runId, c.taskId, '<choice> ["<text>"]'),
@@ -125,18 +129,17 @@ export function waitingItems(s: RunState): WaitingItem[] {
 /** Who paused a run, in words: "paused by you". */
 export const PAUSED_BY: Record<PauseState['by'], string> = {
   user: 'by you',
-  llm: 'by the LLM',
+  llm: 'because of the model',
   budget: 'by its budget',
   host: 'by its workspace host',
 };
 
 function pausedItem(s: RunState, p: PauseState): PausedItem {
-  const title = `paused ${PAUSED_BY[p.by]} since ${p.since}`;
-  const reason = p.reason ? clipLine(p.reason, 600) : undefined;
-  const base = reason ? { title, reason } : { title };
+  // V8: what is wrong and since when, in words (the reason is part of it).
+  const base = { title: pauseTitle({ ...p, ...(p.reason ? { reason: clipLine(p.reason, 600) } : {}) }) };
   if (p.kind === 'budget')
     return { ...base, ends: `it resumes when the budget question${s.budget?.waiting ? ` ${s.budget.waiting.questionId}` : ''} is answered` };
-  if (p.kind === 'llm_outage') return { ...base, ends: 'it resumes by itself when the LLM answers again' };
+  if (p.kind === 'llm_outage') return { ...base, ends: 'it goes on by itself when the model answers again' };
   if (p.kind === 'host_offline') return { ...base, ends: "it resumes by itself when the workspace host's worker polls again" };
   return {
     ...base,
@@ -173,7 +176,8 @@ export function waitingMarkdown(s: RunState): string {
   const blocks: string[] = [];
   for (const w of waitingItems(s)) {
     const lines = [`**Waiting for your answer**: ${w.title}`, '', `> ${w.text.replace(/\n+/g, '\n> ')}`, ''];
-    if (w.choices.length) lines.push(`Choices: ${w.choices.join(' · ')}`, '');
+    if (w.question) lines.push(w.question, '', ...w.choices, '');
+    else if (w.choices.length) lines.push(`Choices: ${w.choices.join(' · ')}`, '');
     lines.push(w.otherwise, '', ...waysMarkdown(w.ways, 'Answer it'));
     blocks.push(lines.join('\n'));
   }

@@ -5,6 +5,7 @@
 // in one line and starts one, or says how to. Pure: src/client/watch.ts and follow.ts call these.
 import { decideLiveness, type Poller } from '../worker-lifecycle';
 import { PAUSED_BY } from './waiting';
+import { phaseName } from '../words/phases';
 
 /** An open watch tells of a run nobody serves once no worker has polled its queue this long. */
 export const NO_WORKER_NOTICE_MS = 20_000;
@@ -74,7 +75,7 @@ export function quietLine(r: QuietRun, c: QuietContext): string | undefined {
   }
   if (c.phaseSinceMs === undefined) return undefined;
   const tasks = (c.running ?? []).map((t) => `${t.id} ${c.elapsed(c.nowMs - t.sinceMs)}${t.workerLost ? ` — ${t.workerLost}` : ''}`);
-  return `still in ${r.phase} for ${c.elapsed(c.nowMs - c.phaseSinceMs)}${tasks.length ? ` (running: ${tasks.join(', ')})` : ''}`;
+  return `still in the ${phaseName(r.phase)} phase for ${c.elapsed(c.nowMs - c.phaseSinceMs)}${tasks.length ? ` (running: ${tasks.join(', ')})` : ''}`;
 }
 
 /** What an open watch knows of the run's queue between two looks. */

@@ -62,6 +62,7 @@ export const ConsultationSchema = lazySchema(() =>
     iteration: countField,
     maxLoops: countField,
     message: textField(8000),
+    messageJa: textField(8000).optional(),
     trigger: textField(2000),
     choices: z
       .array(

@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { answerProblem, type QuestionAnswer } from '../../domain/replan';
+import { answerProblem, planChangesMade, type QuestionAnswer } from '../../domain/replan';
 import { budgetAnswerProblem } from '../../domain/run/budget-ledger';
 import { checklistMemoDue, runChecklist, runDetails } from '../../domain/run/checklist';
 import { eventsView, withEvents } from '../../domain/run/events';
@@ -72,7 +72,9 @@ class Publisher {
       upsertSearchAttributes([
         { key: PHASE_KEY, value: state.phase },
         { key: STATUS_KEY, value: status },
-        { key: REPLAN_COUNT_KEY, value: state.counters.total },
+        // V8: the plan changes carried out (a clarification is a question, not a change). The key above
+        // keeps the total, so the attributes are written at the same points as before.
+        { key: REPLAN_COUNT_KEY, value: planChangesMade(state.counters) },
       ]);
     }
     // What `status` and `decisions` answer, kept in the memo whenever a phase, the status (also

@@ -75,6 +75,8 @@ export function installConsultations(task: TaskSpec, config: PacemakerConfig, vi
     iteration: iv.iteration,
     maxLoops: iv.maxLoops,
     message: iv.message.en,
+    // V9: the Japanese words too: a run whose instruction is Japanese shows them.
+    messageJa: iv.message.ja,
     trigger: iv.trigger,
     choices: iv.choices.map((c) => ({ number: c.number, key: c.key, effect: c.effect, label: c.label.en, ja: c.label.ja, needsText: c.needsText })),
     timeoutMinutes: config.consultation_timeout_minutes,

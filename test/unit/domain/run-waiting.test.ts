@@ -11,6 +11,7 @@ import { TaskState, type TaskRecord } from '../../../src/domain/types';
 import { answerSignal, parsePayload, RunAnswerSchema } from '../../../src/workflows/messages';
 import { taskWorkflowId } from '../../../src/workflows/execution';
 import { taskSpec } from '../../support/tasks';
+import { clockTime } from '../../../src/domain/words/pauses';
 
 const AT = '2026-03-01T10:00:00.000Z';
 const run = (): RunState => initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/ws' });
@@ -100,13 +101,14 @@ describe('X14 P7 what waits and how to answer it', () => {
     expect(w!.ways.temporal.endsWith(`--input '{"questionId":"q1","answer":"<your answer>"}'`)).toBe(true);
   });
 
-  it('P7 a consultation: its choices and the task workflow of this execution round', () => {
+  it('P7 V9 a consultation: titled and numbered as seed 002 shows it, and the task workflow of this execution round', () => {
     const [w] = waitingItems(consulting());
     expect(w).toMatchObject({
       kind: 'consultation',
       id: 't2-c1',
-      title: 'consultation t2-c1 of task t2 (no progress)',
-      choices: ['1 stop: Stop the work', '2 guidance: Provide additional instructions (with your text)'],
+      title: '🦆 Duck Pacemaker: task t2 asks how to go on',
+      question: 'How should it go on?',
+      choices: ['1. Stop the work', '2. Provide additional instructions (with your text)'],
       ways: {
         cli: 'npx replanner consult r1 t2 <choice> ["<text>"]',
         temporal: `npx replanner temporal workflow update execute --workflow-id run-r1.task-t2.2 --name answerConsultation --input '{"choice":1}'`,
@@ -115,6 +117,24 @@ describe('X14 P7 what waits and how to answer it', () => {
     });
     expect(taskWorkflowIdOf('run-r1', 't2', 2)).toBe(taskWorkflowId('run-r1', 't2', 2));
     expect(parsePayload(RunAnswerSchema, JSON.parse(w!.ways.signal.input!)).ok).toBe(true);
+  });
+
+  it("V9 the Web UI shows the consultation as seed 002 lays it out, in the run's language", () => {
+    const ja: RunState = { ...consulting(), instruction: 'パーサーを直してください' };
+    ja.consultations = ja.consultations.map((c) => ({ ...c, messageJa: '進捗がありません。' }));
+    const md = waitingMarkdown(ja).split('\n');
+    expect(md.slice(0, 9)).toEqual([
+      '**Waiting for your answer**: 🦆 Duck Pacemaker からの相談（タスク t2）',
+      '',
+      '> 進捗がありません。',
+      '',
+      'どのように進めますか？',
+      '',
+      '1. 作業を中止する',
+      '2. 追加の指示（説明を添えて）',
+      '',
+    ]);
+    expect(md).toContain('- `replanner consult r1 t2 <choice> ["<text>"]`');
   });
 
   it('S2 the answer signal takes exactly a question answer or a consultation answer', () => {
@@ -143,8 +163,7 @@ describe('O1 a paused run: its reason and how to resume', () => {
     const s = (pauseRun(run(), { reason: 'lunch', at: AT }) as { state: RunState }).state;
     expect(pausedItems(s)).toEqual([
       {
-        title: `paused by you since ${AT}`,
-        reason: 'lunch',
+        title: `paused by you since ${clockTime(AT)} (lunch)`,
         ways: {
           cli: 'npx replanner resume r1',
           temporal: 'npx replanner temporal workflow update execute --workflow-id run-r1 --name resume',
@@ -152,17 +171,21 @@ describe('O1 a paused run: its reason and how to resume', () => {
         },
       },
     ]);
-    expect(waitingLine(s)).toBe(`paused by you since ${AT}: lunch — npx replanner resume r1`);
+    expect(waitingLine(s)).toBe(`paused by you since ${clockTime(AT)} (lunch) — npx replanner resume r1`);
     expect(statusView(s).waiting).toBe(waitingLine(s));
   });
 
-  it('O2 an LLM outage resumes by itself: no resume offered', () => {
+  it('O2 V8 an LLM outage resumes by itself: no resume offered, and it is said in words', () => {
     const r = applyLlmTrouble(run(), { trouble: 'unavailable', error: 'ECONNREFUSED' }, AT);
     if (!r.ok) throw new Error(r.reason);
     const [p] = pausedItems(r.state);
     expect(p!.ways).toBeUndefined();
-    expect(p!.ends).toBe('it resumes by itself when the LLM answers again');
-    expect(waitingMarkdown(r.state)).toContain('It is not resumed by hand: it resumes by itself when the LLM answers again.');
+    expect(p!.title).toBe(
+      `the model is not answering since ${clockTime(AT)} (connection refused); it is tried again by itself, at most a minute apart`,
+    );
+    expect(p!.ends).toBe('it goes on by itself when the model answers again');
+    expect(waitingMarkdown(r.state)).toContain('It is not resumed by hand: it goes on by itself when the model answers again.');
+    expect(waitingMarkdown(r.state)).not.toMatch(/LLM|llm_outage/);
   });
 });
 
@@ -182,7 +205,7 @@ describe('V1 the head of the current details', () => {
       '- `npx replanner answer r1 q1 "<your answer>"`',
       '- `npx replanner temporal workflow update execute --workflow-id run-r1 --name answerClarification --input \'{"questionId":"q1","answer":"<your answer>"}\'`',
       '',
-      `**Paused**: paused by you since ${AT}`,
+      `**Paused**: paused by you since ${clockTime(AT)}`,
       '',
       'Resume it in one of three ways:',
       '- here in the Web UI: **More Actions → Send a Signal** (top right of this page), signal name `resumeSignal`, no data',
