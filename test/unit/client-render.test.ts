@@ -123,7 +123,7 @@ describe('answer hints', () => {
     expect(text).toContain('Question q1 (clarification, goal_understanding): Which format? — closed: the run was cancelled');
     expect(text).not.toContain('replanner answer');
     const log = renderDecisions('r1', { records: [], dropped: 0, counters: emptyCounters(), questions: [closed] });
-    expect(log).toContain('q1 (clarification, goal_understanding, closed;');
+    expect(log).toContain('q1 (clarification, Goal phase, closed;');
     expect(log).toContain('    closed: the run was cancelled');
     expect(log).not.toContain('replanner answer');
   });
@@ -385,7 +385,7 @@ describe('O2 LLM pauses in status and watch', () => {
 
   it('O2 V8 status shows each pause in words: the outage goes on by itself, a rejection names the fix then resume', () => {
     expect(renderStatus(withPauses(outage))).toContain(
-      `PAUSED: the model is not answering since ${at(outage.since)} (connection refused); it is tried again by itself, at most a minute apart — to try now: replanner resume r1`,
+      `PAUSED: the model is not answering since ${at(outage.since)} (connection refused); it is tried again by itself, at most a minute apart — to try now: npx replanner resume r1`,
     );
     expect(renderStatus(withPauses(rejected))).toContain(
       `PAUSED: the model refuses the run's requests since ${at(rejected.since)}: set the right key — fix it, then: npx replanner resume r1`,

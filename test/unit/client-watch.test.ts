@@ -116,7 +116,7 @@ describe('V2 watch printer', () => {
     // A task whose worker was lost says so beside its time.
     void p.onEvent({ seq: 4, time: new Date(began).toISOString(), kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
     p.onStatus(status({ tasks: [{ id: 'a', state: 'RUNNING', workerLost: 'worker lost, retrying' } as never] }));
-    expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 4\ds \(running: a 1m 4\ds — worker lost, retrying\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}… still in the Execution phase for 1m 4\ds \(running: a 1m 4\ds — worker lost, retrying\)$/);
   });
 
   it('V5 no worker picks up the run’s work: one line, starting one or saying how; --json: kind no_worker', () => {

@@ -134,7 +134,7 @@ describe('X14 P7 what waits and how to answer it', () => {
       '2. 追加の指示（説明を添えて）',
       '',
     ]);
-    expect(md).toContain('- `replanner consult r1 t2 <choice> ["<text>"]`');
+    expect(md).toContain('- `npx replanner consult r1 t2 <choice> ["<text>"]`');
   });
 
   it('S2 the answer signal takes exactly a question answer or a consultation answer', () => {

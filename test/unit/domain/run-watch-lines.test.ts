@@ -32,7 +32,7 @@ describe('V5 the line of a quiet watch', () => {
 
   it('V5 a run at work: the phase and its running tasks with their time, a task whose worker was lost marked', () => {
     const c = { nowMs: T0 + 90_000, phaseSinceMs: T0, running: [{ id: 'a', sinceMs: T0 + 30_000, workerLost: 'worker lost, retrying' }], elapsed };
-    expect(quietLine(run({ phase: 'execution' }), c)).toBe('still in execution for 90s (running: a 60s — worker lost, retrying)');
+    expect(quietLine(run({ phase: 'execution' }), c)).toBe('still in the Execution phase for 90s (running: a 60s — worker lost, retrying)');
     expect(quietLine(run(), { nowMs: T0, elapsed })).toBeUndefined();
   });
 

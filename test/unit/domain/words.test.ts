@@ -102,7 +102,7 @@ describe('V8 pauses and the model’s trouble, without internal names, one line 
   it('V8 the outage in a few words, since when and how it ends', () => {
     const reason = `LLM unavailable since ${since}: LLM unavailable: quality_judge request to http://127.0.0.1:8484/v1 could not connect or timed out: Connection error. (connect ECONNREFUSED 127.0.0.1:8484); retrying by itself with backoff (5 s doubling, at most every 60 s)`;
     expect(pauseText({ kind: 'llm_outage', reason, since }, 'r1')).toBe(
-      'the model is not answering since 2026-03-01 12:03:00 UTC (connection refused); it is tried again by itself, at most a minute apart — to try now: replanner resume r1',
+      'the model is not answering since 2026-03-01 12:03:00 UTC (connection refused); it is tried again by itself, at most a minute apart — to try now: npx replanner resume r1',
     );
     expect(resumeText('llm_outage')).toBe('the model answers again: the run goes on');
     expect(outageCause('LLM unavailable: judge request to http://x failed with HTTP 503: overloaded')).toBe('HTTP 503');
