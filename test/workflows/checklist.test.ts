@@ -92,7 +92,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
       '**Status**: DONE',
       '**Goal**: Carry out the instruction',
       '## 📋 Execution Plan (Revised #1)',
-      '**Revision Reason**: replan because b failed; plan the remaining work again (partial_replan)',
+      '**Revision Reason**: replan because b failed; plan the remaining work again (re-plan the remaining steps)',
       '**Previous Progress**: 1/2',
     ]);
     const [current, history] = details.split('<details>');
@@ -149,7 +149,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     const [current, history] = details.split('<details>');
     expectToContainAll(
       current,
-      ['## 📋 Execution Plan (Revised #1)', '(task_redecomposition)', '**Previous Progress**: 0/1', '- [x] **a**: write a', '- [x] **b**: write b'],
+      ['## 📋 Execution Plan (Revised #1)', '(split the tasks again)', '**Previous Progress**: 0/1', '- [x] **a**: write a', '- [x] **b**: write b'],
       ['**ab**'],
     );
     expect(current).toContain('Progress: 2/2 (100%) complete · Plan Revisions: 1');

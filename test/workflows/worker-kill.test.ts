@@ -140,6 +140,8 @@ describe('worker process killed during a clarification wait', () => {
 
 describe('O7 a worker that dies during an LLM call', () => {
   it('O7 O4 the worker SIGKILLed six times while one worker step waits for the model (3 attempts of its own): the task still ends DONE', async () => {
+    // The model's requests counted from here (the test before asked it too).
+    h.fake.reset();
     const task: ScenarioTask = { id: 'a', title: 'write a', files: { 'a.txt': 'A' } };
     scriptScenario(h.fake, { tasks: [task] });
     const KILLS = 6;
@@ -152,10 +154,14 @@ describe('O7 a worker that dies during an LLM call', () => {
       held += 1;
       return { delayMs: 120_000, then: reply };
     });
+    // A task queue of its own: the worker of the test before still polls the suite's queue, and a
+    // step it took would wait out the model's two minutes unkilled.
+    const ownQueue = uniqueId('worker-kill-o7');
+    const startWorkerProcess = () => startWorker({ address: temporalAddress(), taskQueue: ownQueue, llmBaseURL: h.fake.baseURL });
     let worker = await startWorkerProcess();
     // FAST: 3 attempts of the call's own; a lost step is noticed after 1 s without a heartbeat.
     const { handle } = await startRun(
-      { client: h.client, taskQueue },
+      { client: h.client, taskQueue: ownQueue },
       { instruction: 'write a.txt', workspace: h.workspace(), options: { ...FAST, workerHeartbeatTimeoutMs: 1000 } },
       'kill6',
     );

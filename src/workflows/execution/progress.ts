@@ -1,4 +1,4 @@
-// S2: the execution phase's progress, for the run (its `status` stays live while tasks run). The
+// The execution phase's progress, for the run (its `status` stays live while tasks run). The
 // phase reports a delta, the tasks changed after the version it last reported, sealed with the token
 // the run gave it (SealedProgressSchema): a report forged from outside is ignored. A phase given no
 // token (a run recorded before sealed reports) only pokes the run ("look again"), and the run reads
@@ -44,7 +44,7 @@ export function reportProgress(
   // Without a token (a run recorded before sealed reports) the poke is a signal to the run. Runs
   // recorded before POKES_BY_SIGNAL_PATCH poked from a local activity (one marker instead of the
   // signal's two events), which a worker whose workflow cache is full may drop with the workflow
-  // task it belongs to, again and again (O6: the phase then never gets on). A phase given a token
+  // task it belongs to, again and again (the phase then never gets on). A phase given a token
   // asks for no patch (a patch is two events in every execution that asks).
   const bySignal = token !== undefined || patched(POKES_BY_SIGNAL_PATCH);
   const pokeByActivity = proxyLocalActivities<Activities>({
@@ -66,18 +66,15 @@ export function reportProgress(
       ? () => run.signal(taskProgressSignal, {})
       : () => pokeByActivity({ runWorkflowId: input.runWorkflowId });
   let poked = 0;
-  let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states. */
   let closing = false;
   // A poke's reply may reach this workflow in a later workflow task than the one that sent it (the
   // worker evicted it meanwhile, or the task was heartbeated), and a replay delivers that reply at
   // the start of the task that recorded it: earlier than it came. So what is sent must not depend
   // on when replies come: each change is poked once, when this turn's events are all taken, however
-  // many pokes are still in flight. Runs recorded before this rule keep the old one (one poke in
-  // flight at a time, the next sent when it answers), which replays only what it recorded.
-  const pokeOnce = bySignal || patched('execution-pokes-independent-of-replies');
+  // many pokes are still in flight.
   const pokes = new Set<Promise<void>>();
-  /** The tasks changed after version `since`, and (V2) the decisions asked from number `decisionsFrom` on, so `watch` shows them while the phase runs. */
+  /** The tasks changed after version `since`, and the decisions asked from number `decisionsFrom` on, so `watch` shows them while the phase runs. */
   function progressView(since: unknown, decisionsFrom: unknown): TaskProgressMessage {
     const { usage, decisions } = spent();
     const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
@@ -98,42 +95,25 @@ export function reportProgress(
   const wanted = (force: boolean) => !closing && board.version > poked && (force || board.tasks.some((t) => t.state === TaskState.RUNNING));
 
   const report = (force = false) => {
-    if (pokeOnce) {
-      if (!wanted(force)) return;
-      poked = board.version;
-      const sent: Promise<void> = poke().then(
-        () => void pokes.delete(sent),
-        (e: unknown) => {
-          pokes.delete(sent);
-          warn(e);
-        },
-      );
-      pokes.add(sent);
-      return;
-    }
-    if (inFlight || !wanted(force)) return;
-    const sent = board.version;
-    inFlight = poke().then(
-      () => {
-        poked = sent;
-        inFlight = undefined;
-        report(force);
-      },
+    if (!wanted(force)) return;
+    poked = board.version;
+    const sent: Promise<void> = poke().then(
+      () => void pokes.delete(sent),
       (e: unknown) => {
-        inFlight = undefined;
+        pokes.delete(sent);
         warn(e);
       },
     );
+    pokes.add(sent);
   };
   const delivered = async () => {
     closing = true;
-    if (pokeOnce) await CancellationScope.nonCancellable(() => Promise.all([...pokes]));
-    while (inFlight) await CancellationScope.nonCancellable(() => inFlight!);
+    await CancellationScope.nonCancellable(() => Promise.all([...pokes]));
   };
   return {
     report,
     turnDone: () => {
-      if (!pokeOnce || !events.waiting()) report();
+      if (!events.waiting()) report();
     },
     delivered,
     async lastReport() {

@@ -1,4 +1,4 @@
-// What the planning phases (X1) share: their input and result, and their LLM calls, each one
+// What the planning phases share: their input and result, and their LLM calls, each one
 // activity started through the phase's call gate (call-gate.ts: its budget loan, the run's pause,
 // LLM trouble, the fallback level) and on the workspace's host when it reads the workspace.
 import { proxyActivities } from '@temporalio/workflow';
@@ -15,7 +15,7 @@ export interface PhaseInput {
   run: RunRef;
   options: RunOptions;
   feedback?: string;
-  /** O3: the tokens the run lends this phase (absent: no budget). */
+  /** The tokens the run lends this phase (absent: no budget). */
   budget?: LeaseInput;
 }
 
@@ -27,7 +27,7 @@ export interface PhaseResult<T> extends LlmRungReport {
 export type DecompositionInput = PhaseInput & {
   goal: Goal;
   previousTasks?: TaskSpec[];
-  /** S3: planning.maxTasks (absent: the default). */
+  /** planning.maxTasks (absent: the default). */
   maxTasks?: number;
 };
 

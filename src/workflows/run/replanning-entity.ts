@@ -17,6 +17,6 @@ export interface ReplanningDeps {
   options: RunOptions;
   config: ReplannerConfig;
   entity: ReplanningEntity;
-  /** The run's call gate (call-gate.ts): O3 every replan-decision call waits until it fits the budget, O1 none starts while paused, O2 LLM trouble pauses the run instead of failing. */
+  /** The run's call gate (call-gate.ts): every replan-decision call waits until it fits the budget, none starts while paused, LLM trouble pauses the run instead of failing. */
   gate: CallGate;
 }

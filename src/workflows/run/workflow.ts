@@ -1,7 +1,7 @@
-// RunWorkflow: one per instruction, an entity (docs/architecture.md §2). It holds one RunState
+// RunWorkflow: one per instruction, an entity (docs/architecture.md, "The workflows of one run"). It holds one RunState
 // (./entity.ts) and changes it only through pure transitions. Read top to bottom: the run's parts,
 // every message handler (one line each, delegating), then the phase loop: goal → tasks → actions →
-// execution → reflection, each phase a child workflow followed by "replan?" (X1, X3; ./steps.ts).
+// execution → reflection, each phase a child workflow followed by "replan?" (a replan jumps back to its target phase; ./steps.ts).
 import { CancellationScope, log, patched, setDefaultSignalHandler, setHandler, workflowInfo } from '@temporalio/workflow';
 import { notifyTargetOf } from '../../domain/notifications';
 import { endUnprobedOutage, isPaused, noteLlmRung, pauseKinds } from '../../domain/run/pause';
@@ -49,21 +49,21 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const runWorkflowId = workflowInfo().workflowId;
   const entity = new RunEntity(start.initial);
   const children = new RunningChildren();
-  // O1: the phase child running now is kept told whether the run is paused.
+  // The phase child running now is kept told whether the run is paused.
   const relay = startPauseRelay(
     () => pauseKinds(entity.state),
     () => (children.phase ? [children.phase] : []),
   );
   entity.whenResumed(() => relay.retell());
   const reads = new ChildReads(entity, children, runWorkflowId, withoutLocalActivities);
-  // O3: the run is the budget's ledger; "stop" as the budget question's answer cancels the phases
+  // The run is the budget's ledger; "stop" as the budget question's answer cancels the phases
   // (`main`, below) and ends the run STOPPED.
   const main = new CancellationScope();
   const ledger = startRunLedger({ entity, now: isoNow, currentChild: () => children.phase, onStop: () => main.cancel() });
-  // The run's call gate (call-gate.ts): O1 the run's safe points wait on it; the run's own LLM calls
-  // (replan decisions) wait until they fit the ledger (O3), report LLM trouble straight into its state
-  // (O2; a call its workspace host did not start pauses it); M1 a lower level any call of the run
-  // learns is kept in its state.
+  // The run's call gate (call-gate.ts): the run's safe points wait on it while paused; the run's own
+  // LLM calls (replan decisions) wait until they fit the ledger, report LLM trouble straight into its
+  // state (a call its workspace host did not start pauses it); a lower fallback level any call of the
+  // run learns is kept in its state.
   const gate = runCallGate({
     options,
     budget: ledger,
@@ -72,10 +72,10 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     llmTrouble: (m) => entity.llmTrouble(m),
     onLower: (rung, stream) => entity.apply((s) => noteLlmRung(s, rung, stream)),
   });
-  // S3: the workspace's lock, taken as the run's first step.
+  // The workspace's lock (one running run per workspace), taken as the run's first step.
   const workspace = new RunWorkspace(input, withoutLocalActivities);
 
-  // ------------------------------------------------------------ every message of the run (S2)
+  // ------------------------------------------------------------ every message of the run
   setHandler(statusQuery, () => entity.status());
   setHandler(decisionsQuery, () => entity.decisions());
   setHandler(eventsQuery, (afterSeq?: unknown) => entity.events(afterSeq));
@@ -102,11 +102,12 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // ------------------------------------------------------------ the phases
   const body = async (): Promise<RunResult> => {
     const config = configure(input, start, entity);
-    // S3: the run's first step: it holds its workspace, or it is refused at once, naming the holder.
+    // The run's first step: it holds its workspace, or it is refused at once, naming the holder.
     const hold = await workspace.take();
     if (!hold.held) refused(entity, hold);
     const replanning = createReplanning({ run, options, config, entity, gate });
-    // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
+    // Notifications and the plan checklist: the issue or merge request of the config, told of every
+    // published state (delivered in the background).
     const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
     entity.onPublish((s) => notifier.observe(s));
     const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, gate, replanning, runWorkflowId });
@@ -116,7 +117,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       let phase: Phase = input.carry?.next ?? 'goal_understanding';
       for (let phasesRun = 0; ; phasesRun++) {
         await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held });
-        // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
+        // The safe point between phases: no phase starts while paused (an outage pause nobody probes any more ends here).
         entity.apply(endUnprobedOutage);
         await gate.ready();
         let next: NextPhase;
@@ -131,7 +132,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       }
     };
     try {
-      // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
+      // The phase loop runs in `main`, which the answer "stop" to the budget question cancels.
       await main.run(phases);
       await completed({ entity, notifier });
     } catch (err) {
