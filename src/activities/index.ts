@@ -39,6 +39,7 @@ import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type Worke
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
+import { createGitActivities } from './git';
 import { inspectOwnWorkflow, pokeRunProgress } from './inspect';
 import { clearStaleWorkspaceLock, workspaceLockId } from './workspace-lock';
 
@@ -140,6 +141,7 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   return {
     // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
+    ...createGitActivities(),
     /** S2: the run's look into its own child (a local activity; see inspect.ts). */
     inspectOwnWorkflow,
     /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */

@@ -1,5 +1,6 @@
 // Human-readable views of a run's status and decisions for the CLI and the demo (what `watch`
 // prints as the run goes is in render-events.ts).
+import { branchLine } from '../domain/git/run-git';
 import { notificationsLine } from '../domain/run/deliveries';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
@@ -74,6 +75,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   }
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
+  if (s.git) lines.push(branchLine(s.git));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
   if (s.error) lines.push(`Error: ${s.error}`);

@@ -8,6 +8,7 @@
 import type { RunBudget } from '../budget';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
+import type { RunGit } from '../git/run-git';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { PlanQuality } from '../refinement/record';
 import { emptyCounters, emptyDecisionLog, type DecisionLog, type ReplanCounters, type ReplanDecision } from '../replan';
@@ -138,6 +139,8 @@ export interface RunState {
   events?: RunEventLog;
   /** V2: the decisions of this execution round read from the phase while it runs (told at once; recorded when it ends). */
   executionDecisions?: ExecutionDecisionNote[];
+  /** G1–G5: the run's branch, its commits and pushes (absent: the run commits nothing). */
+  git?: RunGit;
 }
 
 /** O3: the budget's limits, the loans to running children, and the pause when it is used up. */

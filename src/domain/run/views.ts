@@ -1,6 +1,7 @@
 // V1 / X9 / O5: what clients see of the run: the `status` and `decisions` views, computed from the
 // state on every query, and the memo that keeps them for when no worker can answer.
 import { budgetView, type BudgetView } from '../budget';
+import { runGitView, type RunGitView } from '../git/run-git';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
 import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
@@ -60,6 +61,8 @@ export interface RunStatusView {
   notifications?: NotificationLedger;
   /** V1: what the run waits for from a person and how to give it, or why it is paused and how to resume (one line; absent: neither). */
   waiting?: string;
+  /** G1: the run's branch and the commit of each task (absent: the run commits nothing). */
+  git?: RunGitView;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -95,6 +98,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(s.llmNoStream ? { llmNoStream: true as const } : {}),
     ...(s.notifications ? { notifications: s.notifications } : {}),
     ...(waiting ? { waiting } : {}),
+    ...(s.git ? { git: runGitView(s.git) } : {}),
   };
 }
 

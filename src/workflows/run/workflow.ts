@@ -31,6 +31,7 @@ import { createReplanning } from './replanning';
 import { startRunLedger } from './budget-ledger';
 import { ChildReads, RunningChildren } from './child-reads';
 import { completed, continueAsNewIfDue, endedEarly, outcome, refused } from './ending';
+import { runBranchOf } from './git-branch';
 import { isoNow, RunEntity } from './entity';
 import { startNotifier } from './notifications';
 import { configure, runStartOf, type RunInput, type RunResult } from './start';
@@ -100,14 +101,26 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     const replanning = createReplanning({ run, options, config, entity, gate, budget: ledger });
     // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
     const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
-    entity.onPublish((s) => notifier.observe(s));
+    // G1: with a branch of its own the run commits each task that ends DONE (made as its first step).
+    const branch = runBranchOf({ entity, options, config });
+    // (awaited only when there is one: a run without it runs exactly as before, command for command)
+    if (branch) await branch.start();
+    entity.onPublish((s) => {
+      notifier.observe(s);
+      branch?.observe(s);
+    });
     const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, form, replanning, runWorkflowId });
     entity.publish();
 
     const phases = async (): Promise<void> => {
-      let phase: Phase = input.carry?.next ?? 'goal_understanding';
+      let phase: Phase | 'done' = input.carry?.next ?? 'goal_understanding';
       for (let phasesRun = 0; ; phasesRun++) {
-        await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held });
+        if (phase === 'done') {
+          // G1: the phases ran out: the last commits are made before the run ends.
+          if (branch) await branch.settled();
+          return;
+        }
+        await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held, settle: branch });
         // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
         entity.apply(endUnprobedOutage);
         await gate.ready();
@@ -118,7 +131,6 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
           next = await steps.afterFailure(err);
         }
         children.phase = undefined;
-        if (next === 'done') return;
         phase = next;
       }
     };
