@@ -40,6 +40,7 @@ import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
 import { createGitActivities } from './git';
+import { createForgeActivities } from './forge';
 import { inspectOwnWorkflow, pokeRunProgress } from './inspect';
 import { clearStaleWorkspaceLock, workspaceLockId } from './workspace-lock';
 
@@ -142,6 +143,7 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
     ...createGitActivities(),
+    ...createForgeActivities(),
     /** S2: the run's look into its own child (a local activity; see inspect.ts). */
     inspectOwnWorkflow,
     /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */

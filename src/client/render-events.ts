@@ -108,6 +108,8 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       ];
     case 'resume':
       return [`  resumed (${e.pauseKind === 'user' ? 'the pause by user' : `the ${e.pauseKind} pause`} ended)`];
+    case 'git':
+      return [`  ${oneLine(e.text, 300)}`];
     case 'run_end':
       return [`status: ${e.status}${e.error ? ` — ${oneLine(e.error, 200)}` : ''}`];
   }

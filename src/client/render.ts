@@ -1,6 +1,6 @@
 // Human-readable views of a run's status and decisions for the CLI and the demo (what `watch`
 // prints as the run goes is in render-events.ts).
-import { branchLine } from '../domain/git/run-git';
+import { branchLine, pullRequestLine } from '../domain/git/run-git';
 import { notificationsLine } from '../domain/run/deliveries';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
@@ -32,6 +32,8 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
     `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
+  // G5: what the pull request the run follows says.
+  if (s.status === 'FOLLOWING' && s.waiting) lines.push(`${s.waiting[0]!.toUpperCase()}${s.waiting.slice(1)}`);
   // Workspace affinity: the host whose worker owns the workspace runs its workspace work.
   if (s.host) lines.push(`Workspace: ${s.workspace} on host ${s.host}`);
   if (s.budget) lines.push(budgetLine(s.budget));
@@ -75,7 +77,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   }
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
-  if (s.git) lines.push(branchLine(s.git));
+  if (s.git) lines.push(branchLine(s.git), ...[pullRequestLine(s.git)].filter((l): l is string => l !== undefined));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
   if (s.error) lines.push(`Error: ${s.error}`);

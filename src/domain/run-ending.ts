@@ -21,7 +21,7 @@ export interface RunEnding {
 }
 
 /** What a run that has not ended shows (its memo says so when Temporal closed it behind its back). */
-const STILL_RUNNING: readonly string[] = ['RUNNING', 'WAITING', 'PAUSED'];
+const STILL_RUNNING: readonly string[] = ['RUNNING', 'WAITING', 'PAUSED', 'FOLLOWING'];
 
 /** Statuses only Temporal can give a run: the workflow code never ran to record them. */
 export const ENDED_BY_TEMPORAL = ['TERMINATED', 'TIMED_OUT'] as const;

@@ -10,13 +10,25 @@ export interface GitHttpServer {
   /** `http://127.0.0.1:<port>/<name>.git` for a bare repository `<root>/<name>.git`. */
   urlOf(name: string): string;
   requests: { method: string; path: string; user?: string; authorised: boolean }[];
+  /** The next request that `match` is never answered (a push that hangs); resolves when it arrived. */
+  holdNext(match: (method: string, path: string) => boolean): Promise<void>;
+  /** Answers the held requests with 503 (their git gives up). */
+  releaseHeld(): void;
   stop(): Promise<void>;
 }
 
 export async function startGitHttpServer(root: string, token: string, user = 'x-access-token'): Promise<GitHttpServer> {
   const requests: GitHttpServer['requests'] = [];
+  const holds: { match: (method: string, path: string) => boolean; arrived: () => void }[] = [];
+  const held: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const hold = holds.findIndex((x) => x.match(req.method ?? '', url.pathname + url.search));
+    if (hold >= 0) {
+      held.push(res);
+      holds.splice(hold, 1)[0]!.arrived();
+      return;
+    }
     const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const [u, p] = auth ? Buffer.from(auth, 'base64').toString('utf8').split(':') : [];
     const authorised = u === user && p === token;
@@ -73,6 +85,13 @@ export async function startGitHttpServer(root: string, token: string, user = 'x-
   return {
     urlOf: (name) => `http://127.0.0.1:${port}/${name}.git`,
     requests,
+    holdNext: (match) => new Promise<void>((arrived) => holds.push({ match, arrived })),
+    releaseHeld: () => {
+      for (const res of held.splice(0)) {
+        res.writeHead(503);
+        res.end();
+      }
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -23,10 +23,10 @@ import type { PauseKind } from './llm-outage';
 import type { TrackerPollState } from './tracker-answers';
 
 /**
- * WAITING and PAUSED are never stored: a RUNNING run with a question or consultation waiting shows
- * WAITING, one with a pause PAUSED (displayStatus).
+ * WAITING, PAUSED and FOLLOWING are never stored: a RUNNING run with a question or consultation
+ * waiting shows WAITING, one with a pause PAUSED, one that follows its pull request FOLLOWING (displayStatus).
  */
-export type RunStatusValue = 'RUNNING' | 'WAITING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
+export type RunStatusValue = 'RUNNING' | 'WAITING' | 'PAUSED' | 'FOLLOWING' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
 /** Issue 23: what a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
 export type ShownRunStatus = RunStatusValue | 'TERMINATED' | 'TIMED_OUT';

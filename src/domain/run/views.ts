@@ -128,7 +128,9 @@ export const MEMO_CHECKLIST = 'replannerChecklist';
  */
 export function memoProgressKey(s: RunState): string {
   const ended = s.tasks.filter((t) => t.state !== 'READY' && t.state !== 'RUNNING' && t.state !== 'NEEDS_CONTINUATION');
-  return `${s.tasks.length}:${ended.map((t) => `${t.id}=${t.state}`).join(',')}`;
+  // G5: and what the pull request it follows says (the line `list` shows).
+  const pr = s.git?.pr ? `|${s.git.pr.number ?? ''}:${s.git.pr.summary ?? ''}:${s.git.pr.ready ? 'r' : ''}` : '';
+  return `${s.tasks.length}:${ended.map((t) => `${t.id}=${t.state}`).join(',')}${pr}`;
 }
 
 /** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */

@@ -34,11 +34,17 @@ function gitActivities(options: RunOptions) {
   const local = proxyActivities<Activities>({
     ...placed,
     startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '10 seconds',
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { ...retry, maximumAttempts: 10 },
   });
   // A push waits out a remote that cannot be reached, for as long as the run lives.
-  const push = proxyActivities<Activities>({ ...placed, startToCloseTimeout: '15 minutes', retry: { ...retry, maximumInterval: '5 minutes' } });
+  const push = proxyActivities<Activities>({
+    ...placed,
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '10 seconds',
+    retry: { ...retry, maximumInterval: '5 minutes' },
+  });
   return { prepareRunBranch: local.prepareRunBranch, commitRunTask: local.commitRunTask, pushRunBranch: push.pushRunBranch };
 }
 
