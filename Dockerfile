@@ -8,7 +8,7 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-# The project's own install command: exactly the lock file, dev dependencies included (the build needs tsc).
+# The project's own install command: exactly the lock file, dev dependencies included (the build needs swc).
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./

@@ -1,10 +1,11 @@
 // Three projects (docs/development.md, "Tests"). `unit`: pure and fast, no server, no workflow bundle
 // (`npm run test:unit`). `workflows`: one real Temporal dev server and one workflow bundle for the
 // whole run (test/support/global-setup.ts). `live`: the live small model's tests, run alone and one
-// file at a time after the others by `npm test`. Types are checked by tsc, not by ts-jest.
+// file at a time after the others by `npm test`. The TypeScript is transpiled one file at a time by
+// the build's transpiler (scripts/jest-transform.js); types are checked by tsc, not by jest.
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: { '^.+\\.ts$': '<rootDir>/scripts/jest-transform.js' },
 };
 
 module.exports = {

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SourceCache } from './figures-files';
+import { commentCitations, perFile } from './figures-comments';
 import { duplicatePairs } from './figures-duplicates';
 import { exportUses, type ExportUse } from './figures-exports';
 import { REQUIREMENTS_DOC, outsideDocCitations, requirementIds } from './figures-ids';
@@ -35,6 +36,8 @@ export const FIGURE_KEYS = [
   'testOnlyExports',
   'undefinedIds',
   'outsideDocs',
+  'commentIds',
+  'commentDocs',
   'duplicatesSrc',
   'duplicatesTest',
 ] as const;
@@ -42,6 +45,8 @@ export type FigureKey = (typeof FIGURE_KEYS)[number];
 
 export const FILE_LIMIT = 400;
 export const FUNCTION_LIMIT = 150;
+/** Requirement IDs the comments in src may cite: beside the words, where they help a reader find the requirement. */
+export const COMMENT_ID_LIMIT = 150;
 
 /** Measures the figures of the project at `root` (all of them, or `only`). */
 export function measure(root: string, only: readonly FigureKey[] = FIGURE_KEYS, builtInDuplicates = false): Figure[] {
@@ -145,8 +150,30 @@ export function measure(root: string, only: readonly FigureKey[] = FIGURE_KEYS, 
       items: cites.map((c) => `${c.file}:${c.line} ${c.id}`),
     });
   }
+  if (want.has('commentIds') || want.has('commentDocs')) {
+    const c = commentCitations(root, 'src', cache);
+    if (want.has('commentIds'))
+      out.push({
+        key: 'commentIds',
+        title: 'requirement IDs cited in comments in src',
+        value: c.ids.length,
+        limit: COMMENT_ID_LIMIT,
+        detail: `in ${perFile(c.ids).length} files, most first`,
+        items: perFile(c.ids),
+      });
+    if (want.has('commentDocs'))
+      out.push({
+        key: 'commentDocs',
+        title: 'citations in comments in src of documents not in this repository (seeds, §, SPEC, DESIGN, issue numbers)',
+        value: c.outsideDocs.length,
+        limit: 0,
+        items: c.outsideDocs.map((h) => `${h.file}:${h.line} ${h.text}`),
+      });
+  }
   for (const [key, dir, limit] of [
-    ['duplicatesSrc', 'src', 2],
+    // src: three tables of one shape (the pacemaker's choices, the CLI's lazily loaded commands, two
+    // type declarations side by side); docs/development.md lists them.
+    ['duplicatesSrc', 'src', 3],
     ['duplicatesTest', 'test', 12],
   ] as const) {
     if (!want.has(key)) continue;

@@ -1,4 +1,4 @@
-// S2: a payload nobody can decode changes nothing. Temporal decodes a signal's or update's input
+// A payload nobody can decode changes nothing (S2). Temporal decodes a signal's or update's input
 // before any handler sees it; with the SDK's own converter a payload that is not JSON (a person
 // typing `JSON please` into the Web UI's "Send a Signal", or `temporal workflow signal --input`)
 // throws there, and the workflow task fails again and again: the run is stuck. This converter hands

@@ -2,7 +2,7 @@
 // worker polls it, so both read it from here (the policy, chooseTaskQueue, is in the domain).
 import { createHash } from 'node:crypto';
 import { chooseTaskQueue } from './domain/worker-lifecycle';
-import { llmSettingsFromEnv } from './llm/gateway';
+import { llmSettingsFromEnv } from './llm/settings';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 

@@ -1,4 +1,4 @@
-// A worker's traces and metrics (issue 29), only when asked for.
+// A worker's traces and metrics, only when asked for.
 //
 // Traces: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, the worker
 // exports OpenTelemetry spans over OTLP/HTTP: @temporalio/interceptors-opentelemetry's spans of the

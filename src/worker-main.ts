@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { workerLogger } from './worker-logger';
+import { builtWorkflowBundle } from './workflow-bundle-path';
 import { metricsAddress, runtimeTelemetryFromEnv, startTracing, tracingEndpoint } from './telemetry';
 import { llmSettingsFromEnv } from './llm/gateway';
 import { createWorker, hostSettingsFromEnv, type ReplannerWorker } from './worker';
@@ -12,6 +13,7 @@ import { describeSandbox, sandboxSettingsFromEnv } from './activities/tools/sand
 import { commandSlotsFromEnv, setCommandSlots } from './activities/tools/command-slots';
 import { routeOf } from './route';
 import { formatDuration, mayLeaveQueue, normaliseEndpoint, parseIdleExit, shouldIdleExit } from './domain/worker-lifecycle';
+import { serverCommand } from './domain/printed-commands';
 import { Client, type Connection } from '@temporalio/client';
 import { connectClient, connectFailure, describeTarget, isLocalDevTarget, temporalTarget, type TemporalTarget } from './connection';
 
@@ -36,7 +38,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
     throw new TemporalUnreachable(
       isLocalDevTarget(target)
         ? `no Temporal server answers at ${address} (${e instanceof Error ? e.message.slice(0, 200) : String(e)}). ` +
-            'Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.'
+            `Start one in another shell, from the clone: ${serverCommand({ address, ...(env.TEMPORAL_UI_PORT ? { uiPort: env.TEMPORAL_UI_PORT } : {}) })} ` +
+            '(any `run` starts it too), or point TEMPORAL_ADDRESS at yours.'
         : await connectFailure(e, target),
     );
   });
@@ -44,8 +47,8 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   const { taskQueue } = routeOf(env);
   // Workspace affinity: this worker's host and the workspaces it owns (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS).
   const host = hostSettingsFromEnv(env);
-  // A prebuilt workflow bundle (tests, containers) saves the seconds of bundling at start.
-  const bundle = env.REPLANNER_WORKFLOW_BUNDLE;
+  // A prebuilt workflow bundle (tests, containers, the build's) saves the seconds of bundling at start.
+  const bundle = env.REPLANNER_WORKFLOW_BUNDLE || builtWorkflowBundle();
   const worker = await createWorker({
     connection,
     taskQueue,
@@ -62,6 +65,7 @@ export async function runWorkerProcess(env: NodeJS.ProcessEnv = process.env): Pr
   console.log(
     `replanner worker: host ${host.host} owns the workspaces under ${host.roots.join(', ')} (REPLANNER_HOST, REPLANNER_WORKSPACE_ROOTS); their activities on task queue "${worker.settings.hostQueue}"`,
   );
+  console.log(`replanner worker: the workflows ${bundle && !tracing ? `from the bundle ${bundle}` : 'bundled at start'}`);
   console.log(`replanner worker: ${describeSandbox(sandboxSettingsFromEnv(env))}`);
   console.log(`replanner worker: at most ${commands} command(s) at once (REPLANNER_MAX_CONCURRENT_COMMANDS)`);
   if (tracing) console.log(`replanner worker: traces go to ${tracingEndpoint(env)} over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT)`);

@@ -18,7 +18,7 @@ export function workflowsPath(): string {
   return require.resolve('./workflows');
 }
 
-/** S2: the payload converter of the workflows and activities (a payload that is not JSON is refused, not fatal). */
+/** The payload converter of the workflows and activities (a payload that is not JSON is refused, not fatal). */
 export function payloadConverterPath(): string {
   return require.resolve('./payload-converter');
 }
@@ -61,14 +61,14 @@ export const ACTIVITY_SLOTS = 2 * BOUNDS.parallelTasks;
 /**
  * A Replanner worker: one SDK Worker on the endpoint-and-model queue (every workflow, the planning
  * LLM calls, notifications), one on this host's queue `<queue>@<host>` (the activities that touch a
- * workspace this host owns) and a small one on the host's presence queue (O2: is the host there?),
+ * workspace this host owns) and a small one on the host's presence queue (is the host there?),
  * sharing the connection. Both carry the identity `<pid>@<host> roots=…`.
  */
 export class ReplannerWorker {
   constructor(
     readonly endpoint: Worker,
     readonly hostWorker: Worker,
-    /** O2: answers "is the host there?" with slots of its own, so a busy host is never called offline. */
+    /** Answers "is the host there?" with slots of its own, so a busy host is never called offline. */
     readonly presence: Worker,
     readonly settings: HostSettings & { taskQueue: string; hostQueue: string; identity: string },
   ) {}

@@ -1,4 +1,4 @@
-// O4: the one heartbeat timer of the activities. An activity heartbeats while it works (an LLM call,
+// The one heartbeat timer of the activities (O4). An activity heartbeats while it works (an LLM call,
 // a worker step's commands, a GitHub request), so an attempt lost with its worker is retried after
 // the short heartbeat timeout, not after its start-to-close timeout, and so a cancellation reaches
 // it (Temporal delivers cancellations with heartbeat responses).

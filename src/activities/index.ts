@@ -1,7 +1,7 @@
 // Activities: thin adapters from workflows to the LLM and the workspace. Every LLM call is one
 // activity; its reply goes into the journal the moment it is complete (before it is checked), so a
 // retry never asks again for a reply that arrived. While the call streams, the activity heartbeats
-// what it is doing (M1: `{ llm: LlmProgress }`: reading the prompt, writing N tokens; `watch` and
+// what it is doing (`{ llm: LlmProgress }`: reading the prompt, writing N tokens; `watch` and
 // the Web UI's pending activities show it), with no history event per token.
 import type { z } from 'zod';
 import type { Purpose } from '../llm/purposes';
@@ -50,11 +50,11 @@ export interface RunRef {
   /** The whole instruction, or with `instructionFile` its head only (prompts read the file: readInstruction). */
   instruction: string;
   instructionFile?: string;
-  /** M1: the ladder's rung and request timeout, set by the calling workflow's gate (llm-form.ts). */
+  /** The structured-output fallback ladder's rung and request timeout, set by the calling workflow's gate (llm-form.ts). */
   llm?: LlmCallSettings;
   /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
   host?: string;
-  /** O2: made again after its host was lost: the lost call's activity id, whose journal answers this call (journal.ts). */
+  /** Made again after its host was lost: the lost call's activity id, whose journal answers this call (journal.ts). */
   journalOf?: string;
 }
 
@@ -85,7 +85,7 @@ const journalOf = (r: StructuredResult<string>): JournaledText => ({
   ...(r.cut ? { cut: r.cut } : {}),
 });
 
-/** M1: a result names its rung when it is below the top, and says when the server does not stream (the workflow keeps both for later calls). */
+/** A result names its rung when it is below the top, and says when the server does not stream (the workflow keeps both for later calls). */
 const reportOf = (r: Pick<JournaledText, 'rung' | 'stream'>): LlmRungReport => ({
   ...(r.rung && r.rung !== TOP_RUNG ? { llmRung: r.rung } : {}),
   ...(r.stream === false ? { llmStream: false as const } : {}),
@@ -140,18 +140,18 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     }));
 
   return {
-    // X10 / X11: comments on the run's issue or merge request (tokens: the worker's environment).
+    // Notifications and the plan checklist on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
     ...createGitActivities(),
     ...createForgeActivities(),
-    /** S2: the run's look into its own child (a local activity; see inspect.ts). */
+    /** The run's trusted look into its own child (a local activity; see inspect.ts). */
     inspectOwnWorkflow,
-    /** S2: the execution phase's poke to its run (a local activity; see inspect.ts). */
+    /** The execution phase's poke to its run (a local activity; see inspect.ts). */
     pokeRunProgress,
-    /** S3: the run's workspace lock: its id, and whether the run holding it still runs (local activities; see workspace-lock.ts). */
+    /** The run's workspace lock: its id, and whether the run holding it still runs (local activities; see workspace-lock.ts). */
     workspaceLockId,
     clearStaleWorkspaceLock,
-    /** O2 workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */
+    /** Workspace affinity: answered on the host's presence queue, it says the host's worker is there (host-presence.ts). */
     async hostPresent(): Promise<void> {},
 
     async understandGoal(input: RunRef & { feedback?: string }): Promise<WithUsage<Goal>> {
@@ -165,7 +165,7 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
       return { ...r, value: toTaskSpecs(r.value.tasks) };
     },
 
-    /** R1 / C1: the plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
+    /** The plan-quality judge (a reply that fails QualityJudgeResultSchema retries this activity). */
     async judgePlanQuality(input: RunRef & { goal: Goal; tasks: TaskSpec[]; qualityThreshold: number }): Promise<WithUsage<QualityJudgeResult>> {
       return ask(input, 'quality_judge', QualityJudgeResultSchema, (instruction) => qualityJudgePrompt({ ...input, instruction }));
     },
@@ -187,9 +187,9 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
     },
 
     /**
-     * X1 / X13: the replan decision at a phase's end (in execution: after each action). The reply is
-     * parsed leniently (JSON, then a markdown code block); an unparseable one is "no replan" with
-     * the reason kept (`parseError`), never a retry: seed §13.1 goes on with the current plan.
+     * The replan decision at a phase's end (in execution: after each action). The reply is parsed
+     * leniently (JSON, then a markdown code block); an unparseable one is "no replan" with the reason
+     * kept (`parseError`), never a retry: the run goes on with its current plan.
      */
     async decideReplan(
       input: RunRef & Omit<ReplanPromptInput, 'instruction' | 'toolNames' | 'context'> & { context: ReplanContext },
@@ -215,7 +215,7 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
       );
     },
 
-    /** J6: re-decompose a task the judge sent back; the prompt holds the instruction and Coverage (C2). */
+    /** Re-decompose a task the judge sent back into smaller ones; the prompt holds the user's instruction and the Coverage criterion. */
     async replanTask(
       input: RunRef & {
         task: TaskSpec;

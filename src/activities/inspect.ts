@@ -1,4 +1,4 @@
-// S2: the run's trusted look into its own children. Signals carry no trustworthy sender, so the
+// The run's trusted look into its own children. Signals carry no trustworthy sender, so the
 // run does not act on what a progress or LLM-trouble message says: it runs this (local) activity,
 // which checks with the Temporal server that the named workflow really is a child of the expected
 // parent (a workflow started by anyone else has another parent or none), and only then asks it.
@@ -34,7 +34,7 @@ export async function inspectOwnWorkflow(input: InspectInput): Promise<InspectRe
 }
 
 /**
- * S2: the execution phase's poke to its run ("my tasks changed, look again"), sent from a local
+ * The execution phase's poke to its run ("my tasks changed, look again"), sent from a local
  * activity: one marker in the phase's history instead of a signal command's two events
  * (initiated, signaled), at one poke per task transition. It carries nothing: the run reads the
  * phase's states itself (inspectOwnWorkflow).

@@ -45,10 +45,11 @@ function journalFile(root: string, journalOf: unknown): { file: string; head: Om
   const info = Context.current().info;
   const activityId = typeof journalOf === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(journalOf) ? journalOf : info.activityId;
   const wf = info.workflowExecution ?? { workflowId: 'standalone', runId: info.activityId };
-  // S4: the full identity of the activity execution (workflow id, the whole run id, activity id;
-  // attempt-independent), hashed to a fixed-length name. A prefix of the run id is not enough: the
-  // server's run ids are time-ordered, so two runs with the same workflow id started within about a
-  // minute share their first characters, and the second would replay the first one's answers.
+  // No two runs share an answer: the full identity of the activity execution (workflow id, the
+  // whole run id, activity id; attempt-independent), hashed to a fixed-length name. A prefix of the
+  // run id is not enough: the server's run ids are time-ordered, so two runs with the same workflow
+  // id started within about a minute share their first characters, and the second would replay the
+  // first one's answers.
   const identity = JSON.stringify([wf.workflowId, wf.runId, activityId]);
   const key = `${safeName(info.activityType)}.${createHash('sha256').update(identity).digest('hex').slice(0, 32)}`;
   return {

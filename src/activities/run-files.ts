@@ -88,11 +88,11 @@ export async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
-/** A file-given instruction is read whole up to this size; prompts keep its head and tail (C5). */
+/** A file-given instruction is read whole up to this size; prompts keep its head and tail. */
 const MAX_INSTRUCTION_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
- * S3: the instruction a prompt is built from: the run input's text, or with `instructionFile` the
+ * The instruction a prompt is built from: the run input's text, or with `instructionFile` the
  * whole file stored beside the run. Only the run's own file is read (the workflow checked it too):
  * whatever is read goes to the LLM, so a forged path must not reach any other file.
  */

@@ -1,11 +1,12 @@
-// One worker step (issue 10): exactly ONE LLM request (purpose worker_step, tools offered), then
+// One worker step: exactly ONE LLM request (purpose worker_step, tools offered), then
 // the tool calls that reply asked for, inside the same activity. TaskWorkflow runs the loop, one
 // activity per step, so the history shows every step and a crash loses at most the step in flight.
 // Tools run inside the step rather than in an activity of their own: that saves a round trip and
 // ~6 history events per step, and it is safe on retry: the step file is the step's journal. The
 // LLM reply is written to it before any tool runs (a retry reads it there, not from the LLM), and
 // each tool result is persisted in it before the next tool runs, so a retry repeats neither the LLM
-// call nor a finished tool call (only a tool call cut off by the crash runs again). The step file's
+// call nor a finished tool call (only a tool call cut off by a crash or by the attempt's
+// cancellation runs again). The step file's
 // directory is unique per worker iteration (its iterationKey), as the journal's key is per activity.
 //
 // Transcript layout, one file per step so every write is idempotent:
@@ -19,7 +20,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { stepFileChanges } from '../domain/file-changes';
-import type { WorkerStepReport } from '../domain/worker-steps';
+import { failureLine, type WorkerStepReport } from '../domain/worker-steps';
 import type { TaskSpec } from '../domain/types';
 import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway, RawReply } from '../llm/gateway';
@@ -43,7 +44,7 @@ export interface WorkerPromptInput {
   steps: string[];
   feedback?: string;
   guidance?: string;
-  /** P9: the previous iteration was ended by the stuck detector: what it repeated and what the tools answered. */
+  /** The previous iteration was ended by the stuck detector: what it repeated and what the tools answered. */
   stuck?: StuckPromptInput;
 }
 
@@ -60,11 +61,11 @@ export interface WorkerStepInput {
   /** 1-based step within the iteration. */
   step: number;
   commandTimeoutMs?: number;
-  /** S1: the run's wish for network in commands (config `execution.network`); it only narrows the worker's setting. */
+  /** The run's wish for network in commands (config `execution.network`); it only narrows the worker's setting. */
   network?: boolean;
   /** Step 1 only. */
   prompt?: WorkerPromptInput;
-  /** M1: the ladder's rung and request timeout, set by the calling workflow's gate. */
+  /** The structured-output fallback ladder's rung and request timeout, set by the calling workflow's gate. */
   llm?: LlmCallSettings;
 }
 
@@ -87,9 +88,9 @@ interface StepFile {
   content: string;
   calls: StepCall[];
   usage: TokenUsage;
-  /** M1: the rung the reply came at (absent: the top). */
+  /** The fallback ladder's rung the reply came at (absent: the top). */
   rung?: LlmRung;
-  /** M1: false when the server did not stream the reply. */
+  /** False when the server did not stream the reply. */
   stream?: false;
 }
 
@@ -141,6 +142,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
               signal: ctx.cancellationSignal,
             })
           : { ok: false, output: `not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls per step` };
+      // A call cut off by this attempt's cancellation (the worker stopping, a heartbeat timeout) did
+      // not finish: it is not recorded, so the attempt that retries the step runs it again.
+      if (result.aborted) throwIfCancelled(ctx.cancellationSignal);
       call.ok = result.ok;
       call.output = clipMiddle(result.output, TOOL_OUTPUT_CHARS);
       await writeJsonAtomic(file, rec);
@@ -150,8 +154,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
     // A command killed by the cancellation ends the step as cancelled, not as a result.
     throwIfCancelled(ctx.cancellationSignal);
     const actions = rec.calls.map((c) => toolCallSignature(c.name, c.arguments, c.ok === true));
-    // V3: the files changed, with line counts, for the task's current details (no event of their own).
+    // The files changed, with line counts, for the task's current details (no event of their own).
     const changed = stepFileChanges(rec.calls);
+    const failed = rec.calls.find((c) => c.ok === false);
     return {
       step: input.step,
       ...(rec.calls.length === 0
@@ -166,7 +171,9 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
       ...(changed.more ? { moreFiles: changed.more } : {}),
       ...(rec.rung ? { llmRung: rec.rung } : {}),
       ...(rec.stream === false ? { llmStream: false as const } : {}),
-      // P9: what the stuck detector compares, a few hashes and short lines per call (never the output).
+      // watch and the task's details say why a call failed.
+      ...(failed ? { failure: failureLine(failed.output ?? '') } : {}),
+      // What the stuck detector compares, a few hashes and short lines per call (never the output).
       ...(rec.calls.length
         ? { prints: rec.calls.slice(-MAX_CALL_PRINTS).map((c) => callPrint(c.name, c.arguments, c.ok === true, c.output ?? '')) }
         : {}),
@@ -180,7 +187,7 @@ export async function runWorkerStep(llm: LlmGateway, input: WorkerStepInput): Pr
  * The step's one LLM request. The step file is this call's journal: the reply is written there the
  * moment it is complete, before the gateway checks it (a retry finds it there and asks no LLM
  * again); a reply the check refuses (a tool call written as text) leaves no step file behind. The
- * heartbeat carries the call's progress (M1).
+ * heartbeat carries the call's progress.
  */
 async function askStep(llm: LlmGateway, input: WorkerStepInput, dir: string, file: string, beat: Heartbeat): Promise<StepFile> {
   const messages = await messagesBefore(dir, input.step);

@@ -1,4 +1,4 @@
-// S3: what the run needs from outside its sandbox to hold its workspace (src/workflows/run/workspace.ts):
+// What the run needs from outside its sandbox to hold its workspace (src/workflows/run/workspace.ts):
 // the lock's workflow id (the workspace's real path, hashed) and, when that id is taken, whether
 // its holder still runs. A lock whose run has closed (terminated by hand, say, so it never let go)
 // is stale: that very lock execution is terminated — never a newer one — and the run tries again.

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Client, type Connection } from '@temporalio/client';
 import { connectClient, isLocalDevTarget, nothingAnswers, temporalTarget, type TemporalTarget } from '../connection';
+import { devServerPorts, serverCommand, type DevServerSettings } from '../domain/printed-commands';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { pollersOf } from './workers';
@@ -33,9 +34,27 @@ export function settingsFromEnv(env = process.env) {
   };
 }
 
+/** Where the local dev server is, or is to be started: the address Replanner uses and TEMPORAL_UI_PORT. */
+export function devServerSettings(env = process.env): DevServerSettings {
+  return { address: temporalTarget(env).address, ...(env.TEMPORAL_UI_PORT ? { uiPort: env.TEMPORAL_UI_PORT } : {}) };
+}
+
+/** The Web UI: TEMPORAL_UI_URL, else the local dev server's (its port: devServerPorts). */
+function webUiBase(env = process.env): string {
+  return env.TEMPORAL_UI_URL || `http://localhost:${devServerPorts(devServerSettings(env)).ui}`;
+}
+
 export function webUiUrl(namespace: string, workflowId: string, env = process.env): string {
-  const base = env.TEMPORAL_UI_URL || `http://localhost:${env.TEMPORAL_UI_PORT || 8233}`;
-  return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  return `${webUiBase(env)}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/** What to do when no local server answers: start one where Replanner looks (V7). */
+function noServerHint(env = process.env): string {
+  const s = devServerSettings(env);
+  return (
+    `no Temporal server answers at ${s.address}. Start one in another shell, from the clone: ${serverCommand(s)} ` +
+    `(any \`run\` starts it too), or point TEMPORAL_ADDRESS at yours.`
+  );
 }
 
 export async function tryConnect(target: TemporalTarget, timeoutMs = 1500): Promise<Connection | undefined> {
@@ -58,11 +77,7 @@ export async function connect(env = process.env): Promise<Backend> {
   const s = settingsFromEnv(env);
   const { connection, why } = await connectOrWhy(s, 3000);
   if (!connection) {
-    throw new BackendError(
-      isLocalDevTarget(s) && nothingAnswers(why)
-        ? `no Temporal server answers at ${s.address}. Start one with \`npm run server\` (or set TEMPORAL_ADDRESS).`
-        : `${why}`,
-    );
+    throw new BackendError(isLocalDevTarget(s) && nothingAnswers(why) ? noServerHint(env) : `${why}`);
   }
   return backendOf(connection, s);
 }
@@ -119,14 +134,17 @@ export async function ensureServer(say: (line: string) => void, env = process.en
   // A local server that answers, but not to these settings (it speaks TLS, say), is no reason to start another.
   if (!local || !nothingAnswers(why)) throw new BackendError(`${why}`);
   const cli = await ensureTemporalCli(say);
+  // scripts/server takes its ports from these two (the address may have come from a profile).
+  const ports = devServerPorts(devServerSettings(env));
   const { log, pidFile } = startDetached('bash', [path.join(PROJECT_ROOT, 'scripts/server')], 'server', {
     ...env,
-    TEMPORAL_PORT: local[2],
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_UI_PORT: String(ports.ui),
     TEMPORAL_CLI_PATH: cli,
   });
   say(
     `Started the local Temporal dev server on ${address} (persisted in .replanner/temporal.db, Web UI ` +
-      `http://localhost:${env.TEMPORAL_UI_PORT || 8233}, log ${log}; stop it with \`kill $(cat ${pidFile})\`).`,
+      `http://localhost:${ports.ui}, log ${log}; stop it with \`kill $(cat ${pidFile})\`).`,
   );
   const started = await waitForServer(target, 60_000);
   // Best effort: the flags of scripts/server register them on a new database.
@@ -164,6 +182,23 @@ async function waitForServer(target: TemporalTarget, timeoutMs: number): Promise
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new BackendError(`the Temporal dev server did not come up at ${address} within ${timeoutMs / 1000} s; see .replanner/server.log`);
+}
+
+/**
+ * The command that stops the local dev server of this clone (scripts/server writes its pid, however
+ * it was started), when the address is local and that file names a live process; else undefined.
+ */
+export function localServerStopCommand(env = process.env): string | undefined {
+  if (!isLocalDevTarget(settingsFromEnv(env))) return undefined;
+  const pidFile = path.join(PROJECT_ROOT, '.replanner', 'server.pid');
+  const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : NaN);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined;
+  }
+  return `kill $(cat ${path.relative(process.cwd(), pidFile) || pidFile})`;
 }
 
 /** A worker that polled the backend's task queue recently (a dead poller the server still lists does not count). */

@@ -1,8 +1,8 @@
-// X12: loading the config — YAML file, then environment overrides. This module does I/O (fs, env),
+// Loading the config (X12) — YAML file, then environment overrides. This module does I/O (fs, env),
 // so it lives with the CLI, not in src/domain (pure); workflows receive the parsed ReplannerConfig.
 //
 // Sources, in order: the file at `path`, else at env REPLANNER_CONFIG, else no file (defaults);
-// then the env overrides of seed 004 §12.2:
+// then the environment overrides:
 //   REPLANNING_ENABLED         true|false|1|0        → replanning.enabled
 //   REPLANNING_MIN_CONFIDENCE  number in 0..1        → replanning.llm_decision.min_confidence_threshold
 //   MAX_TOTAL_REPLANS          whole number ≥ 0      → replanning.global.max_total_replans
@@ -113,7 +113,8 @@ function setIn(root: unknown, path: string[], value: unknown): unknown {
 function applyEnv(raw: unknown, env: Record<string, string | undefined>): { value: unknown; used: string[] } {
   let value = raw;
   const used: string[] = [];
-  // The seed's `planning: { replanning: … }` wrapper: override inside it when that is what the file uses.
+  // The `planning: { replanning: … }` wrapper a config may use: override inside it when that is
+  // what the file uses.
   const base = isObj(raw) && isObj(raw.planning) && 'replanning' in raw.planning ? ['planning', 'replanning'] : ['replanning'];
   const enabled = nonEmpty(env.REPLANNING_ENABLED);
   if (enabled !== undefined) {
@@ -130,7 +131,7 @@ function applyEnv(raw: unknown, env: Record<string, string | undefined>): { valu
     value = setIn(value, [...base, 'global', 'max_total_replans'], parseCount('MAX_TOTAL_REPLANS', total));
     used.push('MAX_TOTAL_REPLANS');
   }
-  // O3: a price table of several models that names none: the run's model is this shell's
+  // A price table of several models that names none: the run's model is this shell's
   // REPLANNER_MODEL (what its LLM calls use), when the table prices it.
   const budget = isObj(value) && isObj(value.budget) ? value.budget : undefined;
   const model = nonEmpty(env.REPLANNER_MODEL) ?? DEFAULT_MODEL;

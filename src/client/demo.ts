@@ -11,7 +11,9 @@ import { ScriptedModel } from '../scripted-model/server';
 import { decision, scriptDecisions } from '../scripted-model/decisions';
 import { plannedTask, scriptScenario, type Scenario } from '../scripted-model/scenario';
 import { routeOf } from '../route';
-import { ensureServer, settingsFromEnv, webUiUrl } from './backend';
+import { builtWorkflowBundle } from '../workflow-bundle-path';
+import { replannerCommand } from '../domain/printed-commands';
+import { ensureServer, localServerStopCommand, settingsFromEnv, webUiUrl } from './backend';
 import { renderStatus } from './render';
 import { startRun } from './runs';
 import { eventPrinter, watchEvents } from './watch';
@@ -36,6 +38,8 @@ console.log('slugify: 2 checks passed');
 
 const DEMO_SCENARIO: Scenario = {
   workerDelayMs: 150,
+  // The test command really runs in the sandbox: when it fails, the run says so (BLOCKED, and why).
+  judgeFromEvidence: true,
   goal: {
     main_objective: 'A tested slugify module with usage documentation',
     success_criteria: ['slugify.js exports slugify', 'the test runs and passes', 'USAGE.md explains the API'],
@@ -68,7 +72,8 @@ async function main(): Promise<number> {
   print('=== Replanner offline demo ===');
   print('REPLAY: the LLM replies come from a scripted scenario served by a local OpenAI-compatible test');
   print('server — not a live model. Temporal, the workflows, the worker tools and the files are real.');
-  if (process.env.OPENAI_API_KEY) print('(OPENAI_API_KEY is set: `replanner run "<instruction>" --workspace DIR` uses the live model.)');
+  if (process.env.OPENAI_API_KEY)
+    print(`(OPENAI_API_KEY is set: \`${replannerCommand('run', '"<instruction>"', '--workspace DIR')}\` uses the live model.)`);
 
   const fake = await ScriptedModel.start({ logUnscripted: true });
   scriptScenario(fake, DEMO_SCENARIO);
@@ -99,7 +104,8 @@ async function main(): Promise<number> {
     REPLANNER_LLM_TIMEOUT_MS: '30000',
   };
   await stopEarlierDemoWorkers(print);
-  print('Starting a worker (it bundles the workflows first)…');
+  // The build bundled the workflows already; from the sources the worker bundles them first.
+  print(builtWorkflowBundle() ? 'Starting a worker…' : 'Starting a worker (it bundles the workflows first, about 10 s)…');
   await startWorker(connection, s, routeOf(workerEnv), workerEnv);
   let code = 1;
   try {
@@ -107,7 +113,7 @@ async function main(): Promise<number> {
     const { runId, handle } = await startRun(client, { instruction: INSTRUCTION, workspace, taskQueue });
     print(`Run ${runId} started on ${workspace}`);
     print(`Instruction: ${INSTRUCTION}`);
-    // V2: through the same stream as `replanner watch`: every event once, in order, with the worker's tool calls.
+    // Through the same stream as `replanner watch`: every event once, in order, with the worker's tool calls.
     const show = eventPrinter(print, { runId });
     const final = await watchEvents(client, runId, show, { intervalMs: 300, onUnavailable: (why) => show.fallBack(why) });
     print('');
@@ -119,8 +125,11 @@ async function main(): Promise<number> {
     print(`LLM requests replayed: ${calls} (${[...new Set(fake.requests.map((r) => r.purpose))].join(', ')})`);
     print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}  (the plan: "Current Details" on that page)`);
     print("The dev server (persisted in .replanner/temporal.db) and the demo's worker keep running, so that");
-    print(`page shows the plan and \`npx replanner status ${runId}\` keeps working. The next demo replaces this worker.`);
-    print(`Stop both: npx replanner worker stop ${taskQueue} && kill $(cat .replanner/server.pid)`);
+    print(`page shows the plan and \`${replannerCommand('status', runId)}\` keeps working. The next demo replaces this worker.`);
+    // The server's stop only where this clone's local server runs (not one of yours at TEMPORAL_ADDRESS).
+    const stopServer = localServerStopCommand();
+    const stopWorkerCommand = replannerCommand('worker', 'stop', taskQueue);
+    print(stopServer ? `Stop both: ${stopWorkerCommand} && ${stopServer}` : `Stop the worker: ${stopWorkerCommand}`);
     code = final.status === 'DONE' ? 0 : 1;
   } finally {
     await connection.close();

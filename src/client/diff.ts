@@ -1,4 +1,4 @@
-// V3 `replanner diff <runId> [taskId]`: the files each task changed. The CLI runs beside the
+// `replanner diff <runId> [taskId]`: the files each task changed. The CLI runs beside the
 // workspace (the run's own files live there): it reads the worker transcripts of each task and,
 // where the workspace is a git repository, adds git's diff of those files against HEAD.
 import { execFileSync } from 'node:child_process';
@@ -78,7 +78,7 @@ export function renderDiffs(runId: string, diffs: readonly TaskDiff[]): string {
   return out.join('\n').trimEnd();
 }
 
-/** V3: the files each task changed, for `status` (empty where the workspace is not readable from here). */
+/** The files each task changed, for `status` (empty where the workspace is not readable from here). */
 export function filesByTask(workspace: string, runId: string): Record<string, FileChange[]> {
   try {
     return Object.fromEntries(runDiffs(workspace, runId).flatMap((d) => (d.files.length ? [[d.taskId, d.files]] : [])));

@@ -1,4 +1,4 @@
-// `replanner doctor`'s speed check (M1, M2): one request the size of a run's largest prompt (its
+// `replanner doctor`'s speed check: one request the size of a run's largest prompt (its
 // largest JSON call: the worker's tool calls are about as large, and may not stream), built
 // by the run's own prompt builders from a sample run, streamed through the product's gateway with
 // the limits this shell's worker would use. From its timings: how fast the model reads a prompt and
@@ -25,7 +25,7 @@ import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, ref
 import { qualityJudgePrompt } from '../llm/prompts/quality';
 import { replanDecisionPrompt } from '../llm/prompts/replan';
 import { judgePrompt, workerPrompt } from '../llm/prompts/task';
-import type { Purpose } from '../llm/purposes';
+import { DOCTOR_PURPOSES, type Purpose } from '../llm/purposes';
 import { ActionSequenceSchema, decisionSchemaFor, DecompositionSchema, GoalSchema, JudgeSchema, ReflectionSchema } from '../llm/schemas';
 import { promptChars } from '../llm/stream';
 import { toStrictJsonSchema } from '../llm/strict-schema';
@@ -167,7 +167,7 @@ export async function measureSpeed(settings: LlmSettings, rung: LlmRung, instruc
   let usage: { promptTokens: number; completionTokens: number } | undefined;
   try {
     const { c } = largest;
-    usage = (await gateway.text({ purpose: c.purpose, purposeHeader: 'doctor_speed', llm, onProgress, schema: c.schema!, ...c.prompt })).usage;
+    usage = (await gateway.text({ purpose: c.purpose, purposeHeader: DOCTOR_PURPOSES.speed, llm, onProgress, schema: c.schema!, ...c.prompt })).usage;
   } catch (err) {
     report.error = err instanceof Error ? err.message : String(err);
   }

@@ -1,5 +1,6 @@
 // `replanner doctor` (M2): can a run started from this shell succeed? It checks, in order, the
-// Temporal server, a worker on the task queue this shell routes to, the LLM endpoint, the model,
+// Temporal server, a worker on the task queue this shell routes to, the sandbox its commands run
+// in, the LLM endpoint, the model,
 // structured output (which rung of the json_schema → json_object → prompt-only ladder works), tool
 // calls, and the model's speed on a prompt the size of a run's largest (./doctor-speed.ts: whether
 // the LLM limits fit), each with a real request, and says what to fix. It starts nothing and changes nothing.
@@ -11,18 +12,20 @@ import type { Connection } from '@temporalio/client';
 import { llmSettingsFromEnv } from '../llm/gateway';
 import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
-import { connectOrWhy, settingsFromEnv } from './backend';
+import { connectOrWhy, devServerSettings, settingsFromEnv } from './backend';
+import { replannerCommand, serverCommand } from '../domain/printed-commands';
 import { describeTarget, isLocalDevTarget, nothingAnswers, type TemporalTarget } from '../connection';
 import { livenessOf } from './workers';
 import { routeOf } from '../route';
 import { restartReason } from '../domain/worker-lifecycle';
 import { measureSpeed, speedCheck, type SpeedReport } from './doctor-speed';
+import { sandboxAvailability, sandboxSettingsFromEnv } from '../activities/tools/sandbox';
 
 type Mark = 'ok' | 'fail' | 'info';
 
 /** The tiny probes' timeout when the worker sets no total cap: they are a few tokens each. */
 const PROBE_TIMEOUT_MS = 180_000;
-type CheckName = 'temporal' | 'worker' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls' | 'speed';
+type CheckName = 'temporal' | 'worker' | 'sandbox' | 'endpoint' | 'model' | 'structured_output' | 'tool_calls' | 'speed';
 
 export interface Check {
   name: CheckName;
@@ -42,13 +45,14 @@ export interface DoctorReport {
   route: { taskQueue: string; endpoint: string; model: string };
   /** The structured-output rung that works, which runs use. */
   structuredRung?: LlmRung;
-  /** M1: the model's measured speed, the expected time of each purpose's call, and whether the limits fit. */
+  /** The model's measured speed, the expected time of each purpose's call, and whether the limits fit. */
   speed?: SpeedReport;
 }
 
 /** What `replanner doctor --help` says after its options. */
 export const DOCTOR_NOTES = `Checks, each with a real request: the Temporal server (TEMPORAL_ADDRESS) and its version; a worker
-polling the task queue this shell routes to, and its LLM settings; the LLM endpoint (OPENAI_BASE_URL)
+polling the task queue this shell routes to, and its LLM settings; the sandbox commands run in
+(bubblewrap, run once as a command runs); the LLM endpoint (OPENAI_BASE_URL)
 and the model it lists (REPLANNER_MODEL); a tiny structured-output call (json_schema strict, else
 json_object with the schema, else prompt-only JSON: it says which one runs will use); a tiny tool call;
 then one prompt the size of a run's largest, streamed: how fast the model reads and writes (tokens/s),
@@ -56,7 +60,7 @@ the expected time of each purpose's call, and whether the LLM limits fit (else w
 It starts and changes nothing.
 
 Marks: ✓ works · ✗ fix this before a run can succeed (the line says how) · – not running yet but
-\`replanner run\` starts it, or not checked because an earlier check failed.
+\`run\` starts it, or not checked because an earlier check failed.
 Exit codes: 0 a run can succeed · 1 at least one ✗ · 2 usage error`;
 
 export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
@@ -74,11 +78,12 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
   const { connection, why } = await connectOrWhy(target, 3000);
   report.temporal.settings = `${target.address} (${describeTarget(target)})`;
   try {
-    checks.push(await temporalCheck(connection, target, report, why));
+    checks.push(await temporalCheck(connection, target, report, why, env));
     checks.push(await workerCheck(connection, target.namespace, env));
   } finally {
     await connection?.close();
   }
+  checks.push(sandboxCheck(env));
 
   const client = probeClient({ ...llm, timeoutMs: llm.timeoutMs ?? PROBE_TIMEOUT_MS });
   const models = await probeModels(client);
@@ -114,6 +119,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
 const TITLES: Record<CheckName, string> = {
   temporal: 'Temporal server',
   worker: 'Worker',
+  sandbox: 'Sandbox',
   endpoint: 'LLM endpoint',
   model: 'Model',
   structured_output: 'Structured output',
@@ -121,7 +127,13 @@ const TITLES: Record<CheckName, string> = {
   speed: 'Speed',
 };
 
-async function temporalCheck(connection: Connection | undefined, target: TemporalTarget, report: DoctorReport, why?: string): Promise<Check> {
+async function temporalCheck(
+  connection: Connection | undefined,
+  target: TemporalTarget,
+  report: DoctorReport,
+  why: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Check> {
   const address = `${target.address} (${describeTarget(target)})`;
   if (!connection) {
     if (isLocalDevTarget(target) && nothingAnswers(why)) {
@@ -129,7 +141,7 @@ async function temporalCheck(connection: Connection | undefined, target: Tempora
         name: 'temporal',
         mark: 'info',
         summary: `Temporal server at ${address}: not running`,
-        fix: '`replanner run` starts the local dev server (or start it now: npm run server)',
+        fix: `\`run\` starts the local dev server (or start it now, in another shell: ${serverCommand(devServerSettings(env))})`,
       };
     }
     return {
@@ -155,7 +167,7 @@ async function workerCheck(connection: Connection | undefined, namespace: string
       name: 'worker',
       mark: 'info',
       summary: `Worker on ${queue}: not checked (no Temporal server)`,
-      fix: '`replanner run` starts one with this shell’s LLM settings',
+      fix: '`run` starts one with this shell’s LLM settings',
     };
   }
   let found;
@@ -174,21 +186,21 @@ async function workerCheck(connection: Connection | undefined, namespace: string
     const settings = `model ${record.model} at ${record.endpoint}, pid ${record.pid}`;
     const why = restartReason(record, route);
     return why
-      ? { name: 'worker', mark: 'info', summary: `Worker on ${queue}: polls (${settings})`, fix: `\`replanner run\` restarts it: ${why}` }
-      : { name: 'worker', mark: 'ok', summary: `Worker on ${queue}: polls (${settings}, started by replanner run)` };
+      ? { name: 'worker', mark: 'info', summary: `Worker on ${queue}: polls (${settings})`, fix: `\`run\` restarts it: ${why}` }
+      : { name: 'worker', mark: 'ok', summary: `Worker on ${queue}: polls (${settings}, started by \`run\`)` };
   }
   if (liveness.alive && liveness.by === 'poller') {
     return {
       name: 'worker',
       mark: 'ok',
-      summary: `Worker on ${queue}: polls (${liveness.identity}; started outside replanner run, so its LLM settings are not known here — the queue name stands for model ${route.model} at ${route.endpoint})`,
+      summary: `Worker on ${queue}: polls (${liveness.identity}; started outside \`run\`, so its LLM settings are not known here — the queue name stands for model ${route.model} at ${route.endpoint})`,
     };
   }
   return {
     name: 'worker',
     mark: 'info',
     summary: `Worker on ${queue}: none polls`,
-    fix: '`replanner run` starts one with this shell’s LLM settings (or run one yourself: replanner worker)',
+    fix: `\`run\` starts one with this shell’s LLM settings (or run one yourself: ${replannerCommand('worker')})`,
   };
 }
 
@@ -211,7 +223,29 @@ function httpFix(status: number | undefined, baseURL: string): string {
   if (status === 401 || status === 403) return `set OPENAI_API_KEY to a key ${baseURL} accepts`;
   if (status === 404) return `check OPENAI_BASE_URL (usually ends in /v1) and REPLANNER_MODEL`;
   if (status === 429) return 'the endpoint is rate limiting this key: wait, or raise its limits';
-  return `see the server's log at ${baseURL}`;
+  return `the model server at ${baseURL} refused the request${status !== undefined ? ` (HTTP ${status})` : ''}: its own log says why`;
+}
+
+/**
+ * Commands of a worker started from this shell run in bubblewrap: checked as a command runs
+ * (src/activities/tools/sandbox.ts), so ✓ means commands can start.
+ */
+function sandboxCheck(env: NodeJS.ProcessEnv): Check {
+  if (!sandboxSettingsFromEnv(env).enabled) {
+    return {
+      name: 'sandbox',
+      mark: 'info',
+      summary: 'Sandbox: off in this shell (REPLANNER_SANDBOX=off): a worker started from it runs commands unconfined',
+    };
+  }
+  const a = sandboxAvailability(env);
+  if (a.ok) return { name: 'sandbox', mark: 'ok', summary: `Sandbox: commands run in ${a.version} (${a.path})` };
+  return {
+    name: 'sandbox',
+    mark: 'fail',
+    summary: `Sandbox: commands cannot run: ${a.reason}`,
+    fix: 'install bubblewrap (`bash scripts/ensure-sandbox`), or start the worker with --no-sandbox to run commands unconfined (not recommended)',
+  };
 }
 
 function modelCheck(models: Awaited<ReturnType<typeof probeModels>>, model: string, baseURL: string): Check {
@@ -277,7 +311,7 @@ function structuredCheck(p: StructuredProbe, baseURL: string): Check {
       name,
       mark: 'fail',
       summary: `Structured output: ${before.replace(/; $/, '')}: no way of asking for JSON works`,
-      fix: `see the server's log at ${baseURL}`,
+      fix: `use a server and model that answer in JSON (see "LLM providers" in the README); the log of the model server at ${baseURL} says why it refused`,
     };
   }
   return {

@@ -18,10 +18,10 @@ export class NotFound extends Error {}
 /** The run has already ended: the command has nothing to act on (exit 1). */
 export class AlreadyEnded extends Error {}
 
-/** P7: the answer was rejected by the task's validator (nothing pending, unknown choice, no guidance text). */
+/** The answer was rejected by the task's validator (nothing pending, unknown choice, no guidance text). */
 export class AnswerRejected extends Error {}
 
-/** O1: the run already ended; `status` is its final status. */
+/** The run already ended; `status` is its final status. */
 export class RunEnded extends Error {
   constructor(
     message: string,
@@ -31,3 +31,9 @@ export class RunEnded extends Error {
     super(message, options);
   }
 }
+
+/** `run` found no model answering at OPENAI_BASE_URL (exit 3): nothing was started; the message names the address and the fix. */
+export class ModelUnreachable extends Error {}
+
+/** `run` found the model server refusing this shell's key or address (exit 2): nothing was started; the message names the fix. */
+export class ModelRefused extends Error {}

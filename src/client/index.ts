@@ -14,9 +14,9 @@ export { listRuns, runOptionsFromConfig, startRun, workflowIdOf, type RunListing
 export { FINAL, getDecisions, getStatus, queueHasWorker, waitForQuestion, watchRun, workerProblem } from './run-inspect';
 export { answerConsultation, answerQuestion, cancelRun, pauseRun, resumeRun } from './run-updates';
 export { AlreadyEnded, AnswerRejected, NotFound, NoWorker, RunEnded } from './errors';
-/** V2: every event of a run once, in order (the `events` query with a cursor), and watch's printer. */
+/** Every event of a run once, in order (the `events` query with a cursor), and watch's printer. */
 export { eventPrinter, watchEvents, type WatchHandlers, type WorkerStepEvent } from './watch';
-/** S3: one running run per workspace (a lock workflow per workspace). */
+/** One running run per workspace (a lock workflow per workspace). */
 export { RunIdTaken, WorkspaceBusy, workspaceLockId } from './workspace-lock';
 export { NoWorkspaceHost, workspaceHostOf, workersOn } from './workspace-host';
 /** Where runs go (the task queue of an endpoint + model) and the workers the CLI starts for them. */
@@ -25,7 +25,7 @@ export { ensureWorker, stopWorker, WorkerStartError } from './worker-start';
 export { routeOf, type Route } from '../route';
 /** The Temporal server: connect, or start the persisted local dev server like `replanner run`. */
 export { BackendError, connect, ensureBackend, ensureServer, settingsFromEnv, webUiUrl, type Backend } from './backend';
-/** X12: the YAML config, checked (ConfigError names the key path). */
+/** The YAML config, checked (ConfigError names the key path). */
 export { loadConfig } from './config-load';
 export { ConfigError, type ReplannerConfig } from '../domain/config';
 /** What the CLI prints. */

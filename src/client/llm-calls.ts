@@ -1,4 +1,4 @@
-// M1: the run's LLM calls in flight, as `status` and `watch` show them: "task_decomposition:
+// The run's LLM calls in flight, as `status` and `watch` show them: "task_decomposition:
 // reading prompt (2,234 tokens)…", "writing, 140 tokens", and after a failed attempt what failed
 // ("the reply stalled after 180 tokens"). Read from the server's description of the run's open
 // workflows (the run, its phase child, the execution phase's tasks): each pending activity's
@@ -8,7 +8,9 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { progressLine, progressOf, type LlmProgress } from '../domain/llm-timeouts';
+import { LLM_UNAVAILABLE } from '../domain/run/llm-outage';
 import { clipLine } from '../domain/text';
+import { llmCallText } from '../domain/words/pauses';
 
 export interface LlmCallInFlight {
   workflowId: string;
@@ -18,6 +20,8 @@ export interface LlmCallInFlight {
   progress?: LlmProgress;
   /** The previous attempt's failure (a stall, no first token, …), when this is a retry. */
   lastFailure?: string;
+  /** V8: the previous attempt found the model not answering: the run's pause says so once, not each retry. */
+  outage?: true;
   /** One line for people. */
   line: string;
 }
@@ -29,7 +33,7 @@ interface PendingActivity {
   activityType?: { name?: string | null } | null;
   attempt?: number | null;
   heartbeatDetails?: { payloads?: unknown[] | null } | null;
-  lastFailure?: { message?: string | null } | null;
+  lastFailure?: { message?: string | null; applicationFailureInfo?: { type?: string | null } | null } | null;
 }
 
 /** The LLM calls in flight in the run `runWorkflowId` and its open children (best effort: a workflow that cannot be described is skipped). */
@@ -58,9 +62,23 @@ function callOf(workflowId: string, a: PendingActivity): LlmCallInFlight | undef
   if (!progress && !lastFailure) return undefined;
   const activityType = a.activityType?.name ?? '?';
   const attempt = a.attempt ?? 1;
-  const now = progress ? progressLine(progress) : `${activityType}: waiting to try again`;
-  const retry = attempt > 1 ? ` (attempt ${attempt}${lastFailure ? `; the last one: ${lastFailure}` : ''})` : '';
-  return { workflowId, activityType, attempt, ...(progress ? { progress } : {}), ...(lastFailure ? { lastFailure } : {}), line: `${now}${retry}` };
+  const outage = a.lastFailure?.applicationFailureInfo?.type === LLM_UNAVAILABLE;
+  // V8: in words: what the call is for and does, never the activity's name or Temporal's.
+  const line = llmCallText({
+    purpose: progress?.purpose ?? activityType,
+    ...(progress ? { doing: progressLine(progress) } : {}),
+    attempt,
+    ...(lastFailure ? { lastFailure } : {}),
+  });
+  return {
+    workflowId,
+    activityType,
+    attempt,
+    ...(progress ? { progress } : {}),
+    ...(lastFailure ? { lastFailure } : {}),
+    ...(outage ? { outage: true as const } : {}),
+    line,
+  };
 }
 
 /** The latest heartbeat's details (the first payload), or undefined. */

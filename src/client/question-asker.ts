@@ -1,4 +1,4 @@
-// X14 on the terminal: `watch` and `run --wait` ask the run's pending questions and send the answers.
+// Questions on the terminal: `watch` and `run --wait` ask the run's pending questions and send the answers.
 import * as readline from 'node:readline';
 import type { Client } from '@temporalio/client';
 import type { Question, RunStatus } from '../workflows/messages';
@@ -6,6 +6,7 @@ import { ANSWER_HINTS, answerCommand, oneLine, pendingQuestions } from './render
 import { getStatus } from './run-inspect';
 import { answerQuestion } from './run-updates';
 import { AnswerRejected } from './errors';
+import { phaseName } from '../domain/words/phases';
 
 /** What `answer` and the asker say once an answer was taken. */
 export function answeredLine(ack: { questionId: string; stillPending: string[] }): string {
@@ -54,7 +55,7 @@ class LineReader {
 }
 
 /**
- * X14 on the terminal: asks each pending question once, reads one line per answer and sends it with
+ * On the terminal: asks each pending question once, reads one line per answer and sends it with
  * answerClarification. A rejected answer is explained and asked again while the question is still
  * pending; a question that stops waiting meanwhile (answered elsewhere, timed out) is dropped; end of
  * input stops asking (watching goes on).
@@ -118,7 +119,7 @@ export class QuestionAsker {
 
   private async ask(q: Question): Promise<void> {
     const hint = (ANSWER_HINTS[q.kind] ?? ANSWER_HINTS.clarification).short;
-    this.print(`? ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 400)}`);
+    this.print(`? ${q.id} (${q.kind}, ${phaseName(q.phase)} phase): ${oneLine(q.text, 400)}`);
     if (q.assumptions.length) this.print(`  without an answer the run assumes: ${oneLine(q.assumptions.join('; '), 300)}`);
     for (;;) {
       if (this.stopped) return;

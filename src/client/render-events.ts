@@ -1,13 +1,20 @@
-// V2: what `watch`, `run --wait` and the demo print as a run goes: its events, its changes between
+// What `watch`, `run --wait` and the demo print as a run goes: its events, its changes between
 // two statuses, the worker's steps and elapsed times.
+import { runLanguage } from '../domain/language';
+import { consultationLines, consultCommandLine, type ConsultationShown } from '../domain/pacemaker/display';
 import type { PauseKind } from '../domain/run/llm-outage';
+import { failedNote } from '../domain/task-details';
+import { decisionName, decisionSays } from '../domain/words/decisions';
+import { plainFailure, resumeText } from '../domain/words/pauses';
+import { phaseName } from '../domain/words/phases';
 import type { Question, RunEvent, RunStatus } from '../workflows/messages';
 import { answerCommand, decisionLine, formatConfidence, MARK, oneLine, pausedLine, pausesOf, pendingQuestions } from './render';
+import { replannerCommand } from '../domain/printed-commands';
 
 /** One line per change worth telling while watching. */
 export function describeChanges(prev: RunStatus | undefined, next: RunStatus): string[] {
   const out: string[] = [];
-  if (!prev || prev.phase !== next.phase) out.push(`phase: ${next.phase}`);
+  if (!prev || prev.phase !== next.phase) out.push(`phase: ${phaseName(next.phase)}`);
   const before = new Map(prev?.tasks.map((t) => [t.id, t.state]) ?? []);
   for (const t of next.tasks) {
     if (before.get(t.id) !== t.state)
@@ -16,15 +23,14 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   const asked = new Set((prev?.consultations ?? []).map((c) => c.id));
   for (const c of next.consultations ?? []) {
     if (asked.has(c.id)) continue;
-    out.push(`  consultation ${c.id} for task ${c.taskId} (${c.kind}) — answer: replanner consult ${next.runId} ${c.taskId} <1-4|key> ["text"]`);
-    out.push(`    ${consultationChoices(c)}`);
+    out.push(...consultationBlock(c, runLanguage(next.instruction), next.runId));
   }
   // Every decision since the last poll (status carries the newest few), and results that changed.
   const recent = (s: RunStatus | undefined) => s?.recentDecisions ?? (s?.lastDecision ? [s.lastDecision] : []);
   const seen = new Map(recent(prev).map((r) => [r.replan_id, r.result]));
   for (const r of recent(next)) {
-    if (!seen.has(r.replan_id)) out.push(`  decision ${decisionLine(r)}`);
-    else if (seen.get(r.replan_id) !== r.result) out.push(`  decision ${r.replan_id}: ${r.result}`);
+    if (!seen.has(r.replan_id)) out.push(`  ${decisionLine(r)}`);
+    else if (seen.get(r.replan_id) !== r.result) out.push(`  ${decisionLine(r)}`);
   }
   const wasPending = new Set(pendingQuestions(prev ?? {}).map((q) => q.id));
   const nowPending = new Set(pendingQuestions(next).map((q) => q.id));
@@ -36,6 +42,7 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
     const q = (next.questions ?? []).find((x) => x.id === id);
     if (q?.status === 'answered') out.push(`  question ${id} answered: ${oneLine(q.answer ?? '', 100)}`);
     else if (q?.status === 'timed_out') out.push(`  question ${id} timed out; the run goes on with its assumptions`);
+    else if (q?.status === 'closed') out.push(`  question ${id} closed: ${q.closedWhy ?? 'the run ended'}`);
     else out.push(`  question ${id} is no longer waiting`);
   }
   if (prev && prev.status !== next.status) out.push(`status: ${next.status}`);
@@ -44,34 +51,32 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   return out;
 }
 
-function consultationChoices(c: NonNullable<RunStatus['consultations']>[number]): string {
-  return c.choices.map((x) => `${x.number}|${x.key} ${x.label}${x.needsText ? ' (+text)' : ''}`).join(' · ');
+/** V9: a task that asks how to go on, as the pacemaker's design shows it: its title, then the rest indented under it. */
+function consultationBlock(c: ConsultationShown, language: 'ja' | 'en', runId: string): string[] {
+  const [title, ...rest] = consultationLines(c, language, consultCommandLine(runId, c.taskId));
+  return [`  ${title}`, ...rest.map((l) => (l ? `    ${l}` : ''))];
 }
 
-/** V2: an event of the run for people (empty: not shown, e.g. a "no replan" decision without --verbose). */
+/** An event of the run for people (empty: not shown, e.g. a "no replan" decision without --verbose). */
 export function runEventLines(e: RunEvent, runId: string, verbose = false): string[] {
   switch (e.kind) {
     case 'phase':
-      return [`phase: ${e.phase}${e.n > 1 ? ` (#${e.n})` : ''}`];
+      return [`phase: ${phaseName(e.phase)}${e.n > 1 ? ` (#${e.n})` : ''}`];
     case 'task':
       return [`  ${MARK[e.state] ?? '[?]'} ${e.taskId} ${e.state}${e.summary ? ` — ${oneLine(e.summary, 100)}` : ''}`];
     case 'decision': {
       if (e.noop && !verbose) return [];
-      const about = e.taskId !== undefined ? `${e.phase} (task ${e.taskId})` : e.phase;
-      const what = e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ');
+      const about = e.taskId !== undefined ? `${phaseName(e.phase)} (task ${e.taskId})` : phaseName(e.phase);
       // Told while its execution phase runs: no record id yet (decision_result brings it).
-      const head = `${e.replanId ? `${e.replanId} · ` : ''}${about} · ${what}${e.targetPhase ? ` → ${e.targetPhase}` : ''}`;
+      const head = `${e.replanId ? `${decisionName(e.replanId)} · ` : 'decision · '}${about} · ${decisionSays(e)}`;
       const note = e.message ?? e.reasoning;
-      return [`  decision ${head} · confidence ${formatConfidence(e.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`];
+      return [`  ${head} · confidence ${formatConfidence(e.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`];
     }
     case 'decision_result': {
       // A result that changed nothing adds only the record's id to a decision already told
-      // ("no replan"): printing it would show that decision twice.
+      // ("plan kept"): printing it would show that decision twice.
       if (e.noop) return [];
-      const what = e.outcome ? `${e.noop ? 'no replan' : [e.outcome, e.replanType].filter(Boolean).join(' ')} · ` : '';
-      return [
-        `  decision ${e.replanId}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${what}${e.result}${e.overrideReason ? ` (${e.overrideReason})` : ''}`,
-      ];
+      return [`  ${decisionName(e.replanId)}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${decisionSays(e)}`];
     }
     case 'question':
       return [
@@ -83,15 +88,24 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
           ? `  question ${e.questionId} answered: ${oneLine(e.answer ?? '', 100)}`
           : e.status === 'timed_out'
             ? `  question ${e.questionId} timed out; the run goes on with its assumptions`
-            : `  question ${e.questionId} is no longer waiting`,
+            : e.status === 'closed'
+              ? `  question ${e.questionId} closed: ${e.why ?? 'the run ended'}`
+              : `  question ${e.questionId} is no longer waiting`,
       ];
     case 'consultation':
-      return [
-        `  consultation ${e.consultationId} for task ${e.taskId} (${e.consultationKind}): ${oneLine(e.message, 200)}`,
-        `    choices: replanner status ${runId} · answer: replanner consult ${runId} ${e.taskId} <1-4|key> ["text"]`,
-      ];
+      // Older events carry neither the language nor the choices: `status` shows them.
+      if (!e.choices?.length)
+        return [
+          `  task ${e.taskId} asks how to go on: ${oneLine(e.message, 200)}`,
+          `    its choices: ${replannerCommand('status', runId)} · answer: ${consultCommandLine(runId, e.taskId)}`,
+        ];
+      return consultationBlock(
+        { taskId: e.taskId, message: e.message, choices: e.choices.map((x) => ({ ...x, ja: x.label })) },
+        e.language ?? 'en',
+        runId,
+      );
     case 'consultation_closed':
-      return [`  consultation ${e.consultationId} of task ${e.taskId} closed`];
+      return [`  task ${e.taskId} no longer asks how to go on (${e.consultationId} is closed)`];
     case 'notification':
       if (e.refused) return [`  notification to ${e.target} could not be posted (${e.refused} so far): ${oneLine(e.error ?? 'refused', 200)}`];
       if (e.waitingUntil) return [`  notifications to ${e.target} wait until ${e.waitingUntil}: ${oneLine(e.error ?? 'no answer', 200)}`];
@@ -107,22 +121,22 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
         `  ${pausedLine(runId, { kind: e.pauseKind as PauseKind, by: e.by as 'user', ...(e.reason ? { reason: e.reason } : {}), since: e.since })}`,
       ];
     case 'resume':
-      return [`  resumed (${e.pauseKind === 'user' ? 'the pause by user' : `the ${e.pauseKind} pause`} ended)`];
+      return [`  ${resumeText(e.pauseKind)}`];
     case 'git':
       return [`  ${oneLine(e.text, 300)}`];
     case 'run_end':
-      return [`status: ${e.status}${e.error ? ` — ${oneLine(e.error, 200)}` : ''}`];
+      return [`status: ${e.status}${e.error ? ` — ${oneLine(plainFailure(e.error), 200)}` : ''}`];
   }
 }
 
-/** V2: a worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
+/** A worker step of a running task: "      test · step 1.2: write_file(test/x.js)". */
 export function workerStepLine(
   taskId: string,
-  s: { iteration: number; step: number; actions: string[]; toolErrors: number; summary?: string; stuck?: string },
+  s: { iteration: number; step: number; actions: string[]; toolErrors: number; failure?: string; summary?: string; stuck?: string },
 ): string {
   const calls = s.actions.length ? s.actions.join(', ') : s.summary !== undefined ? `answer: ${oneLine(s.summary, 120)}` : 'no tool call';
-  const line = `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${s.toolErrors} failed)` : ''}`;
-  // P9: the stuck detector ended the iteration here.
+  const line = `      ${taskId} · step ${s.iteration}.${s.step}: ${oneLine(calls, 200)}${s.toolErrors ? ` (${failedNote(s)})` : ''}`;
+  // The stuck detector ended the iteration here.
   return s.stuck ? `${line}\n      ${taskId} · ${oneLine(s.stuck, 240)}` : line;
 }
 

@@ -1,11 +1,17 @@
 // Human-readable views of a run's status and decisions for the CLI and the demo (what `watch`
 // prints as the run goes is in render-events.ts).
 import { branchLine, pullRequestLine } from '../domain/git/run-git';
+import { runLanguage } from '../domain/language';
+import { consultationLines, consultCommandLine } from '../domain/pacemaker/display';
 import { notificationsLine } from '../domain/run/deliveries';
 import { planLine, type DecisionRecord } from '../domain/replan';
+import { decisionFactsOf, decisionName, decisionSays, planChangesText } from '../domain/words/decisions';
+import { pauseText, plainFailure } from '../domain/words/pauses';
+import { phaseName } from '../domain/words/phases';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
 import type { FileChange } from '../domain/file-changes';
 import type { TokenUsage } from '../domain/usage';
+import { replannerCommand } from '../domain/printed-commands';
 
 export const MARK: Record<string, string> = {
   READY: '[ ]',
@@ -17,7 +23,7 @@ export const MARK: Record<string, string> = {
   REPLACED_BY_REPLAN: '[r]',
 };
 
-/** V3: per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
+/** Per task, the files its worker changed (from the transcripts beside the workspace; absent: not readable here). */
 type FilesByTask = Record<string, readonly FileChange[]>;
 
 /**
@@ -29,7 +35,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   const done = active.filter((t) => t.state === 'DONE').length;
   const running = inRunningTasks?.totalTokens ? ` (+${inRunningTasks.totalTokens} in ${inRunningTasks.calls} calls of the running tasks)` : '';
   const lines = [
-    `Run ${s.runId}: ${s.status} · phase ${s.phase} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
+    `Run ${s.runId}: ${s.status} · phase ${phaseName(s.phase)} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
   // G5: what the pull request the run follows says.
@@ -44,8 +50,10 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   for (const t of s.tasks) {
     const deps = t.dependencies.length ? ` (after ${t.dependencies.join(', ')})` : '';
     lines.push(`  ${MARK[t.state] ?? '[?]'} ${t.id}: ${t.title}${deps}${t.summary ? ` — ${oneLine(t.summary, 120)}` : ''}`);
-    // P9: the stuck detector's note stays with the task after it ended, whatever the judge said.
+    // The stuck detector's note stays with the task after it ended, whatever the judge said.
     if (t.stuck) lines.push(`      stuck: ${oneLine(t.stuck.replace(/^stuck: /, ''), 240)}`);
+    // Its worker died; the task is still running and its step is tried again.
+    if (t.workerLost) lines.push(`      ${t.workerLost}`);
     const changed = files[t.id] ?? [];
     if (changed.length) lines.push(`      files: ${changed.map((c) => `${c.path} +${c.added} −${c.removed}`).join(', ')}`);
   }
@@ -63,28 +71,21 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
     );
     for (const x of s.quality.suggestions) lines.push(`  suggestion: ${oneLine(x, 160)}`);
   }
-  for (const c of s.consultations ?? []) {
-    lines.push(`Consultation ${c.id} (task ${c.taskId}, ${c.kind}, loop ${c.iteration}/${c.maxLoops}): ${oneLine(c.message, 200)}`);
-    for (const x of c.choices) lines.push(`  ${choiceLine(x)}`);
-    lines.push(`  answer: replanner consult ${s.runId} ${c.taskId} <1-4|key> ["text"]`);
-  }
-  if (s.replans) {
-    // One name per replan type everywhere: its type, as `decisions` shows it (older runs: by phase).
-    const counts = Object.entries(s.replans.byType ?? s.replans.byPhase)
-      .filter(([, n]) => n)
-      .map(([p, n]) => `${p} ${n}`);
-    lines.push(`Replans: ${s.replans.total}${counts.length ? ` (${counts.join(', ')})` : ''}`);
-  }
+  // Each task that asks how to go on, as the pacemaker's design shows it, in the run's language.
+  for (const c of s.consultations ?? []) lines.push(...consultationLines(c, runLanguage(s.instruction), consultCommandLine(s.runId, c.taskId)));
+  // Only the plan changes carried out count (a question or a kept plan is none).
+  if (s.replans) lines.push(`Plan changes: ${planChangesText(s.replans)}`);
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
   if (s.git) lines.push(branchLine(s.git), ...[pullRequestLine(s.git)].filter((l): l is string => l !== undefined));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
+  for (const q of closedQuestions(s)) lines.push(closedQuestionLine(q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);
-  if (s.error) lines.push(`Error: ${s.error}`);
+  if (s.error) lines.push(`Error: ${plainFailure(s.error)}`);
   return lines.join('\n');
 }
 
-/** M1: which form structured requests take once the server rejected strict json_schema. */
+/** Which form structured requests take once the server rejected strict json_schema. */
 function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
   return rung === 'json_object'
     ? 'LLM replies: JSON mode with the schema (the server rejected strict json_schema)'
@@ -93,7 +94,7 @@ function llmFormLine(rung: NonNullable<RunStatus['llmRung']>): string {
       : 'LLM replies: strict json_schema';
 }
 
-/** O3: "Budget: 4,980 / 5,000 tokens (99.6%) · $0.0120 / $0.0500 (gpt-4o-mini)". */
+/** "Budget: 4,980 / 5,000 tokens (99.6%) · $0.0120 / $0.0500 (gpt-4o-mini)". */
 export function budgetLine(b: NonNullable<RunStatus['budget']>): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const tokens =
@@ -107,15 +108,26 @@ export function budgetLine(b: NonNullable<RunStatus['budget']>): string {
   return `Budget: ${tokens}${cost}`;
 }
 
-/** X14: the questions of a status still waiting for an answer. */
+/** The questions of a status still waiting for an answer. */
 export function pendingQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
   return (s.questions ?? []).filter((q) => q.status === 'pending');
 }
 
-/** How to answer a question from the shell (X7 confirmations take yes or no; no `yes|no`, a shell would pipe it). */
+/** The questions the run closed unanswered when it ended. */
+function closedQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
+  return (s.questions ?? []).filter((q) => q.status === 'closed');
+}
+
+/** A question nobody can answer any more, with why; no command to answer it. */
+function closedQuestionLine(q: Question): string {
+  return `Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)} — closed: ${q.closedWhy ?? 'the run ended'}`;
+}
+
+/** How to answer a question from the shell (a confirmation takes yes or no; no `yes|no`, a shell would pipe it). */
 export function answerCommand(runId: string, q: Pick<Question, 'id' | 'kind'>): string {
-  if (q.kind === 'budget') return `replanner answer ${runId} ${q.id} "raise <tokens>" (or stop)`;
-  return q.kind === 'confirmation' ? `replanner answer ${runId} ${q.id} yes (or no)` : `replanner answer ${runId} ${q.id} "<text>"`;
+  const answer = (what: string) => replannerCommand('answer', runId, q.id, what);
+  if (q.kind === 'budget') return `${answer('"raise <tokens>"')} (or stop)`;
+  return q.kind === 'confirmation' ? `${answer('yes')} (or no)` : answer('"<text>"');
 }
 
 /** What the run does if nobody answers. */
@@ -133,47 +145,45 @@ export const ANSWER_HINTS: Record<Question['kind'], { short: string; long: strin
   budget: { short: 'raise <tokens> or stop', long: 'raise the limit or stop the run' },
 };
 
-/** X14 / X7 / X8: a pending question with its id, what happens without an answer, and how to answer. */
+/** A pending question with its id, what happens without an answer, and how to answer. */
 export function questionLines(runId: string, q: Question): string[] {
   const how = (ANSWER_HINTS[q.kind] ?? ANSWER_HINTS.clarification).long;
-  return [`Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)}`, `  the run ${fallbackOf(q)}`, `  ${how}: ${answerCommand(runId, q)}`];
+  return [
+    `Question ${q.id} (${q.kind}, ${phaseName(q.phase)} phase): ${oneLine(q.text, 300)}`,
+    `  the run ${fallbackOf(q)}`,
+    `  ${how}: ${answerCommand(runId, q)}`,
+  ];
 }
 
-/** X9: one decision in one line: "replan-2 · execution · replan retry → execution · confidence 0.85 · executed · success". */
+/**
+ * One decision in one line: "decision 2 · Execution (task test) · plan changed: retry the
+ * task (back to Execution) · done · confidence 0.85 — why". A decision that keeps the plan says so.
+ */
 export function decisionLine(r: DecisionRecord): string {
-  const parts = [r.replan_id, phaseOf(r), [r.outcome ?? (r.executed ? 'replan' : 'none'), r.replan_type].filter(Boolean).join(' ')];
-  const head = r.target_phase ? `${parts.join(' · ')} → ${r.target_phase}` : parts.join(' · ');
-  const tail = [
-    `confidence ${formatConfidence(r.confidence)}`,
-    r.executed ? 'executed' : 'not executed',
-    r.result,
-    r.override_reason ? `override: ${r.override_reason}` : '',
-  ].filter(Boolean);
+  const says = decisionSays(decisionFactsOf(r));
   const note = r.message ?? (typeof r.llm_decision?.reasoning === 'string' ? r.llm_decision.reasoning : '');
-  return `${head} · ${tail.join(' · ')}${note ? ` — ${oneLine(note, 140)}` : ''}`;
+  return `${decisionName(r.replan_id)} · ${phaseOf(r)} · ${says} · confidence ${formatConfidence(r.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`;
 }
 
-/** The phase a decision was asked in, with the task it was about in execution: "execution (task test)". */
+/** The phase a decision was asked in, with the task it was about in execution: "Execution (task test)". */
 function phaseOf(r: DecisionRecord): string {
-  return r.task_id !== undefined ? `${r.phase} (task ${r.task_id})` : r.phase;
+  return r.task_id !== undefined ? `${phaseName(r.phase)} (task ${r.task_id})` : phaseName(r.phase);
 }
 
 export function formatConfidence(c: number): string {
   return typeof c === 'number' && Number.isFinite(c) ? c.toFixed(2) : String(c);
 }
 
-/** X9: the `decisions` view for people: every record, the counters, every question. */
+/** The `decisions` view for people: every decision, the plan changes carried out, every question. */
 export function renderDecisions(runId: string, v: DecisionsView): string {
   const lines: string[] = [];
   const dropped = v.dropped ? ` (${v.dropped} older record(s) dropped)` : '';
   lines.push(`Decisions of run ${runId}: ${v.records.length}${dropped}`);
-  if (!v.records.length) lines.push('  (no replan decision recorded yet)');
+  if (!v.records.length) lines.push('  (no decision about the plan yet)');
   for (const r of v.records) {
-    const kind = [r.outcome, r.replan_type].filter(Boolean).join(' ');
-    lines.push(`${r.replan_id} · ${phaseOf(r)}${kind ? ` · ${kind}` : ''}${r.target_phase ? ` → ${r.target_phase}` : ''}`);
-    const duration = r.duration_ms !== undefined ? ` · ${r.duration_ms} ms` : '';
-    lines.push(`  confidence ${formatConfidence(r.confidence)} · executed ${r.executed ? 'yes' : 'no'} · result ${r.result}${duration}`);
-    if (r.override_reason) lines.push(`  override reason: ${r.override_reason}`);
+    lines.push(`${decisionName(r.replan_id)} · ${phaseOf(r)} · ${decisionSays(decisionFactsOf(r))}`);
+    const duration = r.duration_ms !== undefined ? ` · took ${r.duration_ms} ms` : '';
+    lines.push(`  confidence ${formatConfidence(r.confidence)}${duration}`);
     const reasoning = r.llm_decision?.reasoning;
     if (typeof reasoning === 'string' && reasoning.trim()) lines.push(`  reasoning: ${oneLine(reasoning, 300)}`);
     if (r.message) lines.push(`  message: ${oneLine(r.message, 300)}`);
@@ -181,55 +191,34 @@ export function renderDecisions(runId: string, v: DecisionsView): string {
     if (r.plan_after) lines.push(`  plan after: ${oneLine(planLine(r.plan_after), 1000)}`);
     lines.push(`  at ${r.timestamp}`);
   }
-  const c = v.counters;
-  const byType = Object.entries(c?.byType ?? {})
-    .filter(([, n]) => n)
-    .map(([t, n]) => `${t} ${n}`);
-  lines.push(`Replans executed: ${c?.total ?? 0}${byType.length ? ` (${byType.join(', ')})` : ''}`);
+  lines.push(`Plan changes: ${planChangesText(v.counters ?? { total: 0 })}`);
   if (v.questions.length) {
     lines.push('Questions:');
     for (const q of v.questions) {
-      lines.push(`  ${q.id} (${q.kind}, ${q.phase}, ${q.status}; asked ${q.askedAt} by ${q.replanId}): ${oneLine(q.text, 300)}`);
+      lines.push(
+        `  ${q.id} (${q.kind}, ${phaseName(q.phase)} phase, ${q.status}; asked ${q.askedAt} by ${decisionName(q.replanId)}): ${oneLine(q.text, 300)}`,
+      );
       if (q.status === 'answered') lines.push(`    answer: ${oneLine(q.answer ?? '', 300)}${q.answeredAt ? ` (at ${q.answeredAt})` : ''}`);
       else if (q.status === 'timed_out') {
         lines.push(`    no answer in time; went on${q.assumptions.length ? ` assuming: ${oneLine(q.assumptions.join('; '), 200)}` : ''}`);
-      } else lines.push(`    ${answerCommand(runId, q)}`);
+      } else if (q.status === 'closed') lines.push(`    closed: ${q.closedWhy ?? 'the run ended'}`);
+      else lines.push(`    ${answerCommand(runId, q)}`);
     }
   }
   return lines.join('\n');
 }
 
-/** O1/O2: every pause that holds (older runs only carry `pause`). */
+/** Every pause that holds (older runs only carry `pause`). */
 export function pausesOf(s: Partial<Pick<RunStatus, 'pause' | 'pauses'>>): NonNullable<RunStatus['pause']>[] {
   return s.pauses ?? (s.pause ? [s.pause] : []);
 }
 
-/** O1/O2: why and since when the run is paused, and what ends the pause. */
+/** Why and since when the run is paused, and what ends the pause, in one line (the time in the reader's zone). */
 export function pausedLine(runId: string, p: NonNullable<RunStatus['pause']>): string {
-  const next =
-    p.kind === 'llm_outage'
-      ? `resumes by itself when the LLM answers (retry now: replanner resume ${runId})`
-      : p.kind === 'host_offline'
-        ? // Workspace affinity: the reason says how to bring the host back or cancel.
-          'resumes by itself when the host is back'
-        : p.kind === 'llm_rejected' || p.kind === 'llm_unsupported' || p.kind === 'llm_slow'
-          ? `fix it, then: replanner resume ${runId}`
-          : p.kind === 'budget'
-            ? // O3: a budget pause ends by answering its question (raise or stop), not by resume.
-              'answer the budget question below'
-            : `resume: replanner resume ${runId}`;
-  const by = p.kind === 'user' ? 'by user' : `(${p.kind})`;
-  return `PAUSED ${by} since ${p.since}${p.reason ? `: ${oneLine(p.reason, 400)}` : ''} — ${next}`;
+  return `PAUSED: ${pauseText({ ...p, ...(p.reason ? { reason: oneLine(p.reason, 400) } : {}) }, runId, 'local')}`;
 }
 
 export function oneLine(s: string, max: number): string {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-type ConsultationChoiceView = NonNullable<RunStatus['consultations']>[number]['choices'][number];
-
-/** P7: one choice of a pending consultation: number|key, seed 002 Japanese — English. */
-function choiceLine(x: ConsultationChoiceView): string {
-  return `${x.number}|${x.key}. ${x.ja} — ${x.label}${x.needsText ? ' (needs your text)' : ''}`;
 }

@@ -8,7 +8,8 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { MEMO_DECISIONS, MEMO_STATUS } from '../domain/run/views';
-import { closedRunDecisions, closedRunStatus, ENDED_BY_TEMPORAL, workerStartHint, type RunEnding } from '../domain/run-ending';
+import { closedRunDecisions, closedRunStatus, workerStartHint, type RunEnding } from '../domain/run-ending';
+import { FINAL_STATUSES, isClosedExecution, isFinalStatus, shownStatus, withOpenQuestionsClosed } from '../domain/run/closed';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { decisionsQuery, statusQuery, type DecisionsView, type Question, type RunStatus } from '../workflows/messages';
 import { STATUS_KEY } from '../workflows/search-attributes';
@@ -16,19 +17,26 @@ import { routeOf } from '../route';
 import { NoWorker, NotFound } from './errors';
 import { withTimeout } from './query-wait';
 import { workflowIdOf } from './runs';
+import { withTasksAsSeen } from './running-tasks';
 import { pollersOf, readRecord } from './workers';
 
 /**
- * O5: `status` of any run. A running run's worker answers the query; a finished run is read from
- * what the workflow left in its memo (no worker needed), or, when Temporal itself ended it
- * (terminated, timed out), is that final state with the reason (src/domain/run-ending). A running
+ * `status` of any run, with or without a worker (O5). A running run's worker answers the query; a
+ * finished run is read from what the workflow left in its memo (no worker needed), or, when
+ * Temporal itself ended it (terminated, timed out), is that final state with the reason
+ * (src/domain/run-ending). A running
  * run whose task queue no live worker polls answers from its memo, or is NoWorker naming the queue
- * and how to start its worker. An unknown run is NotFound at once.
+ * and how to start its worker. An unknown run is NotFound at once. Temporal's status of the
+ * execution comes first: an ended run's open questions show closed, with why; a running run's
+ * tasks are shown as their own workflows are (a started task never READY again; one whose worker
+ * died marked so).
  */
 export async function getStatus(client: Client, runId: string): Promise<RunStatus> {
-  return inspect(client, runId, statusQuery, MEMO_STATUS, (recorded, ending, desc) =>
+  const r = await inspect(client, runId, statusQuery, MEMO_STATUS, (recorded, ending, desc) =>
     closedRunStatus({ runId: runIdOf(desc.workflowId), recorded, ending, memo: desc.memo }),
   );
+  if (isFinalStatus(r.value.status)) return withOpenQuestionsClosed(r.value, r.value.status);
+  return withTasksAsSeen(client, r.desc.workflowId, r.value, r.served);
 }
 
 /** How long a query may wait for a worker before the memo answers instead. */
@@ -45,34 +53,43 @@ async function describeRun(client: Client, runId: string): Promise<WorkflowExecu
   }
 }
 
+/** A view of the run, the description it was read with, and whether a live worker polls its queue. */
+interface Inspected<T> {
+  value: T;
+  desc: WorkflowExecutionDescription;
+  served: boolean;
+}
+
 async function inspect<T>(
   client: Client,
   runId: string,
   query: QueryDefinition<T>,
   memoKey: string,
   closed: (recorded: T | undefined, ending: RunEnding, desc: WorkflowExecutionDescription) => T,
-): Promise<T> {
+): Promise<Inspected<T>> {
   const desc = await describeRun(client, runId);
   const handle = client.workflow.getHandle(desc.workflowId);
   const recorded = desc.memo?.[memoKey] as T | undefined;
-  if (desc.status.name !== 'RUNNING') return closed(recorded, await endingOf(client, desc), desc);
+  if (isClosedExecution(desc.status.name)) return { value: closed(recorded, await endingOf(client, desc), desc), desc, served: false };
   // Nobody polls the run's queue: a query would only wait and fail.
   if (!(await queueHasWorker(client, desc.taskQueue))) {
-    if (recorded !== undefined) return recorded;
+    if (recorded !== undefined) return { value: recorded, desc, served: false };
     throw noWorker(runId, desc.taskQueue);
   }
   try {
     // A query's answer is never undefined: undefined is the wait running out.
     const answered = await withTimeout(handle.query(query), QUERY_WAIT_MS);
-    if (answered !== undefined) return answered;
+    if (answered !== undefined) return { value: answered, desc, served: true };
   } catch (err) {
     if (err instanceof QueryNotRegisteredError) throw err;
     // The run closed between describe and query (terminated, say): its final state.
     const now = await describeRun(client, runId);
-    if (now.status.name !== 'RUNNING') return closed(now.memo?.[memoKey] as T | undefined, await endingOf(client, now), now);
+    if (isClosedExecution(now.status.name)) {
+      return { value: closed(now.memo?.[memoKey] as T | undefined, await endingOf(client, now), now), desc: now, served: false };
+    }
     if (recorded === undefined) throw err;
   }
-  if (recorded !== undefined) return recorded;
+  if (recorded !== undefined) return { value: recorded, desc, served: true };
   throw new NoWorker(
     `run "${runId}" did not answer within ${QUERY_WAIT_MS / 1000} s and has no recorded state yet: the worker on its task queue "${desc.taskQueue}" ` +
       `is busy or has just stopped; try again, or ${workerStartHint({ queue: desc.taskQueue, callerQueue: routeOf(process.env).taskQueue, recorded: readRecord(desc.taskQueue) })}`,
@@ -122,14 +139,17 @@ async function endingOf(client: Client, desc: WorkflowExecutionDescription): Pro
  */
 export async function workerProblem(client: Client, runId: string): Promise<string | undefined> {
   const desc = await describeRun(client, runId);
-  if (desc.status.name !== 'RUNNING' || (await queueHasWorker(client, desc.taskQueue))) return undefined;
+  if (isClosedExecution(desc.status.name) || (await queueHasWorker(client, desc.taskQueue))) return undefined;
   return noWorker(runId, desc.taskQueue, 'makes no progress').message;
 }
 
-/** X9: the run's decision log, counters and questions (Query `decisions`; the memo when no worker answers, O5). */
+/** The run's decision log, counters and questions (Query `decisions`; the memo when no worker answers). */
 export async function getDecisions(client: Client, runId: string): Promise<DecisionsView> {
   try {
-    return await inspect(client, runId, decisionsQuery, MEMO_DECISIONS, (recorded) => closedRunDecisions(recorded));
+    const r = await inspect(client, runId, decisionsQuery, MEMO_DECISIONS, (recorded, _ending, desc) =>
+      closedRunDecisions(recorded, endedStatus(desc)),
+    );
+    return r.value;
   } catch (err) {
     if (err instanceof QueryNotRegisteredError) {
       throw new Error(`run "${runId}" has no decision log (it was started by a Replanner version without the \`decisions\` query)`, {
@@ -140,13 +160,18 @@ export async function getDecisions(client: Client, runId: string): Promise<Decis
   }
 }
 
-/** How a closed run ended: Temporal's word when Temporal ended it (terminated, timed out), else what the run recorded. */
+/**
+ * What a run shows, from Temporal's status of its execution first: for a closed run how it
+ * ended (Temporal's word when Temporal ended it, else what the run recorded); for an open one what
+ * it says of itself.
+ */
 export function endedStatus(d: WorkflowExecutionDescription): string {
-  if ((ENDED_BY_TEMPORAL as readonly string[]).includes(d.status.name)) return d.status.name;
-  return (d.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status ?? d.typedSearchAttributes.get(STATUS_KEY) ?? d.status.name;
+  const recorded = (d.memo?.[MEMO_STATUS] as RunStatus | undefined)?.status;
+  return shownStatus({ execution: d.status.name, searchStatus: d.typedSearchAttributes.get(STATUS_KEY), recordedStatus: recorded });
 }
 
-export const FINAL = new Set(['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED', 'TERMINATED', 'TIMED_OUT']);
+/** The statuses of a run that has ended. */
+export const FINAL: ReadonlySet<string> = new Set<string>(FINAL_STATUSES);
 
 /** Polls `status` until the run ends, calling `onStatus` on every change. */
 export async function watchRun(

@@ -1,6 +1,7 @@
-// S3: what the CLI checks and prepares before it starts a run: an instruction given by file or
-// stdin (stored beside the run and passed by path), and whether the workspace already has a
-// running run (the workspace lock, src/client/workspace-lock.ts, enforces it at start).
+// What the CLI checks and prepares before it starts a run: an instruction given by file or
+// stdin (stored beside the run and passed by path), whether the workspace already has a running
+// run (the workspace lock, src/client/workspace-lock.ts, enforces it at start), and whether the
+// model this shell names answers, before anything starts.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -8,6 +9,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { instructionFilePath, instructionHead, runIdProblem } from '../domain/run-input';
 import { runWorkflowId } from '../workflows/run';
 import { workspaceLockId } from './workspace-lock';
+import { endsInVersion, modelCheckVerdict, withV1, type ModelProbe } from '../domain/model-check';
+import { ModelRefused, ModelUnreachable } from './errors';
 
 export const newRunId = (): string => randomUUID().slice(0, 8);
 
@@ -88,4 +91,42 @@ async function isRunning(client: Client, workflowId: string): Promise<boolean> {
     if (e instanceof WorkflowNotFoundError) return false;
     throw e;
   }
+}
+
+/** How long `run` waits for the model's answer: a model that is up answers GET /models at once. */
+export const MODEL_CHECK_TIMEOUT_MS = 1500;
+
+/**
+ * The model this shell names answers, before `run` starts the server, a worker or the run:
+ * ModelUnreachable (exit 3) when nothing answers, ModelRefused (exit 2) when it refuses the key or
+ * the address; a warning (`warn`) when it answers oddly. A queue pinned by name
+ * (REPLANNER_TASK_QUEUE) is not checked: the workers on it bring their own model settings.
+ */
+export async function checkModelAnswers(env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<void> {
+  if (env.REPLANNER_TASK_QUEUE?.trim()) return;
+  // Loaded here, not at start: only `run` needs the model client.
+  const [{ llmSettingsFromEnv }, { probeClient, probeModels }] = await Promise.all([import('../llm/gateway'), import('../llm/probes')]);
+  const llm = llmSettingsFromEnv(env);
+  const look = async (baseURL: string): Promise<ModelProbe> => {
+    const r = await probeModels(probeClient({ ...llm, baseURL, timeoutMs: MODEL_CHECK_TIMEOUT_MS }));
+    if (r.ok) return { kind: 'listed', models: r.models };
+    const f = r.failure;
+    return f.kind === 'http' ? { kind: 'http', status: f.status ?? 0, message: f.message } : { kind: f.kind, message: f.message };
+  };
+  const probe = await look(llm.baseURL);
+  const v1Answers =
+    probe.kind === 'http' && probe.status === 404 && !endsInVersion(llm.baseURL) ? (await look(withV1(llm.baseURL))).kind === 'listed' : undefined;
+  const verdict = modelCheckVerdict({
+    baseURL: llm.baseURL,
+    model: llm.model,
+    probe,
+    timeoutMs: MODEL_CHECK_TIMEOUT_MS,
+    v1Answers,
+    defaultBase: !env.OPENAI_BASE_URL,
+  });
+  if (verdict.go) {
+    if (verdict.warning) warn(`replanner: warning: ${verdict.warning}`);
+    return;
+  }
+  throw verdict.unreachable ? new ModelUnreachable(verdict.message) : new ModelRefused(verdict.message);
 }

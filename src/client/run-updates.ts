@@ -1,7 +1,7 @@
 // Acting on a run: answer its questions and consultations (Updates), pause, resume, cancel. Each
 // says NotFound for an unknown run and AlreadyEnded / RunEnded for one that ended.
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { taskWorkflowId } from '../workflows/execution';
+import { taskWorkflowId } from '../workflows/execution/types';
 import {
   answerClarificationUpdate,
   answerConsultationUpdate,
@@ -32,7 +32,7 @@ export async function cancelRun(client: Client, runId: string): Promise<void> {
   }
 }
 
-/** P7: answer a task's pending consultation (Update `answerConsultation` on `run-<id>.task-<taskId>`). */
+/** Answer a task's pending consultation (Update `answerConsultation` on `run-<id>.task-<taskId>`). */
 export async function answerConsultation(
   client: Client,
   runId: string,
@@ -60,7 +60,7 @@ async function sendAnswer<T>(update: () => Promise<T>, notFound: string): Promis
   }
 }
 
-/** X14: answer a question of the run (Update `answerClarification` on `run-<id>`); a run that already ended is AlreadyEnded. */
+/** Answer a question of the run (Update `answerClarification` on `run-<id>`); a run that already ended is AlreadyEnded. */
 export async function answerQuestion(client: Client, runId: string, questionId: string, answer: string): Promise<ClarificationAnswerAck> {
   const workflowId = workflowIdOf(runId);
   const handle = client.workflow.getHandle(workflowId);
@@ -79,12 +79,12 @@ export async function answerQuestion(client: Client, runId: string, questionId: 
   }
 }
 
-/** O1: pause a run (Update `pause` on `run-<id>`); pausing a paused run is acknowledged (changed: false). */
+/** Pause a run (Update `pause` on `run-<id>`); pausing a paused run is acknowledged (changed: false). */
 export async function pauseRun(client: Client, runId: string, reason?: string): Promise<PauseAck> {
   return sendPause(client, runId, (h) => h.executeUpdate(pauseUpdate, { args: [reason ? { reason } : {}] }));
 }
 
-/** O1: resume a paused run (Update `resume`); resuming a running run is acknowledged (changed: false). */
+/** Resume a paused run (Update `resume`); resuming a running run is acknowledged (changed: false). */
 export async function resumeRun(client: Client, runId: string): Promise<PauseAck> {
   return sendPause(client, runId, (h) => h.executeUpdate(resumeUpdate, { args: [] }));
 }

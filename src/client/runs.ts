@@ -5,29 +5,32 @@ import * as path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ReplannerConfig } from '../domain/config';
 import type { RunOptions } from '../workflows/options';
-import { RunWorkflow, runWorkflowId, type RunInput } from '../workflows/run';
+// The run's workflow by name and type only: its code is the worker's, not the CLI's to load.
+import type { RunWorkflow } from '../workflows/run';
+import type { RunInput } from '../workflows/run/start';
 import { PHASE_KEY, STATUS_KEY } from '../workflows/search-attributes';
 import { runStartOptions } from '../workflows/run-start';
-import { startRunHoldingWorkspace } from './workspace-lock';
+import { runWorkflowId } from '../workflows/run-id';
 import { workspaceHostOf } from './workspace-host';
 import { BackendError } from './backend';
 import { searchAttributeFix } from './search-attribute-setup';
 import { MEMO_STATUS } from '../domain/run/views';
+import { isClosedExecution, shownStatus } from '../domain/run/closed';
 
 export interface StartParams {
   /** The instruction, or with `instructionFile` its head. */
   instruction: string;
-  /** S3: the instruction stored beside the run (run-start-guards storeInstruction). */
+  /** The instruction stored beside the run (run-start-guards storeInstruction). */
   instructionFile?: string;
   workspace: string;
   /** The queue of the run's LLM endpoint and model: `routeOf(process.env).taskQueue` (src/route.ts). */
   taskQueue: string;
   runId?: string;
   options?: Partial<RunOptions>;
-  /** X12: the parsed config (loadConfig); the workflow gets it as RunInput.config. Absent: defaults. */
+  /** The parsed config (loadConfig); the workflow gets it as RunInput.config. Absent: defaults. */
   config?: ReplannerConfig;
   /**
-   * S3: start the run as the holder of its workspace (src/client/workspace-lock.ts): Temporal refuses
+   * Start the run as the holder of its workspace (src/client/workspace-lock.ts): Temporal refuses
    * a second running run on the same workspace (WorkspaceBusy names it). The CLI always does.
    */
   holdWorkspace?: boolean;
@@ -54,10 +57,16 @@ export async function startRun(client: Client, p: StartParams): Promise<{ runId:
   if (p.instructionFile !== undefined) input.instructionFile = p.instructionFile;
   try {
     if (p.holdWorkspace) {
+      // Loaded when a run starts: `list` and `status` read runs without the workspace lock's code.
+      const { startRunHoldingWorkspace } = await import('./workspace-lock');
       await startRunHoldingWorkspace(client, p.taskQueue, input);
       return { runId, handle: client.workflow.getHandle<typeof RunWorkflow>(runWorkflowId(runId)) };
     }
-    const handle = await client.workflow.start(RunWorkflow, { taskQueue: p.taskQueue, args: [input], ...runStartOptions(input) });
+    const handle = await client.workflow.start<typeof RunWorkflow>('RunWorkflow', {
+      taskQueue: p.taskQueue,
+      args: [input],
+      ...runStartOptions(input),
+    });
     return { runId, handle };
   } catch (e) {
     throw missingSearchAttributeError(e) ?? e;
@@ -75,13 +84,10 @@ function missingSearchAttributeError(e: unknown): BackendError | undefined {
   );
 }
 
-/** Accepts a bare run id or the workflow id `run-<id>`. */
-export function workflowIdOf(runIdOrWorkflowId: string): string {
-  return runIdOrWorkflowId.startsWith('run-') ? runIdOrWorkflowId : runWorkflowId(runIdOrWorkflowId);
-}
+export { workflowIdOf } from '../workflows/run-id';
 
 /**
- * X12: the run options a config implies: `execution.maxParallelTasks` and
+ * The run options a config implies: `execution.maxParallelTasks` and
  * `execution.commandTimeoutSeconds`. The whole config was already checked by parseConfig (the one
  * parser); refinement and pacemaker travel in RunInput.config, which the workflow parses again.
  */
@@ -95,7 +101,9 @@ export function runOptionsFromConfig(config: ReplannerConfig): Partial<RunOption
 export interface RunListing {
   runId: string;
   workflowId: string;
+  /** Temporal's status of the run's execution (RUNNING, COMPLETED, TERMINATED, …). */
   temporalStatus: string;
+  /** What the run shows: from its execution's status first, then what it says of itself. */
   status?: string;
   phase?: string;
   startTime: string;
@@ -104,24 +112,41 @@ export interface RunListing {
   waiting?: string;
 }
 
-/** The visibility query of runs waiting for a person's answer (`temporal workflow list -q …` takes it too). */
-export const WAITING_RUNS_QUERY = `WorkflowType = 'RunWorkflow' AND ReplannerStatus = 'WAITING'`;
+/**
+ * The visibility query of runs waiting for a person's answer (`temporal workflow list -q …` takes it
+ * too). Only open ones: a run terminated while it waited keeps its last ReplannerStatus.
+ */
+export const WAITING_RUNS_QUERY = `WorkflowType = 'RunWorkflow' AND ReplannerStatus = 'WAITING' AND ExecutionStatus = 'Running'`;
 
-/** Recent runs, newest first; `waiting`: only those waiting for an answer. */
+/**
+ * Recent runs, newest first; `waiting`: only those waiting for an answer. Each shows the status
+ * of its execution first (a closed run is never WAITING, RUNNING or PAUSED), and once: the earlier
+ * executions of a run that continued as new are the same run.
+ */
 export async function listRuns(client: Client, limit = 20, opts: { waiting?: boolean } = {}): Promise<RunListing[]> {
   const out: RunListing[] = [];
+  const seen = new Set<string>();
   for await (const wf of client.workflow.list({ query: opts.waiting ? WAITING_RUNS_QUERY : `WorkflowType = 'RunWorkflow'` })) {
-    const recorded = wf.memo?.[MEMO_STATUS] as { waiting?: unknown } | undefined;
-    const status = wf.typedSearchAttributes.get(STATUS_KEY);
+    if (seen.has(wf.workflowId)) continue;
+    seen.add(wf.workflowId);
+    const recorded = wf.memo?.[MEMO_STATUS] as { waiting?: unknown; status?: unknown } | undefined;
+    const status = shownStatus({
+      execution: wf.status.name,
+      searchStatus: wf.typedSearchAttributes.get(STATUS_KEY),
+      recordedStatus: typeof recorded?.status === 'string' ? recorded.status : undefined,
+    });
+    // What the visibility store says may lag behind the execution: a run that ended does not wait.
+    if (opts.waiting && status !== 'WAITING') continue;
+    const open = !isClosedExecution(wf.status.name);
     out.push({
       runId: wf.workflowId.replace(/^run-/, ''),
       workflowId: wf.workflowId,
       temporalStatus: wf.status.name,
       status,
-      phase: wf.typedSearchAttributes.get(PHASE_KEY),
+      phase: open ? wf.typedSearchAttributes.get(PHASE_KEY) : 'finished',
       startTime: wf.startTime.toISOString(),
       instruction: (wf.memo?.instruction as string | undefined)?.slice(0, 100),
-      ...(wf.status.name === 'RUNNING' && typeof recorded?.waiting === 'string' && recorded.waiting ? { waiting: recorded.waiting } : {}),
+      ...(open && typeof recorded?.waiting === 'string' && recorded.waiting ? { waiting: recorded.waiting } : {}),
     });
     if (out.length >= limit) break;
   }

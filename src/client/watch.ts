@@ -1,4 +1,4 @@
-// V2: `replanner watch`, `run --wait` and the demo read the run's event log with a cursor (the
+// `replanner watch`, `run --wait` and the demo read the run's event log with a cursor (the
 // `events` query): every phase entry, decision, task transition, question, consultation,
 // notification, pause and the run's end exactly once, in order; "N events dropped" when the reader
 // fell behind the log's window. While a task runs, its worker's steps (tool calls: files written,
@@ -6,8 +6,10 @@
 // adds nothing to any workflow's history: a query is never recorded.
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
 import { MAX_RUN_EVENTS, type RunEvent } from '../domain/run/event-log';
+import { noWorkerLine, quietLine } from '../domain/run/watch-lines';
 import type { TaskStepLine } from '../domain/task-details';
 import { eventsQuery, type RunEventsPage, type RunStatus } from '../workflows/messages';
+import { pausesOf } from './render';
 import { describeChanges, formatElapsed, runEventLines, workerStepLine } from './render-events';
 import { FINAL, getStatus } from './run-inspect';
 import { workflowIdOf } from './runs';
@@ -31,7 +33,7 @@ export interface WatchHandlers {
   onWorkerStep?(s: WorkerStepEvent): void;
   /** The run's status after each read (questions to ask, elapsed time); called even when nothing changed. */
   onStatus?(s: RunStatus): void | Promise<void>;
-  /** M1: the run's LLM calls in flight after each read (from the activities' heartbeats: no history event). */
+  /** The run's LLM calls in flight after each read (from the activities' heartbeats: no history event). */
   onLlmCalls?(calls: LlmCallInFlight[]): void;
 }
 
@@ -128,25 +130,30 @@ const LONG_STEP_MS = 30_000;
 /** A streaming LLM call's line is printed when what it does changes, and otherwise at most this often. */
 const LLM_CALL_LINE_MS = 15_000;
 
-interface EventPrinter extends WatchHandlers {
+export interface EventPrinter extends WatchHandlers {
   onLlmCalls(calls: LlmCallInFlight[]): void;
   onDropped(count: number): void;
   onWorkerStep(s: WorkerStepEvent): void;
   onStatus(s: RunStatus): void;
   /** The run's events cannot be read: show what changed between statuses instead. */
   fallBack(why: string): void;
+  /** No worker has polled the run's queue for `silentMs`; `fix`: how to start one, when this shell may not. */
+  onNoWorker(n: { silentMs: number; taskQueue: string; fix?: string }): void;
 }
 
 /**
- * V2: prints the run's events (`--json`: one JSON object per line, each with seq, time and kind;
- * worker steps have kind `worker_step` and no seq), the worker steps of running tasks, how long a
- * task took, and a line with the elapsed time when a phase or task runs long without news.
+ * Prints every event of the run once, in order (`--json`: one JSON object per line, each with seq,
+ * time and kind; worker steps have kind `worker_step` and no seq), the worker steps of running tasks, how long a
+ * task took, and a line when nothing was printed for a while: what the run waits for (whose
+ * answer, asked when), who paused it, or the phase and tasks running long with their elapsed time.
  * "No replan" decisions and notification deliveries only with `verbose`.
  */
 export function eventPrinter(print: (s: string) => void, o: { runId: string; verbose?: boolean; json?: boolean; longStepMs?: number }): EventPrinter {
   let lastOutput = Date.now();
   let phase: { name: string; at: number } | undefined;
   const taskStart = new Map<string, number>();
+  /** When each consultation was asked (its event's time). */
+  const consulted = new Map<string, number>();
   let fallback: ((s: RunStatus) => void) | undefined;
   /** Per LLM call in flight: what was printed last (its state and attempt) and when. */
   const calls = new Map<string, { key: string; at: number }>();
@@ -160,6 +167,7 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
       const at = Date.parse(e.time);
       let lines = runEventLines(e, o.runId, o.verbose);
       if (e.kind === 'phase') phase = { name: e.phase, at };
+      if (e.kind === 'consultation') consulted.set(e.consultationId, at);
       if (e.kind === 'task') {
         const began = taskStart.get(e.taskId);
         if (e.state === 'RUNNING') taskStart.set(e.taskId, at);
@@ -173,6 +181,8 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
     onLlmCalls(now) {
       const open = new Set<string>();
       for (const c of now) {
+        // V8: a model that does not answer is told once by the run's pause, not at each retry.
+        if (c.outage) continue;
         const id = `${c.workflowId}/${c.activityType}`;
         open.add(id);
         const key = `${c.progress?.state ?? ''}/${c.attempt}/${c.lastFailure ?? ''}`;
@@ -192,12 +202,20 @@ export function eventPrinter(print: (s: string) => void, o: { runId: string; ver
     },
     onStatus(s) {
       if (fallback) return fallback(s);
-      if (o.json || FINAL.has(s.status) || !phase) return;
+      if (o.json || FINAL.has(s.status)) return;
       const now = Date.now();
       if (now - lastOutput < (o.longStepMs ?? LONG_STEP_MS)) return;
-      const tasks = [...taskStart].map(([id, at]) => `${id} ${formatElapsed(now - at)}`);
+      const lost = new Map((s.tasks ?? []).flatMap((t) => (t.workerLost ? [[t.id, t.workerLost] as const] : [])));
+      const running = [...taskStart].map(([id, at]) => ({ id, sinceMs: at, ...(lost.has(id) ? { workerLost: lost.get(id)! } : {}) }));
+      const run = { status: s.status, phase: phase?.name ?? s.phase, questions: s.questions, consultations: s.consultations, pauses: pausesOf(s) };
+      const line = quietLine(run, { nowMs: now, phaseSinceMs: phase?.at, consultationAskedMs: consulted, running, elapsed: formatElapsed });
+      if (line) out(`  … ${line}`);
+    },
+    onNoWorker(n) {
+      if (!o.json) return out(`  … ${noWorkerLine(n.silentMs, n.fix)}`);
+      const { silentMs, ...rest } = n;
       out(
-        `  … ${s.status === 'PAUSED' ? 'paused in' : 'still in'} ${phase.name} for ${formatElapsed(now - phase.at)}${tasks.length ? ` (running: ${tasks.join(', ')})` : ''}`,
+        JSON.stringify({ kind: 'no_worker', time: new Date().toISOString(), silentSeconds: Math.round(silentMs / 1000), starting: !n.fix, ...rest }),
       );
     },
     fallBack(why) {

@@ -1,4 +1,4 @@
-// Issue 12, a worker you can trust: the CLI starts a detached worker for the task queue of the
+// A worker you can trust: the CLI starts a detached worker for the task queue of the
 // caller's endpoint + model when none is alive, restarts it when the caller's key differs, and
 // stops the ones it started (gracefully: tasks in flight end). The records are in workers.ts; the
 // policy in src/domain/worker-lifecycle.ts.
@@ -6,13 +6,14 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Connection } from '@temporalio/client';
-import { ConfigError } from '../domain/config';
+import { ConfigError } from '../domain/config/issues';
 import { commandSlotsFrom } from '../domain/command-slots';
 import { DEFAULT_IDLE_EXIT_MS, formatDuration, parseIdleExit, restartReason, type WorkerRecord } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { routeOf, type Route } from '../route';
 import { WORKER_NODE_ARGS } from '../worker-node-args';
 import { displayPath as rel, fileSafe, isOurWorker, livenessOf, pidExists, pollersOf, recordFile, removeRecord, workersDir } from './workers';
+import { replannerCommand } from '../domain/printed-commands';
 
 /** How the worker process is started: the build, or the TypeScript sources when the CLI runs from them. */
 function workerCommand(): string[] {
@@ -165,7 +166,7 @@ async function ensureWorkerLocked(
   const started = await startWorker(connection, target, route, env);
   const replaced = record ? ` in place of pid ${record.pid}, which is gone` : '';
   say(
-    `Started a Replanner worker on ${where}${replaced} (pid ${started.pid}, log ${rel(started.log)}; stop it: replanner worker stop ${route.taskQueue}).`,
+    `Started a Replanner worker on ${where}${replaced} (pid ${started.pid}, log ${rel(started.log)}; stop it: ${replannerCommand('worker', 'stop', route.taskQueue)}).`,
   );
 }
 

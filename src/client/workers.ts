@@ -1,4 +1,4 @@
-// The workers `replanner run` started (issue 12, a worker you can trust): each is recorded in
+// The workers `replanner run` started (a worker you can trust): each is recorded in
 // <state>/workers/<queue>.json (pid, queue, endpoint, model, sha256 of the key — never the key —,
 // start time, log) for `replanner worker status|stop`, and whether a worker that counts polls a
 // queue (the recorded one by its pid, others by the server's pollers). Starting and stopping them is

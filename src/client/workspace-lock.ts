@@ -1,4 +1,4 @@
-// S3: starting a run that holds its workspace. The run is the root workflow; its first step takes
+// Starting a run that holds its workspace. The run is the root workflow; its first step takes
 // the workspace's lock as its child (src/workflows/run/workspace.ts), which the server gives to
 // exactly one of two runs started at once. The client starts the run together with the
 // `workspaceHold` update (update-with-start), so one round trip says whether it holds the workspace

@@ -1,4 +1,4 @@
-// O3: a durable per-run token budget (and optional cost budget). Pure policy: usage → cost, how many
+// A durable per-run token budget, and optional cost budget (O3). Pure policy: usage → cost, how many
 // tokens may still be spent, whether one more LLM call may start, how much to lend a child
 // workflow, the budget question and its answer. The workflows only call these (the run:
 // src/workflows/run/budget-ledger.ts; its children: src/workflows/budget-lease.ts).
@@ -181,7 +181,7 @@ const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 export type BudgetAnswer = { action: 'stop' } | { action: 'raise'; maxTokens?: number; maxCostUsd?: number };
 
-/** The most a limit may be raised to (S3: bounded). */
+/** The most a limit may be raised to (every setting is bounded). */
 export const MAX_BUDGET_TOKENS = 1e12;
 export const MAX_BUDGET_USD = 1e6;
 

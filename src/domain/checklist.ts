@@ -1,5 +1,6 @@
-// X11: the plan checklist comment (seed 004 §11.4), edited in place on every revision.
-// Pure: no clock — pass `revisedAt` if a timestamp should be shown.
+// The plan checklist comment (X11), one comment edited in place on every revision: the revision
+// number and reason, progress, completed tasks kept checked where the replan keeps them, earlier
+// plans folded away. Pure: no clock — pass `revisedAt` if a timestamp should be shown.
 import { clipLine, oneLine } from './text';
 import { TaskState } from './types';
 
@@ -35,13 +36,13 @@ export interface ChecklistInput {
 export const CHECKLIST_HISTORY_SUMMARY = '📜 Previous Plan History';
 const HISTORY_OPEN = `<details>\n<summary>${CHECKLIST_HISTORY_SUMMARY}</summary>`;
 
-/** X11: title of the comment. */
+/** Title of the comment. */
 export function checklistTitle(revision: number): string {
   return revision >= 1 ? `Execution Plan (Revised #${revision})` : 'Execution Plan';
 }
 
 /**
- * X11: done / total / percent of a plan. REPLACED_BY_REPLAN tasks are superseded by their
+ * Done / total / percent of a plan. REPLACED_BY_REPLAN tasks are superseded by their
  * replacements and do not count; every other task (CANCELLED and BLOCKED included) counts
  * towards the total; only DONE counts as done. Percent is rounded; 0 tasks → 0%.
  */
@@ -52,7 +53,7 @@ export function checklistProgress(tasks: readonly Pick<ChecklistTask, 'state'>[]
   return { done, total, percent: total === 0 ? 0 : Math.round((done * 100) / total) };
 }
 
-/** X11: e.g. "Progress: 3/5 (60%) complete · Plan Revisions: 2". */
+/** The progress line, e.g. "Progress: 3/5 (60%) complete · Plan Revisions: 2". */
 export function progressLine(done: number, total: number, replanCount: number): string {
   const percent = total === 0 ? 0 : Math.round((done * 100) / total);
   return `Progress: ${done}/${total} (${percent}%) complete · Plan Revisions: ${replanCount}`;
@@ -70,7 +71,7 @@ const FAILED_REASON = /^(task failed|re-decomposition failed|re-decomposition re
 const MAX_REASON_LINE = 200;
 
 /**
- * X11: how a task that stopped reads, with its one-line reason: "❌ task failed: …" (its own work
+ * How a task that stopped reads, with its one-line reason: "❌ task failed: …" (its own work
  * failed), "⛔ blocked by a" (waits on a task that did not finish), "⛔ blocked: …" (the judge's
  * reason), "✖ cancelled: …".
  */
@@ -84,7 +85,7 @@ function stateNote(t: ChecklistTask): string {
 
 function taskLine(t: ChecklistTask): string {
   const item = `**${oneLine(t.id)}**: ${oneLine(t.title)}`;
-  if (t.state === TaskState.REPLACED_BY_REPLAN) return `- [ ] ~~${item}~~ — replaced by replan`;
+  if (t.state === TaskState.REPLACED_BY_REPLAN) return `- [ ] ~~${item}~~ — replaced in a plan change`;
   const box = t.state === TaskState.DONE ? '[x]' : '[ ]';
   return `- ${box} ${item}${stateNote(t)}`;
 }
@@ -127,7 +128,7 @@ function historyEntry(plan: string, index: number): string {
 }
 
 /**
- * X11: the checklist comment (seed 004 §11.4.2, §11.4.4, §11.4.5):
+ * The checklist comment:
  *
  * ```
  * ## 📋 Execution Plan (Revised #2)
@@ -182,7 +183,7 @@ function tail(notes: readonly string[] = [], plans: readonly string[], extra: re
 }
 
 /**
- * X11: a revision that starts a new checklist while its new plan is being made: never an empty
+ * A revision that starts a new checklist while its new plan is being made: never an empty
  * plan on the thread. The last real plan (`lastPlan`, rendered) stays, marked as under revision
  * (`banner`), its own earlier plans in the history block.
  */
@@ -200,11 +201,11 @@ export function renderUnderRevision(p: {
 }
 
 /**
- * X11 / seed 004 §11.4.3: does a replan of this type keep the completed checks?
+ * Does a replan of this type keep the completed checks?
  * partial_replan, action_regeneration → yes (completed tasks stay checked); retry and
  * plan_revision (reflection adds actions to the same plan) → yes;
  * task_redecomposition, goal_revision, clarification_request (goal reconfirmation) and
- * full_replan (§11.4.1: a new checklist replaces the old) → no, a new checklist starts.
+ * full_replan (a new checklist replaces the old) → no, a new checklist starts.
  * Unknown types → no (start fresh; the old plan stays visible in the history block).
  */
 export function carriesOverChecks(replanType: string): boolean {

@@ -1,4 +1,4 @@
-// Issue 23: how many sandboxed commands (run_command) one worker process runs at once, apart from
+// How many sandboxed commands (run_command) one worker process runs at once, apart from
 // its activity slots (REPLANNER_MAX_CONCURRENT_ACTIVITIES, sized for LLM calls: 128). Commands are
 // CPU- and memory-bound where LLM calls only wait on the network, so the default is the machine's
 // CPU count. Pure: the worker (src/activities/tools/command-slots.ts) calls it with its env and CPUs.

@@ -1,7 +1,7 @@
 // The one retry table for every server the worker calls (the LLM server, GitHub, GitLab). From the
 // facts of a failed request (its HTTP status, or why no response came, and the response's headers)
 // to a decision: retry or not, how long the server asked us to wait, and the kind of trouble that
-// the run's pause logic (O2) and the notifications (X10) act on. It reads statuses and headers,
+// the run's pause logic and the notifications act on. It reads statuses and headers,
 // never message text: servers word their messages as they like.
 //
 // | facts                                                         | kind            | retry |

@@ -1,4 +1,4 @@
-// V3: the files a task changed, read from its worker's tool calls (the transcripts under
+// The files a task changed (V3), read from its worker's tool calls (the transcripts under
 // .replanner/runs/<runId>/tasks/<taskId>/). Pure: the caller reads the transcripts.
 //
 // Counted from the calls themselves: write_file adds the lines of its content (an overwrite's old
@@ -72,12 +72,12 @@ export function renderFileChanges(changes: readonly FileChange[]): string[] {
   });
 }
 
-/** V3: files a task's current details list (the rest are counted, not listed). */
+/** Files a task's current details list (the rest are counted, not listed). */
 export const MAX_LISTED_FILES = 40;
 const MAX_PATH_CHARS = 200;
 
 /**
- * V3: a worker step's changes, small enough for its result in history: at most MAX_LISTED_FILES
+ * A worker step's changes, small enough for its result in history: at most MAX_LISTED_FILES
  * files (the rest folded into `more`), paths clipped.
  */
 export function stepFileChanges(calls: readonly ToolCallRecord[]): { files: FileChange[]; more: number } {
@@ -87,7 +87,7 @@ export function stepFileChanges(calls: readonly ToolCallRecord[]): { files: File
 }
 
 /**
- * V3: a task's running total: `more` (a step's changes) added to `into`, per path in the order
+ * A task's running total: `more` (a step's changes) added to `into`, per path in the order
  * first touched. Bounded: past MAX_LISTED_FILES paths a new path is only counted in `unlisted`.
  */
 export function addFileChanges(

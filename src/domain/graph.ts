@@ -1,4 +1,5 @@
-// Task graph checks and DAG scheduling (issue 3). Pure: used by workflows before and during execution.
+// Task graph checks (unknown dependencies, cycles) and DAG scheduling: a task starts once the tasks
+// it depends on are done. Pure: used by workflows before and during execution.
 import { TaskState, type TaskRecord, type TaskSpec } from './types';
 
 export type GraphProblem =
@@ -89,7 +90,7 @@ export function readyTasks(tasks: TaskRecord[]): TaskRecord[] {
 }
 
 /**
- * X1/B1: the tasks the scheduler starts now: ready, not already running, at most the free slots
+ * The tasks the scheduler starts now: ready, not already running, at most the free slots
  * (maxParallelTasks − running); none once a decision wants a replan (`stopped`).
  */
 export function tasksToStart(tasks: TaskRecord[], running: ReadonlySet<string>, maxParallel: number, stopped: boolean): TaskRecord[] {
@@ -101,7 +102,7 @@ export function tasksToStart(tasks: TaskRecord[], running: ReadonlySet<string>, 
 }
 
 /**
- * S3/B1: the execution phase hands over to a fresh round (the run starts the next execution phase
+ * The execution phase hands over to a fresh round (the run starts the next execution phase
  * for the tasks still READY) once its history reaches the run's continue-as-new threshold or the
  * server suggests it: its history then stays bounded whatever the plan's size.
  */

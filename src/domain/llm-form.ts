@@ -1,4 +1,4 @@
-// M1: the fallback ladder of the form a structured request takes, per endpoint and model (a run
+// The fallback ladder (M1) of the form a structured request takes, per endpoint and model (a run
 // talks to one: its task queue is routed by both). Pure: the workflows keep the rung a run has
 // reached in its state and pass it into every LLM call; the gateway walks down from there.
 //
@@ -14,6 +14,7 @@
 // until the server refuses streaming; from then on the run's requests do not stream (`stream:
 // false`, remembered like the rung: it only goes down too). Streaming and the form are independent:
 // a server may refuse one and take the other.
+import { replannerCommand } from './printed-commands';
 
 export const LLM_RUNGS = ['json_schema', 'json_object', 'prompt'] as const;
 export type LlmRung = (typeof LLM_RUNGS)[number];
@@ -95,7 +96,7 @@ export function namesTools(message: string): boolean {
 }
 
 /**
- * M1: what a rejected worker request (it offers tools) means. The server rejects tool calling when
+ * What a rejected worker request (it offers tools) means. The server rejects tool calling when
  * the body names tools, or when the request it rejected had nothing else to reject (below the top
  * rung no response_format and no strict function is sent): the run pauses ('unsupported'). At the
  * top rung, a rejection that does not name tools may be of the strict functions: go down.
@@ -109,10 +110,10 @@ export function workerRejection(rung: LlmRung, message: string): { next: LlmRung
 /** The fix shown with an `llm_unsupported` pause. */
 export const TOOL_CALLS_FIX =
   'use a model and server with tool calls (llama.cpp / llama-cpp-python: --chat_format chatml-function-calling or a model with a tool-call template; ' +
-  'vLLM: --enable-auto-tool-choice --tool-call-parser <parser>; Ollama: a model tagged "tools"), restart the worker, then `replanner resume <runId>`';
+  `vLLM: --enable-auto-tool-choice --tool-call-parser <parser>; Ollama: a model tagged "tools"), restart the worker, then \`${replannerCommand('resume', '<runId>')}\``;
 
 /**
- * M1: a model without native tool calls answers a request offering tools by writing the call as
+ * A model without native tool calls answers a request offering tools by writing the call as
  * text. The documented rule: a reply with no tool_calls whose content is (or holds, in a ``` block
  * or a <tool_call> tag) a JSON object naming an offered tool (`name`, or `function.name`) with its
  * arguments (`arguments` or `parameters`) means the server does not turn this model's calls into

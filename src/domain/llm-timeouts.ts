@@ -1,4 +1,4 @@
-// M1: how long an LLM request may take, measured by its progress rather than by its total time. A
+// How long an LLM request may take, measured by its progress rather than by its total time. A
 // local model on a CPU reads a long prompt slowly (tens of tokens a second, minutes for a planning
 // prompt), then writes its reply token by token; every request streams, so the gateway sees each
 // step. Four limits, each naming what happened when it strikes:
@@ -10,9 +10,10 @@
 //   stall        the gap between two tokens of the reply                    a minute
 //   total        the whole request (optional; none by default)
 //
-// Only "could not connect" is an outage (the run pauses and probes, O2): a model that connected
+// Only "could not connect" is an outage (the run pauses and probes): a model that connected
 // and is slow is alive, and a request that ran out of one of the other limits is retried, then the
 // run pauses with the setting to raise named (src/domain/run/llm-outage.ts 'slow').
+import { replannerCommand } from './printed-commands';
 
 export interface LlmTimeouts {
   connectMs: number;
@@ -118,7 +119,7 @@ export function timeoutFix(t: ProgressTimeout): string {
     case 'connect':
       return `check that the server is up; a slow network needs a longer ${raise('connect')}`;
     case 'first_token':
-      return `a slow model needs a longer ${raise('first_token')} or a lower ${raise('read_speed')}; \`replanner doctor\` measures its speed`;
+      return `a slow model needs a longer ${raise('first_token')} or a lower ${raise('read_speed')}; \`${replannerCommand('doctor')}\` measures its speed`;
     case 'stall':
       return `a model that pauses mid-reply needs a longer ${raise('stall')}`;
     case 'total':
@@ -138,11 +139,11 @@ export interface LlmProgress {
   since: number;
 }
 
-/** One line: "task_decomposition: reading prompt (2,234 tokens)…", "task_decomposition: writing, 140 tokens". */
+/** What the call does, in words: "connecting…", "reading the prompt (2,234 tokens)…", "writing, 140 tokens" (src/domain/words/pauses.ts names what it is for). */
 export function progressLine(p: LlmProgress): string {
-  if (p.state === 'connecting') return `${p.purpose}: connecting…`;
-  if (p.state === 'reading') return `${p.purpose}: reading prompt (${n(p.promptTokens)} tokens)…`;
-  return `${p.purpose}: writing, ${n(p.tokens ?? 0)} tokens`;
+  if (p.state === 'connecting') return 'connecting…';
+  if (p.state === 'reading') return `reading the prompt (${n(p.promptTokens)} tokens)…`;
+  return `writing, ${n(p.tokens ?? 0)} tokens`;
 }
 
 /** An LlmProgress from untrusted heartbeat details (another worker's, any version), or undefined. */

@@ -1,4 +1,4 @@
-// X10 / X11: where the run's notifications go and how they are delivered: the target from the
+// Where the run's notifications go and how they are delivered: the target from the
 // config, the markers that find a comment again, the neutralizing of LLM text and how a delivery
 // failure is judged. Pure: what to post is decided in src/domain/run/notifications-due.ts, the
 // run's record and queue of deliveries is src/domain/run/deliveries.ts, *when* is the workflow's
@@ -38,18 +38,18 @@ export function targetLabel(t: NotifyTarget): string {
 
 // ---------------------------------------------------------------- markers
 
-/** X11: the hidden line that names the run's checklist comment (found again after a crash). */
+/** The hidden line that names the run's checklist comment (found again after a crash). */
 export function checklistMarker(runId: string): string {
   return `<!-- replanner:checklist run=${runId} -->`;
 }
 
-/** X10: the hidden line of one notification (found again when its post is retried). */
+/** The hidden line of one notification (found again when its post is retried). */
 export function notificationMarker(runId: string, key: string): string {
   return `<!-- replanner:notification run=${runId} key=${key} -->`;
 }
 
 /**
- * S2: texts from the LLM (reasoning, task titles, questions) must not act on the issue: a line
+ * Texts from the LLM (reasoning, task titles, questions) must not act on the issue: a line
  * starting with "/" would be a GitLab quick action (`/close`, `/merge`, `/approve`), an "@name" would
  * ping people. A zero-width space keeps both as plain text (they read the same).
  */
@@ -114,7 +114,7 @@ export interface DeliveryFailure {
 }
 
 /**
- * X10: what a failed delivery means. Retried or not as the retry table (./failures.ts) says: a
+ * What a failed delivery means. Retried or not as the retry table (./failures.ts) says: a
  * rate limit (429, or GitHub's 403 with `x-ratelimit-remaining: 0` or `retry-after`) after its
  * reset, however far; 5xx and no response with backoff. 401 / 403 / 404 / 422 and other 4xx will
  * not fix themselves: refused at once and reported (the next one tries again: a token fixed
@@ -130,7 +130,7 @@ export function classifyDeliveryFailure(f: DeliveryFailureInput): DeliveryFailur
   if (d.kind === 'rate_limit') {
     const wait = d.retryAfterMs;
     const resetAt = wait !== undefined ? ` until ${new Date(f.nowMs + wait).toISOString()}` : '';
-    // X10: waited for however far (the table bounds a server's wait to a day): nothing is dropped.
+    // Waited for however far (the table bounds a server's wait to a day): nothing is dropped.
     return { ...told(`${svc}: ${f.status} rate limited${resetAt}`), ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
   }
   if (f.status === 401) return told(`${svc}: 401 Unauthorized (check ${token})`);

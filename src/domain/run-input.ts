@@ -1,6 +1,7 @@
-// S3: what a run may be started with, checked by the CLI before anything starts (exit 2) and again by
+// What a run may be started with (bounds with clear errors, S3), checked by the CLI before anything starts (exit 2) and again by
 // the workflow (anyone who can reach Temporal can start one). Pure: no Temporal, no I/O.
 import { clipAfter } from './text';
+import { replannerCommand } from './printed-commands';
 
 /**
  * The instruction travels in the run's input and in every LLM activity's input, so it must stay far
@@ -19,7 +20,8 @@ export function instructionProblem(instruction: unknown): string | undefined {
   if (instruction.length > MAX_INSTRUCTION_CHARS) {
     return (
       `the instruction has ${instruction.length} characters; the limit is ${MAX_INSTRUCTION_CHARS} ` +
-      '(it is carried into every LLM call). Give a longer one with `replanner run --instruction-file FILE` (or `-` for stdin), or put the details in a file in the workspace and name it in a shorter instruction.'
+      `(it is carried into every LLM call). Give a longer one with \`${replannerCommand('run', '--instruction-file FILE')}\` (or \`-\` for stdin), ` +
+      'or put the details in a file in the workspace and name it in a shorter instruction.'
     );
   }
   return undefined;
@@ -41,7 +43,7 @@ export function countProblem(name: string, raw: string, min: number, max: number
   return undefined;
 }
 
-/** S3: a long instruction (--instruction-file / stdin) lives in this file beside the run; the input carries its head. */
+/** A long instruction (--instruction-file / stdin) lives in this file beside the run; the input carries its head. */
 export const INSTRUCTION_FILE = 'instruction.md';
 /** How much of a file-given instruction the run input carries (status, memo, list). */
 export const INSTRUCTION_HEAD_CHARS = 2000;

@@ -1,10 +1,10 @@
-// V1: what a task workflow's "Current Details" show in the Temporal Web UI: the task, where its
-// worker → judge loop is, the files it changed so far (V3) and the worker steps with their tool
-// calls. Pure and bounded (the newest steps only; the UI's details limit is 20 KB).
+// What a task workflow's "Current Details" show in the Temporal Web UI: the task, where its
+// worker → judge loop is, the files it changed so far and the worker steps with their tool calls.
+// Pure and bounded (the newest steps only; the UI's details limit is 20 KB).
 import type { FileChange } from './file-changes';
 import { DETAILS_MAX_BYTES } from './run/checklist';
 import { clip, clipUtf8 } from './text';
-import type { WorkerStepReport } from './worker-steps';
+import { FAILURE_LINE_CHARS, type WorkerStepReport } from './worker-steps';
 
 /** One worker step as the details list it: iteration, step number, tool calls, final answer. */
 export interface TaskStepLine {
@@ -12,8 +12,10 @@ export interface TaskStepLine {
   step: number;
   actions: string[];
   toolErrors: number;
+  /** Why its first failed tool call failed (one bounded line). */
+  failure?: string;
   summary?: string;
-  /** P9: the stuck detector ended the iteration at this step (its note). */
+  /** The stuck detector ended the iteration at this step (its note). */
   stuck?: string;
 }
 
@@ -28,12 +30,13 @@ export function addStepLine(lines: readonly TaskStepLine[], iteration: number, s
     step,
     actions: r.actions.slice(0, MAX_ACTIONS_PER_STEP).map((a) => clip(a, MAX_ACTION_CHARS)),
     toolErrors: r.toolErrors,
+    ...(r.failure !== undefined ? { failure: clip(r.failure, FAILURE_LINE_CHARS) } : {}),
     ...(r.summary !== undefined ? { summary: r.summary.replace(/\s+/g, ' ').slice(0, 300) } : {}),
   };
   return [...lines, line].slice(-TASK_DETAIL_STEPS);
 }
 
-/** P9: marks the newest line (the step the detector stopped at) with the stuck note. */
+/** Marks the newest line (the step the detector stopped at) with the stuck note. */
 export function markStuckLine(lines: readonly TaskStepLine[], note: string): TaskStepLine[] {
   const last = lines[lines.length - 1];
   return last ? [...lines.slice(0, -1), { ...last, stuck: clip(note, 300) }] : [...lines];
@@ -47,12 +50,12 @@ export interface TaskDetailsView {
   maxIterations: number;
   lastJudgeReason?: string;
   consultation?: string;
-  /** P9: the stuck detector's newest note, with the totals of the task. */
+  /** The stuck detector's newest note, with the totals of the task. */
   stuck?: string;
   steps: readonly TaskStepLine[];
   /** Steps before the listed ones (dropped to keep the details small). */
   earlierSteps: number;
-  /** V3: the files the worker changed so far (addFileChanges), and how many more are not listed. */
+  /** The files the worker changed so far (addFileChanges), and how many more are not listed. */
   files?: readonly FileChange[];
   unlistedFiles?: number;
 }
@@ -66,7 +69,12 @@ function fileHow(f: FileChange): string {
   return how ? ` (${how})` : '';
 }
 
-/** V1: the task's current details in Markdown. */
+/** "1 failed: bubblewrap not found at …", the reason when the step reported one. */
+export function failedNote(s: Pick<TaskStepLine, 'toolErrors' | 'failure'>): string {
+  return `${s.toolErrors} failed${s.failure ? `: ${s.failure}` : ''}`;
+}
+
+/** The task's current details in Markdown. */
 export function taskDetails(v: TaskDetailsView): string {
   const out = [
     `## Task ${v.taskId}: ${v.title.replace(/\s+/g, ' ').slice(0, 200)}`,
@@ -85,7 +93,7 @@ export function taskDetails(v: TaskDetailsView): string {
   if (!v.steps.length) out.push('_No worker step yet._');
   for (const s of v.steps) {
     const calls = s.actions.length ? s.actions.map(code).join(', ') : 'no tool call';
-    const errors = s.toolErrors ? ` (${s.toolErrors} failed)` : '';
+    const errors = s.toolErrors ? ` (${failedNote(s)})` : '';
     out.push(`- iteration ${s.iteration}, step ${s.step}: ${calls}${errors}${s.summary !== undefined ? ` — answer: ${s.summary}` : ''}`);
     if (s.stuck) out.push(`  - ${s.stuck}`);
   }

@@ -42,6 +42,16 @@ export function clipMiddle(text: string, max: number): string {
   return `${text.slice(0, half)}\n[… ${text.length - 2 * half} chars cut …]\n${text.slice(-half)}`;
 }
 
+/**
+ * The last `max` code points of a long text (a surrogate pair is never split), after a line saying
+ * how many were cut: the end of a log, where a failure's reason usually is.
+ */
+export function clipTail(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return `[…${chars.length - max} chars cut]\n${chars.slice(chars.length - Math.max(0, max)).join('')}`;
+}
+
 // ------------------------------------------------------------------ tool output (what the model sees)
 
 /** A tool's output within `max` characters: its head, then how much was dropped. */

@@ -1,6 +1,7 @@
-// Core vocabulary shared by every layer (J4, P4, X1). Pure types: no Temporal, no I/O.
+// Core vocabulary shared by every layer: task states, task profiles, the five phases. Pure types:
+// no Temporal, no I/O.
 
-/** J4: the states a task moves through. */
+/** The states a task moves through (J4). */
 export const TaskState = {
   READY: 'READY',
   RUNNING: 'RUNNING',
@@ -13,8 +14,8 @@ export const TaskState = {
 export type TaskState = (typeof TaskState)[keyof typeof TaskState];
 
 /**
- * P4: the task profiles (seed 002) and the explicit UNKNOWN: a profile the planner gives that is
- * not one of the nine becomes UNKNOWN (base 8), never another profile.
+ * The task profiles that set a task's base loop limit, and the explicit UNKNOWN: a profile the
+ * planner gives that is not one of the nine becomes UNKNOWN (base 8), never another profile.
  */
 export const TASK_PROFILES = [
   'SIMPLE_QUESTION',
@@ -30,7 +31,7 @@ export const TASK_PROFILES = [
 ] as const;
 export type TaskProfile = (typeof TASK_PROFILES)[number];
 
-/** X1: the five phases, in order. */
+/** The five phases, in order (X1). */
 export const PHASES = ['goal_understanding', 'task_decomposition', 'action_sequence', 'execution', 'reflection'] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -45,7 +46,7 @@ export interface TaskSpec {
   profile: TaskProfile;
 }
 
-/** J5: bookkeeping of task re-decomposition. */
+/** Bookkeeping of task re-decomposition. */
 export interface ReplanningInfo {
   iteration: number;
   maxIterations: number;
@@ -60,12 +61,12 @@ export interface TaskRecord extends TaskSpec {
   replanningInfo?: ReplanningInfo;
   /** Short outcome text (judge reason, block reason); never a transcript. */
   summary?: string;
-  /** P9: the stuck detector fired in this task: its newest note and, past one finding, the wasted steps and tokens in all. */
+  /** The stuck detector fired in this task: its newest note and, past one finding, the wasted steps and tokens in all. */
   stuck?: string;
 }
 
 /**
- * X1: the goal as the goal-understanding phase states it (the LLM's field names, as in the seeds).
+ * The goal as the goal-understanding phase states it (the LLM's snake_case field names).
  * src/llm/schemas.ts's GoalSchema produces exactly this.
  */
 export interface Goal {

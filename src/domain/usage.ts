@@ -1,4 +1,4 @@
-// Token usage, summed across every LLM call of a run (shown by `status`, held against the budget O3).
+// Token usage, summed across every LLM call of a run (shown by `status`, held against the run's budget).
 
 export interface TokenUsage {
   promptTokens: number;

@@ -1,6 +1,6 @@
-// Issue 12, worker lifecycle: which task queue a run goes to, whether a worker for it is alive,
-// whether the auto-started worker must be restarted, and when an idle worker exits. Pure policy:
-// the CLI (src/client/workers.ts) and the worker process (src/worker-main.ts) call these.
+// Worker lifecycle, a worker you can trust: which task queue a run goes to, whether a worker for it
+// is alive, whether the auto-started worker must be restarted, and when an idle worker exits. Pure
+// policy: the CLI (src/client/workers.ts) and the worker process (src/worker-main.ts) call these.
 
 /** The prefix of every derived task queue: `replanner-<10 hex digits>`. */
 export const QUEUE_PREFIX = 'replanner-';
@@ -152,7 +152,7 @@ export function shouldIdleExit(p: {
 }
 
 /**
- * Issue 23, nothing strands a run: an idle worker leaves its task queue only when no workflow on it
+ * Nothing strands a run: an idle worker leaves its task queue only when no workflow on it
  * is open (`openWorkflows`: visibility's count of running executions on the queue — runs, their
  * phases and tasks, workspace locks; undefined: it could not be counted). An open run may be
  * waiting on a timer (a question's auto-assume timeout, an LLM outage probe, a backoff) whose

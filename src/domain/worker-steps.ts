@@ -1,9 +1,10 @@
-// The worker's tool loop as TaskWorkflow runs it (issue 10): one activity per LLM step. These pure
-// functions fold the steps' small results into what the judge and the pacemaker need (P2/P3):
-// the final answer, the step count (history turns), tool calls, failed tool calls and the last
-// tool-call signatures (repetition → focus).
+// The worker's tool loop as TaskWorkflow runs it: one activity per LLM step, so a crash repeats at
+// most one step. These pure functions fold the steps' small results into what the judge and the
+// pacemaker need: the final answer, the step count (history turns), tool calls, failed tool calls
+// and the last tool-call signatures (repetition lowers focus).
 import type { FileChange } from './file-changes';
 import type { CallPrint } from './stuck/fingerprint';
+import { clip } from './text';
 
 /** What one worker step reports back into workflow history (small by design). */
 export interface WorkerStepReport {
@@ -15,14 +16,37 @@ export interface WorkerStepReport {
   actions: string[];
   /** Workspace-relative directory of the iteration's transcript. */
   logPath: string;
-  /** V3: the files this step's write_file / edit_file calls changed (stepFileChanges: bounded). */
+  /** The files this step's write_file / edit_file calls changed (stepFileChanges: bounded). */
   files?: FileChange[];
-  /** V3: changed files past the listed ones. */
+  /** Changed files past the listed ones. */
   moreFiles?: number;
-  /** P9: the stuck detector's fingerprints of the step's last calls (callPrint; absent before P9 and with no call). */
+  /**
+   * The stuck detector's fingerprints of the step's last calls (callPrint; absent from steps
+   * recorded before the detector existed, and with no call).
+   */
   prints?: CallPrint[];
-  /** P9: replyPrint of the reply when it called no tool. */
+  /** For the stuck detector: replyPrint of the reply when it called no tool. */
   reply?: string;
+  /** Why the step's first failed tool call failed, in one bounded line (failureLine). */
+  failure?: string;
+}
+
+/** The longest failure line a step reports. */
+export const FAILURE_LINE_CHARS = 160;
+
+/**
+ * A failed tool call's reason in one line (V6): its output's first line ("bubblewrap not found at
+ * …", "read_file: not found: x"); for a command that exited non-zero, the exit code and the first
+ * line it printed ("exit code 1: wc: a.md: No such file or directory"). At most FAILURE_LINE_CHARS.
+ */
+export function failureLine(output: string): string {
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && l !== '(no output)');
+  const [first = '(no output)', next] = lines;
+  const line = /^exit code -?\d+$/.test(first) && next !== undefined ? `${first}: ${next}` : first;
+  return clip(line, FAILURE_LINE_CHARS);
 }
 
 export interface WorkerTally {

@@ -1,8 +1,9 @@
-// Workspace affinity (issue 23, Temporal's worker-specific task queue pattern). A worker owns the
+// Workspace affinity (Temporal's worker-specific task queue pattern). A worker owns the
 // workspaces under its roots on its host; a run's workspace-touching activities go to the task
 // queue of the host that owns its workspace, `<endpointQueue>@<host>`, while its workflows and its
 // planning LLM calls stay on the endpoint-and-model queue, served by every worker with those
 // settings. Pure: no Temporal, no I/O.
+import { replannerCommand } from './printed-commands';
 
 /** Host names go into task queue names and a search attribute: a DNS-like name, nothing else. */
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -20,7 +21,7 @@ export function hostQueueOf(endpointQueue: string, host: string): string {
 }
 
 /**
- * O2: the host's presence queue: a no-op activity each worker of the host serves with slots of its
+ * The host's presence queue: a no-op activity each worker of the host serves with slots of its
  * own, so a busy host (every activity slot taken) still answers and is never called offline.
  */
 export function presenceQueueOf(hostQueue: string): string {
@@ -120,7 +121,7 @@ export function chooseWorkspaceHost(p: {
   return {
     problem:
       `no worker owns the workspace ${p.workspace}: ${serving}. ` +
-      `Start a worker on the host that holds it with the workspace under its roots (e.g. REPLANNER_WORKSPACE_ROOTS=${parentOf(p.workspace)} replanner worker), ` +
+      `Start a worker on the host that holds it with the workspace under its roots (e.g. REPLANNER_WORKSPACE_ROOTS=${parentOf(p.workspace)} ${replannerCommand('worker')}), ` +
       "or add it to a running worker's REPLANNER_WORKSPACE_ROOTS and restart that worker",
   };
 }

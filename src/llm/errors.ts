@@ -1,6 +1,6 @@
 // Maps OpenAI client failures onto Temporal retry semantics (Temporal owns retries). Whether a
 // failure is retried, and how long to wait, is the retry table's (src/domain/failures.ts); here its
-// kind becomes the failure type the workflows read (O2):
+// kind becomes the failure type the workflows read, so LLM trouble pauses a run rather than fail it:
 // - outage or rate limit (no response, 408/409/429/5xx): LlmUnavailable, retried a few times by
 //   Temporal (a blip; the server's wait → next retry delay); past those the workflow pauses the run
 //   and keeps probing (src/workflows/llm-trouble.ts);
@@ -10,7 +10,7 @@
 // - bad request (any other 4xx): LlmRequestRejected, a real rejection of that request, not retried;
 // - unexpected (not an HTTP failure: a bug, an unexpected body): LlmRetryableError, retried like a
 //   blip, never a pause;
-// - slow (M1: connected, then no first token, a stalled reply, or the total cap: ./stream.ts): LlmSlow,
+// - slow (connected, then no first token, a stalled reply, or the total cap: ./stream.ts): LlmSlow,
 //   retried like a blip; past those the run pauses with the setting to raise named. Never an outage:
 //   a slow model is alive. A connection that could not be made in time is an outage.
 // Every failure keeps the client's error as its cause and the upstream's status and body in its
@@ -34,6 +34,10 @@ import { LLM_ACCESS_REJECTED, LLM_SLOW, LLM_UNAVAILABLE, LLM_UNSUPPORTED } from 
 import { timeoutFix } from '../domain/llm-timeouts';
 import { oneLine } from '../domain/text';
 import { ProgressTimeoutError } from './stream';
+import { replannerCommand } from '../domain/printed-commands';
+
+/** How a paused run goes on once its worker is fixed. */
+const RESUME = replannerCommand('resume', '<runId>');
 
 export { LLM_ACCESS_REJECTED, LLM_SLOW, LLM_UNAVAILABLE, LLM_UNSUPPORTED };
 export const LLM_REJECTED = 'LlmRequestRejected';
@@ -56,9 +60,9 @@ const MIN_RETRY_DELAY_MS = 100;
 /** What to do about a 401/403/404, in words a user can act on. */
 function accessFix(status: number, baseURL: string): string {
   if (status === 404) {
-    return `${baseURL} answered HTTP 404: check OPENAI_BASE_URL and REPLANNER_MODEL, restart the worker with the right values, then \`replanner resume <runId>\``;
+    return `${baseURL} answered HTTP 404: check OPENAI_BASE_URL and REPLANNER_MODEL, restart the worker with the right values, then \`${RESUME}\``;
   }
-  return `OPENAI_API_KEY rejected by ${baseURL} (HTTP ${status}): set the right key (and its permissions), restart the worker with it, then \`replanner resume <runId>\``;
+  return `OPENAI_API_KEY rejected by ${baseURL} (HTTP ${status}): set the right key (and its permissions), restart the worker with it, then \`${RESUME}\``;
 }
 
 export interface LlmErrorContext {
@@ -82,7 +86,7 @@ function factsOf(err: unknown): LlmFacts {
     // APIError's headers are generic (`any`); the client always sets a fetch Headers.
     return { status: err.status, headers: err.headers as Headers | undefined, body: err.error };
   }
-  // M1: a progress limit: no connection in time is no response (an outage); past it, the server is alive.
+  // A progress limit: no connection in time is no response (an outage); past it, the server is alive.
   if (err instanceof ProgressTimeoutError) return err.timeout.kind === 'connect' ? { network: 'timeout' } : { slow: err.timeout.kind };
   // APIConnectionTimeoutError is a subclass: a timeout is no response too.
   if (err instanceof APIConnectionTimeoutError) return { network: 'timeout' };
@@ -149,7 +153,7 @@ function messageOf(err: unknown, facts: LlmFacts, kind: FailureKind, ctx: LlmErr
  * HTTP server, or a certificate the worker does not trust. Undefined for any other connection error.
  */
 export function tlsProblem(err: APIConnectionError): { detail: string; fix: string } | undefined {
-  const restart = 'restart the worker, then `replanner resume <runId>`';
+  const restart = `restart the worker, then \`${RESUME}\``;
   // Duck-typed, not `instanceof Error`: the socket's error may come from another realm (a vm context).
   let c: unknown = err.cause;
   for (let depth = 0; typeof c === 'object' && c !== null && depth < 5; depth++) {

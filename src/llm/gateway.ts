@@ -1,6 +1,6 @@
 // The one place that talks to an OpenAI-compatible server. Structured replies are validated by zod
 // here, inside the activity that made the call, so a bad reply fails and retries that activity.
-// M1: structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
+// Structured requests walk the fallback ladder (src/domain/llm-form.ts) from the rung the run
 // reached: a server that rejects a form moves the call down at once, in the same activity. Every
 // request streams (./stream.ts), watched by its progress (src/domain/llm-timeouts.ts), until the
 // server refuses streaming: then the call, and the run's later ones, ask for whole replies.
@@ -28,51 +28,15 @@ import { CLOSED_BEFORE_REPLY, httpTransport } from './http-transport';
 import { PURPOSE_HEADER, type Purpose } from './purposes';
 import { EmptyStreamError, messageOf, promptChars, requestReply, type RawReply } from './stream';
 import { toStrictJsonSchema } from './strict-schema';
+import type { LlmSettings } from './settings';
 import type { TokenUsage } from '../domain/usage';
 import { clipAfter } from '../domain/text';
 
 export type { RawReply } from './stream';
 
-export interface LlmSettings {
-  apiKey: string;
-  baseURL: string;
-  model: string;
-  /** The worker's total cap per request (a run's `llm.timeoutSeconds` overrides it per call); absent: none. */
-  timeoutMs?: number;
-  /** The worker's progress limits (a run's `llm.*` override them per call; absent: the defaults). */
-  limits?: Partial<Omit<LlmTimeouts, 'totalMs'>>;
-}
-
-export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_MODEL = 'gpt-4o-mini';
-
-/** A positive number from the environment, or undefined. */
-const envNumber = (v: string | undefined, scale = 1): number | undefined => {
-  const n = Number(v);
-  return v && Number.isFinite(n) && n > 0 ? n * scale : undefined;
-};
-
-/**
- * Reads OPENAI_API_KEY, OPENAI_BASE_URL, REPLANNER_MODEL, and the limits: REPLANNER_LLM_TIMEOUT_MS
- * (total cap), REPLANNER_LLM_CONNECT_TIMEOUT_SECONDS, REPLANNER_LLM_FIRST_TOKEN_TIMEOUT_SECONDS,
- * REPLANNER_LLM_READ_TOKENS_PER_SECOND, REPLANNER_LLM_STALL_TIMEOUT_SECONDS.
- */
-export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): LlmSettings {
-  const limits = {
-    connectMs: envNumber(env.REPLANNER_LLM_CONNECT_TIMEOUT_SECONDS, 1000),
-    firstTokenMs: envNumber(env.REPLANNER_LLM_FIRST_TOKEN_TIMEOUT_SECONDS, 1000),
-    readTokensPerSecond: envNumber(env.REPLANNER_LLM_READ_TOKENS_PER_SECOND),
-    stallMs: envNumber(env.REPLANNER_LLM_STALL_TIMEOUT_SECONDS, 1000),
-  };
-  const timeoutMs = envNumber(env.REPLANNER_LLM_TIMEOUT_MS);
-  return {
-    apiKey: env.OPENAI_API_KEY || 'not-set',
-    baseURL: env.OPENAI_BASE_URL || DEFAULT_BASE_URL,
-    model: env.REPLANNER_MODEL || DEFAULT_MODEL,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    limits: Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
-  };
-}
+// The settings from the environment are apart (./settings.ts), so that the CLI reads them without
+// loading the OpenAI client.
+export { DEFAULT_MODEL, llmSettingsFromEnv, type LlmSettings } from './settings';
 
 /** The limits of a call: the run's (from its activity input), else the worker's, else the defaults. */
 export function limitsOf(settings: LlmSettings, call: LlmCallSettings | undefined): LlmTimeouts {
@@ -93,7 +57,7 @@ export interface CallOptions {
   /** The purpose header when it is not the purpose's own (doctor's probe of a run's prompt: `doctor_speed`). */
   purposeHeader?: string;
   signal?: AbortSignal;
-  /** M1: the rung to start at, streaming or not, and the run's limits (set by the calling workflow). */
+  /** The rung to start at, streaming or not, and the run's limits (set by the calling workflow). */
   llm?: LlmCallSettings;
   /** What the call is doing (connecting, reading the prompt, writing), for the activity's heartbeat. */
   onProgress?: (p: LlmProgress) => void;
@@ -141,7 +105,7 @@ export class LlmGateway {
   /**
    * A chat completion with tools (the worker's loop). At the top rung the tools are strict
    * functions. A server that rejects tool calling, or a model that writes its calls as text
-   * (toolCallWrittenAsText), fails with LlmUnsupported: the run pauses with the fix (M1).
+   * (toolCallWrittenAsText), fails with LlmUnsupported: the run pauses with the fix named.
    */
   async chat(opts: CallOptions & { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): Promise<ChatResult> {
     let rung = startRung(opts);
@@ -177,8 +141,8 @@ export class LlmGateway {
   }
 
   /**
-   * Asks for JSON matching `schema` but returns the raw text unvalidated (X13's lenient parsing).
-   * M1: from the rung the run reached down the ladder; a server rejecting the request's form moves
+   * Asks for JSON matching `schema` but returns the raw text unvalidated (the caller parses leniently: JSON, or JSON in a code block, else "no replan").
+   * From the rung the run reached down the ladder; a server rejecting the request's form moves
    * it down at once (no retry, no outage pause).
    */
   async text(opts: CallOptions & { schema: z.ZodType; system: string; user: string }): Promise<StructuredResult<string>> {
@@ -270,7 +234,7 @@ function formRejection(err: unknown): string | undefined {
 }
 
 /**
- * Whether `err` is the server refusing to stream (M1: one more step down, see llm-form.ts): an error
+ * Whether `err` is the server refusing to stream (one more step down, see llm-form.ts): an error
  * naming streaming, a stream ended with nothing in it, or the connection closed on a streamed request
  * before any reply (llama-cpp-python, streaming a tool choice). Asked once more whole: a server that
  * is down fails that request too, and the call fails as an outage with it.

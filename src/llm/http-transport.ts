@@ -7,7 +7,7 @@
 // abort signal) gives a standard Response with the whole body read, or, for a streamed reply
 // (text/event-stream), with its body streaming as it arrives. Anything else (a Request object,
 // a streamed body, another scheme) and redirects go to the global fetch, which handles them.
-// Failures keep the fetch contract the client's error mapping relies on (errors.ts, O2):
+// Failures keep the fetch contract the client's error mapping relies on (errors.ts):
 // an abort rejects with an error named AbortError; a connection failure rejects with an error that
 // carries the socket error's message (e.g. "connect ECONNREFUSED", the cause the user sees) and its
 // code (ECONNREFUSED, ECONNRESET, a certificate's: what the retry table reads, domain/failures.ts).
@@ -25,14 +25,14 @@ const agents = {
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
- * M1: a RequestInit key (passed through the client's `fetchOptions`) whose function is called once
+ * A RequestInit key (passed through the client's `fetchOptions`) whose function is called once
  * the request's socket is connected (at once for a reused keep-alive socket): the gateway's connect
  * limit ends there, and the wait for the first token begins.
  */
 export const ON_CONNECTED = Symbol('replanner.onConnected');
 
 /**
- * M1: set on a failure where the server took the request on a live connection and closed it before
+ * Set on a failure where the server took the request on a live connection and closed it before
  * any reply (llama-cpp-python does so when streaming a tool choice it cannot stream): the gateway asks
  * such a request once more without streaming.
  */

@@ -1,5 +1,5 @@
 // Tiny real requests that find out what an OpenAI-compatible endpoint and model can do (M2):
-// is it there, does it list the model, which way of asking for JSON it accepts (the M1 ladder:
+// is it there, does it list the model, which way of asking for JSON it accepts (the fallback ladder:
 // json_schema strict → json_object with the schema → prompt-only), and does the model answer with a
 // tool call when tools are offered. `replanner doctor` prints them; the gateway's ladder could start
 // from what they find. Whether a rejection is about the request's form is decided by the run's own ladder policy (src/domain/llm-form.ts).
@@ -11,7 +11,7 @@ import { structuredBody } from './gateway';
 import { tlsProblem } from './errors';
 import { extractJson } from './gateway';
 import { httpTransport } from './http-transport';
-import { PURPOSE_HEADER } from './purposes';
+import { DOCTOR_PURPOSES, PURPOSE_HEADER } from './purposes';
 import { clipLineAfter } from '../domain/text';
 
 export interface ProbeSettings {
@@ -115,7 +115,7 @@ export async function probeStructured(client: OpenAI, model: string): Promise<St
     const started = Date.now();
     try {
       const completion = await client.chat.completions.create(structuredRequest(rung, model), {
-        headers: { [PURPOSE_HEADER]: `doctor_structured_${rung}` },
+        headers: { [PURPOSE_HEADER]: DOCTOR_PURPOSES.structured(rung) },
       });
       const raw = completion.choices[0]?.message?.content ?? '';
       const ok = CheckReply.safeParse(extractJson(raw)).success;
@@ -175,7 +175,7 @@ export async function probeTools(client: OpenAI, model: string): Promise<ToolsPr
           // chatml-function-calling reads it as "none" and never calls a tool.
           tool_choice: toolChoice,
         },
-        { headers: { [PURPOSE_HEADER]: `doctor_tools_${toolChoice}` } },
+        { headers: { [PURPOSE_HEADER]: DOCTOR_PURPOSES.tools(toolChoice) } },
       );
       const message = completion.choices[0]?.message;
       const called = (message?.tool_calls ?? []).some((c) => c.type === 'function' && c.function.name === TOOL.function.name);

@@ -1,9 +1,9 @@
-// Every LLM reply schema, one import point (M1, X2, J1, R1): activities import reply schemas from
-// here only. The LLM speaks snake_case (as in the seeds); the `to*` helpers convert to the domain's
+// Every LLM reply schema, one import point (valid under strict structured outputs, M1): activities
+// import reply schemas from here only. The LLM speaks snake_case; the `to*` helpers convert to the domain's
 // camelCase types. The domain imports nothing outside it (docs/architecture.md, "Layers"): the goal
 // and the reflection are domain types (src/domain/types.ts) that GoalSchema and ReflectionSchema
-// must produce exactly, and the schemas the domain's policy is written against (the replan decision
-// X2, the judge J1, the plan-quality judge R1) are defined in src/domain and re-exported here.
+// must produce exactly, and the schemas the domain's policy is written against (the replan decision,
+// the task judge, the plan-quality judge) are defined in src/domain and re-exported here.
 import { z } from 'zod';
 import { BOUNDS } from '../domain/config';
 import { toTaskProfile } from '../domain/pacemaker/calculator';
@@ -13,13 +13,13 @@ export { decisionSchemaFor, NO_REPLAN, parseDecision, type ReplanDecision } from
 export { QualityJudgeResultSchema, type QualityJudgeResult } from '../domain/refinement/quality';
 
 /**
- * S3: a planner reply may hold at most this many tasks. Twice the largest planning.maxTasks, so a
+ * A planner reply may hold at most this many tasks. Twice the largest planning.maxTasks, so a
  * plan over the configured limit is still seen and sent back with the limit named, while a runaway
  * reply never reaches workflow history.
  */
 export const MAX_REPLY_TASKS = 2 * BOUNDS.maxTasks;
 
-// M1: an optional field is nullable on the wire (strict mode makes the model write every key); null
+// An optional field is nullable on the wire (strict mode makes the model write every key); null
 // and a missing key both read as absent, so the same schema validates every rung's reply.
 const strings = z
   .array(z.string())
@@ -31,7 +31,7 @@ const text = z
   .transform((v) => v ?? '');
 
 /**
- * P4: the profile enum (UNKNOWN included) on the wire; a reply outside it (or none, or not text)
+ * The task profile enum (UNKNOWN included) on the wire; a reply outside it (or none, or not text)
  * becomes UNKNOWN (base 8), never another profile.
  */
 const profile = z.preprocess(toTaskProfile, z.enum(TASK_PROFILES));
@@ -100,7 +100,7 @@ export function toActionPlan(seq: ActionSequence): ActionPlan {
   return plan;
 }
 
-/** J1: the judge's verdict (policy and schema live in the domain). */
+/** The task judge's verdict (policy and schema live in the domain). */
 export { JudgeResultSchema as JudgeSchema, type JudgeResult as Judgement } from '../domain/replan/judge-outcome';
 
 export const ReflectionSchema = producing<Reflection>()(

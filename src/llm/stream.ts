@@ -1,4 +1,4 @@
-// M1: one request to the server, watched by its progress (src/domain/llm-timeouts.ts). It streams
+// One request to the server, watched by its progress (src/domain/llm-timeouts.ts). It streams
 // (stream: true, usage at the end) unless the run learned the server does not; the reply (text,
 // tool calls, usage) is assembled from the deltas. A watchdog gives up on a request that stops
 // progressing: it aborts the request, which closes the connection, so the server stops generating

@@ -1,4 +1,4 @@
-// M1: every reply schema the product sends is valid under OpenAI strict structured outputs
+// Every reply schema the product sends is valid under OpenAI strict structured outputs
 // (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas). The zod schemas
 // stay the one source of truth and keep validating replies leniently; `toStrictJsonSchema` turns
 // zod's JSON Schema into the strict form at one place (the generator), and `strictSchemaProblems`
@@ -153,7 +153,7 @@ function nullable(s: Json): Json {
 
 const cache = new WeakMap<z.ZodType, Json>();
 
-/** M1: the strict JSON Schema a request sends for a zod reply schema (built once per schema). */
+/** The strict JSON Schema a request sends for a zod reply schema (built once per schema). */
 export function toStrictJsonSchema(schema: z.ZodType): Json {
   let js = cache.get(schema);
   if (!js) {

@@ -1,4 +1,4 @@
-// Scripting the replan-decision LLM (X1) per phase: the demo and tests say what the LLM decides
+// Scripting the replan-decision LLM per phase: the demo and tests say what the LLM decides
 // after which phase; anything not scripted is "no replan".
 import type { Phase } from '../domain/types';
 import type { ScriptedModel } from './server';
@@ -18,7 +18,7 @@ export function decisionPhaseOf(req: RecordedRequest): Phase | undefined {
   return INTRO.find(([, text]) => req.text.includes(text))?.[0];
 }
 
-/** X8: the request asks for alternatives to a refused replan. */
+/** The request asks for alternatives to a refused replan. */
 export function isAlternativesRequest(req: RecordedRequest): boolean {
   return req.text.includes('Your Previous Proposal Was Refused');
 }
@@ -34,7 +34,7 @@ export interface DecisionSpec {
   assumptions?: string[];
 }
 
-/** A replan decision reply (X2). */
+/** A replan decision reply. */
 export function decision(d: DecisionSpec): Record<string, unknown> {
   const replan = d.replan ?? true;
   return {
@@ -57,7 +57,7 @@ type PhaseScript = (Record<string, unknown> | ((req: RecordedRequest, n: number)
 /**
  * Scripts replan_decision: per phase, the n-th request of that phase (1-based, alternatives
  * requests included) gets the n-th entry; a function entry repeats for every later request.
- * `alternatives` answers X8 requests for alternatives (default: no replan).
+ * `alternatives` answers the requests for alternatives to a replan that could not run (default: no replan).
  */
 export function scriptDecisions(
   fake: ScriptedModel,

@@ -3,6 +3,7 @@
 // the client example and the tests (so: no jest here).
 import type { ScriptedModel } from './server';
 import type { RecordedRequest, Reply } from './types';
+import { failedCommand, failedCommandVerdict, unfinishedReflection } from './evidence';
 
 export interface ScenarioTask {
   id: string;
@@ -22,14 +23,22 @@ export interface Scenario {
   workerDelayMs?: number;
   /** A fixed latency on every LLM reply of every purpose (sets the fake's latencyMs; benchmarks). */
   latencyMs?: number;
-  /** The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it is null (P2). */
+  /**
+   * The judge's verdict per task and iteration (1-based); default success. Without `confidence`, it
+   * is null (the judge cannot say how sure it is).
+   */
   judge?: (taskId: string, iteration: number) => Record<string, unknown>;
+  /**
+   * Without `judge`, judge as a real judge reads the evidence: a task whose last command did not
+   * exit 0 is not done (BLOCKED, naming the command and why). The demo's; tests script their verdicts.
+   */
+  judgeFromEvidence?: boolean;
   reflection?: Record<string, unknown>;
-  /** The plan-quality judge's reply (R1); default: acceptable, score 90, no issues. */
+  /** The plan-quality judge's reply; default: acceptable, score 90, no issues. */
   quality?: Record<string, unknown>;
-  /** J6: the planner's replacement tasks per re-decomposed task id (task_replan replies). */
+  /** The planner's replacement tasks per re-decomposed task id (task_replan replies). */
   replacements?: Record<string, ScenarioTask[]>;
-  /** The replan-decision LLM's default reply (X1); default: no replan, confident. */
+  /** The replan-decision LLM's default reply; default: no replan, confident. */
   replanDecision?: Record<string, unknown>;
 }
 
@@ -118,6 +127,8 @@ export function scriptScenario(fake: ScriptedModel, s: Scenario): void {
     const id = taskIdOf(req) ?? '?';
     const n = (judgeCalls.get(id) ?? 0) + 1;
     judgeCalls.set(id, n);
+    const failed = s.judge || !s.judgeFromEvidence ? undefined : failedCommand(req);
+    if (failed) return { json: failedCommandVerdict(failed) };
     return {
       json: {
         confidence: null,
@@ -133,14 +144,15 @@ export function scriptScenario(fake: ScriptedModel, s: Scenario): void {
     };
   });
   fake.always('replan_decision', { json: s.replanDecision ?? NO_REPLAN_DECISION });
-  fake.always('reflection', {
-    json: s.reflection ?? {
-      evaluation_result: 'success',
-      achievement_rate: 100,
-      issues_identified: [],
-      additional_actions: [],
-      revision_scope: 'minor',
-      summary: 'every task finished and was verified',
-    },
-  });
+  fake.always('reflection', (req) => ({
+    json: s.reflection ??
+      (s.judgeFromEvidence ? unfinishedReflection(req) : undefined) ?? {
+        evaluation_result: 'success',
+        achievement_rate: 100,
+        issues_identified: [],
+        additional_actions: [],
+        revision_scope: 'minor',
+        summary: 'every task finished and was verified',
+      },
+  }));
 }

@@ -69,7 +69,7 @@ export class ScriptedModel {
   latencyMs: number;
 
   /**
-   * M1: request forms this server rejects, like a real server without them: `json_schema` (a
+   * Request forms this server rejects, like a real server without them: `json_schema` (a
    * response_format of that type), `json_object` (of that type) and `tools` (any request offering
    * tools). A rejected request consumes no scripted reply. `rejectStyle` picks the answer (see rejectionOf).
    */
@@ -80,7 +80,7 @@ export class ScriptedModel {
   apiKey: string | undefined;
 
   /**
-   * M1: what a request with stream: true gets: 'on' a streamed answer (as OpenAI sends it), 'refuse'
+   * What a request with stream: true gets: 'on' a streamed answer (as OpenAI sends it), 'refuse'
    * an HTTP 400 "streaming is not supported" (consuming no scripted reply), 'ignore' a whole JSON answer.
    */
   streaming: 'on' | 'refuse' | 'ignore' = 'on';

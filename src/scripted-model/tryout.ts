@@ -7,6 +7,8 @@ import type { Phase } from '../domain/types';
 import { decisionPhaseOf } from './decisions';
 import { NO_REPLAN_DECISION, plannedTask, taskIdOf, workerStepsSoFar, type ScenarioTask } from './scenario';
 import type { ScriptedModel } from './server';
+import { failedCommand, failedCommandVerdict, unfinishedReflection } from './evidence';
+import { scriptDoctorProbes } from './doctor-probes';
 import type { RecordedRequest, Reply, Responder } from './types';
 
 export const TRYOUT_SCENARIOS = ['ask', 'plain'] as const;
@@ -176,18 +178,25 @@ export function scriptTryout(model: ScriptedModel, scenario: TryoutScenario, lat
     },
   });
   on('worker_step', workerReply);
-  on('judge', (req) => ({
-    json: {
-      success: true,
-      shouldContinue: false,
-      shouldReplan: false,
-      reason: `scripted: task ${taskIdOf(req) ?? '?'} wrote its file`,
-      missingRequirements: [],
-      confidence: 0.9,
-    },
-  }));
-  on('reflection', {
-    json: {
+  // `replanner doctor` on the try-it settings gets real answers to its checks.
+  scriptDoctorProbes(on);
+  // Judged from what really happened: a check command that failed leaves its task BLOCKED.
+  on('judge', (req) => {
+    const failed = failedCommand(req);
+    if (failed) return { json: failedCommandVerdict(failed) };
+    return {
+      json: {
+        success: true,
+        shouldContinue: false,
+        shouldReplan: false,
+        reason: `scripted: task ${taskIdOf(req) ?? '?'} wrote its file`,
+        missingRequirements: [],
+        confidence: 0.9,
+      },
+    };
+  });
+  on('reflection', (req) => ({
+    json: unfinishedReflection(req) ?? {
       evaluation_result: 'success',
       achievement_rate: 100,
       issues_identified: [],
@@ -195,5 +204,5 @@ export function scriptTryout(model: ScriptedModel, scenario: TryoutScenario, lat
       revision_scope: 'minor',
       summary: `scripted: the plan and the notes are in ${TRYOUT_DIR}/ (a real model would have done the work)`,
     },
-  });
+  }));
 }

@@ -1,6 +1,6 @@
 // The OpenAI Chat Completions wire format as the scripted model speaks it: reading a request,
 // writing JSON answers and OpenAI-shaped error bodies, and the bodies of servers that reject a
-// request's form (M1).
+// request's form (strict json_schema, json_object), so the fallback ladder can be tried.
 import type * as http from 'node:http';
 import type { RecordedRequest, Reply } from './types';
 
@@ -83,7 +83,7 @@ export function errorBody(status: number, message: string): { error: { message: 
 export type RejectedForm = 'json_schema' | 'json_object' | 'tools';
 
 /**
- * M1: the answer of a server that does not take this request's form, or undefined. 'http400': an
+ * The answer of a server that does not take this request's form, or undefined. 'http400': an
  * OpenAI-style 400 naming the field (for tools Ollama's "does not support tools"); 'llamacpp':
  * llama-cpp-python 0.3.16's HTTP 500 validation error for a json_schema response_format.
  */

@@ -12,10 +12,10 @@ export interface RunOptions {
   maxParallelTasks: number;
   /** Worker steps (one LLM request + its tool calls, one activity each) per worker iteration. */
   workerMaxSteps: number;
-  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 10 s, O4). */
+  /** Heartbeat timeout of a worker step: how soon a step lost with its worker is retried (default 10 s). */
   workerHeartbeatTimeoutMs?: number;
   commandTimeoutMs: number;
-  /** S1: the run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
+  /** The run's config `execution.network`, set by RunWorkflow; it only narrows the worker's sandbox setting. */
   commandNetwork?: boolean;
   /** Retry policy of LLM activities. */
   llmMaxAttempts: number;
@@ -25,12 +25,12 @@ export interface RunOptions {
   maxGraphRepairs: number;
   /** The run continues as new between phases once its history has this many events (or Temporal suggests it). */
   continueAsNewAfterEvents: number;
-  /** R1–R5 / C3: plan-quality refinement, set by RunWorkflow from its parsed config (absent: defaults). */
+  /** Plan-quality refinement, set by RunWorkflow from its parsed config (absent: defaults). */
   refinement?: RefinementConfig;
-  /** P1–P8: the Duck Pacemaker, set by RunWorkflow from its parsed config (absent: defaults). */
+  /** The Duck Pacemaker, set by RunWorkflow from its parsed config (absent: defaults). */
   pacemaker?: PacemakerConfig;
   /**
-   * M1: the ladder's rung this workflow knows and the run's `llm.timeoutSeconds`; set by RunWorkflow
+   * The structured-output fallback ladder's rung this workflow knows and the run's `llm.timeoutSeconds`; set by RunWorkflow
    * (from its state and config), lowered by any workflow that learns a lower rung (./llm-form.ts).
    */
   llm?: LlmCallSettings;
@@ -40,12 +40,12 @@ export interface RunOptions {
    * without a host): every activity stays on the run's own queue.
    */
   hostQueue?: string;
-  /** X10: how long the end of a run flushes notifications still queued, at most (default 5 minutes). */
+  /** How long the end of a run flushes notifications still queued, at most (default 5 minutes). */
   notifyFlushMs?: number;
-  /** X14 / P7: the first wait before the run reads its issue's replies for answers (default 10 s; it grows while nothing changes). */
+  /** The first wait before the run reads its issue's replies for answers (default 10 s; it grows while nothing changes). */
   trackerPollMs?: number;
   /**
-   * O2 / S2: the run's workflow id, set by RunWorkflow: where its phases and tasks report LLM and
+   * The run's workflow id, set by RunWorkflow: where its phases and tasks report LLM and
    * host trouble. Not the root of the chain: a run started by the CLI is a child of its workspace lock.
    */
   runWorkflowId?: string;
@@ -64,7 +64,7 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 
 /**
  * LLM calls (and the worker, which makes them) retry alike, a few quick times (a blip); past those
- * an outage pauses the run (O2, src/workflows/llm-trouble.ts). A rejected request never retries here.
+ * an outage pauses the run rather than fail it (src/workflows/llm-trouble.ts). A rejected request never retries here.
  */
 function llmRetryPolicy(o: RunOptions): RetryPolicy {
   return {
@@ -81,7 +81,7 @@ function llmRetryPolicy(o: RunOptions): RetryPolicy {
 const LADDER_MARGIN_MS = 60_000;
 
 /**
- * M1: without a total cap an LLM call is bounded by its progress (src/domain/llm-timeouts.ts: the
+ * Without a total cap an LLM call is bounded by its progress (src/domain/llm-timeouts.ts: the
  * gateway gives up on a call that stops progressing) and a lost worker by the heartbeat timeout;
  * a slow local model may take an hour for one call and still be working. This is only the backstop.
  */
@@ -95,7 +95,7 @@ function llmAttemptTimeout(o: RunOptions): number {
 
 /** The host's queue for an activity that touches the workspace (src/domain/workspace-host.ts touchesWorkspace). */
 export function placed(o: RunOptions, onHost: boolean): Pick<ActivityOptions, 'taskQueue' | 'scheduleToStartTimeout'> {
-  // O2: a call no worker of the host starts within seconds fails fast, and the gate asks whether the
+  // A call no worker of the host starts within seconds fails fast, and the gate asks whether the
   // host is there at all (host-presence.ts); a live idle worker starts it at once.
   return onHost && o.hostQueue ? { taskQueue: o.hostQueue, scheduleToStartTimeout: HOST_START_TIMEOUT_MS } : {};
 }
@@ -108,7 +108,7 @@ export function llmActivityOptions(o: RunOptions, summary?: string, onHost = fal
   return {
     ...placed(o, onHost),
     startToCloseTimeout: llmAttemptTimeout(o),
-    // O4: the activity heartbeats every few seconds; a call lost with its worker is retried soon.
+    // The activity heartbeats every few seconds; a call lost with its worker is retried soon.
     heartbeatTimeout: LLM_HEARTBEAT_TIMEOUT_MS,
     // TRY_CANCEL: a cancelled run stops waiting at once; the activity aborts its HTTP request.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -121,7 +121,7 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
   return {
     // The worker step's tools work in the workspace: on the host that holds it.
     ...placed(o, true),
-    // One LLM call (bounded by its progress, M1) plus its tool calls (each command bounded by commandTimeoutMs).
+    // One LLM call (bounded by its progress) plus its tool calls (each command bounded by commandTimeoutMs).
     startToCloseTimeout: Math.max(60 * 60_000, llmAttemptTimeout(o)),
     heartbeatTimeout: heartbeatTimeoutMs(o.workerHeartbeatTimeoutMs),
     // WAIT_CANCELLATION_COMPLETED: a cancelled task waits until the worker has really stopped
@@ -132,12 +132,12 @@ export function workerActivityOptions(o: RunOptions, summary?: string): Activity
   };
 }
 
-/** O4: LLM activities (not worker steps) heartbeat every ≤ 3 s; a lost one is retried after 10 s. */
+/** LLM activities (not worker steps) heartbeat every ≤ 3 s; a lost one is retried after 10 s. */
 const LLM_HEARTBEAT_TIMEOUT_MS = 10_000;
 
 /**
  * 1 s .. 10 min; anything else (absent, NaN, forged) is the 10 s default: a step lost with its worker
- * is retried within seconds (O4), and a workspace host killed mid-step shows as offline within 30 s (O2).
+ * is retried within seconds, and a workspace host killed mid-step shows as offline within 30 s.
  */
 function heartbeatTimeoutMs(v: number | undefined): number {
   return typeof v === 'number' && Number.isFinite(v) && v >= 1000 && v <= 600_000 ? v : 10_000;

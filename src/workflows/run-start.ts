@@ -6,6 +6,7 @@ import { runStaticMetadata } from '../domain/run/checklist';
 import { startMemo } from '../domain/start-memo';
 import { hostNameProblem } from '../domain/workspace-host';
 import { HOST_KEY, PHASE_KEY, STATUS_KEY } from './search-attributes';
+import { runWorkflowId } from './run-id';
 import type { RunInput } from './run';
 
 export interface RunStartOptions {
@@ -18,7 +19,7 @@ export interface RunStartOptions {
 
 export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 'workspace' | 'instructionFile' | 'host'>): RunStartOptions {
   return {
-    workflowId: `run-${input.runId}`,
+    workflowId: runWorkflowId(input.runId),
     // Under Temporal's 2,048-byte memo warning whatever the instruction (startMemo).
     memo: startMemo(input.instruction, input.workspace),
     typedSearchAttributes: [
@@ -26,7 +27,7 @@ export function runStartOptions(input: Pick<RunInput, 'runId' | 'instruction' | 
       { key: STATUS_KEY, value: 'RUNNING' },
       ...(hostNameProblem(input.host) === undefined ? [{ key: HOST_KEY, value: input.host as string }] : []),
     ],
-    // V1: the instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
+    // The instruction in the Web UI, clipped to its limits (summary 200 bytes, details 20 KB).
     ...runStaticMetadata(input.instruction, input.instructionFile),
   };
 }

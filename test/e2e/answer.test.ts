@@ -115,10 +115,10 @@ describe('replanner answer / decisions (X14, X9)', () => {
 
     const human = await cli('status', id);
     expect(human.code).toBe(0);
-    expect(human.out).toContain('Question q1 (clarification, goal_understanding)');
-    expect(human.out).toContain(`replanner answer ${id} q1 "<text>"`);
-    expect(human.out).toMatch(/^Replans: \d+/m);
-    expect(human.out).toMatch(/^Last decision: replan-\d+ · goal_understanding · /m);
+    expect(human.out).toContain('Question q1 (clarification, Goal phase)');
+    expect(human.out).toContain(`npx replanner answer ${id} q1 "<text>"`);
+    expect(human.out).toMatch(/^Plan changes: 0$/m);
+    expect(human.out).toMatch(/^Last decision: decision \d+ · Goal · asked you a question · /m);
 
     const dj = await cli('decisions', id, '--json');
     expect(dj.code).toBe(0);
@@ -128,8 +128,8 @@ describe('replanner answer / decisions (X14, X9)', () => {
     const dh = await cli('decisions', id);
     expect(dh.code).toBe(0);
     expect(dh.out).toContain(`Decisions of run ${id}:`);
-    expect(dh.out).toMatch(/clarification_request → goal_understanding/);
-    expect(dh.out).toContain('q1 (clarification, goal_understanding, pending');
+    expect(dh.out).toMatch(/decision \d+ · Goal · asked you a question · waiting for your answer/);
+    expect(dh.out).toContain('q1 (clarification, Goal phase, pending');
 
     // Rejections exit 2 with the validator's reason.
     const unknown = await cli('answer', id, 'q9', 'JSON');
@@ -163,7 +163,7 @@ describe('replanner answer / decisions (X14, X9)', () => {
     let err = '';
     const watching = main(['watch', id, '--ask'], { write: (s: string) => (out += s) }, { write: (s: string) => (err += s) }, input);
     await until('the prompt for q1', async () => (out.includes('q1 — your answer') ? true : undefined), 60_000);
-    expect(out).toContain('? q1 (clarification, goal_understanding): ');
+    expect(out).toContain('? q1 (clarification, Goal phase): ');
     expect(out).toContain('Which format?');
     input.write('q9 is not a thing\n'); // a plain answer to q1; the text is free
     const code = await watching;
@@ -181,7 +181,7 @@ describe('replanner answer / decisions (X14, X9)', () => {
     expect((await cli('run', 'write the report', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
     let out = '';
     const watching = main(['watch', id], { write: (s: string) => (out += s) }, { write: () => undefined }, new PassThrough());
-    await until('the question line', async () => (out.includes(`replanner answer ${id} q1 "<text>"`) ? true : undefined), 60_000);
+    await until('the question line', async () => (out.includes(`npx replanner answer ${id} q1 "<text>"`) ? true : undefined), 60_000);
     expect(out).not.toContain('q1 — your answer');
     expect((await cli('answer', id, 'q1', 'JSON')).code).toBe(0);
     expect(await watching).toBe(0);

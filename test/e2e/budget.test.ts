@@ -61,9 +61,9 @@ describe('replanner run --budget-tokens / answer (O3)', () => {
     expect(human.code).toBe(0);
     expect(human.out).toMatch(new RegExp(`^Run ${id}: WAITING`, 'm'));
     expect(human.out).toMatch(/^Budget: [\d,]+ \/ 2,000 tokens \(\d+\.\d%\)$/m);
-    expect(human.out).toMatch(/^PAUSED \(budget\) since .*answer the budget question below$/m);
-    expect(human.out).toContain(`Question ${q.id} (budget, execution): The run's budget is used up: used`);
-    expect(human.out).toContain(`replanner answer ${id} ${q.id} "raise <tokens>" (or stop)`);
+    expect(human.out).toMatch(new RegExp(`^PAUSED: the budget is used up since \\d\\d:\\d\\d:\\d\\d \\(.*\\); answer ${q.id}: raise or stop$`, 'm'));
+    expect(human.out).toContain(`Question ${q.id} (budget, Execution phase): The run's budget is used up: used`);
+    expect(human.out).toContain(`npx replanner answer ${id} ${q.id} "raise <tokens>" (or stop)`);
 
     // A wrong answer exits 2 with the reason; `resume` does not end a budget pause.
     const wrong = await cli('answer', id, q.id, 'more');

@@ -4,31 +4,18 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { RunListing } from '../../src/client/runs';
-import { scriptTryout } from '../../src/scripted-model/tryout';
-import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
-import { uniqueId, until, type Harness } from '../support/harness';
+import { statusOf, waitingTryoutRun } from '../support/cli-runs';
+import { until, type Harness } from '../support/harness';
 import { harnessForCli } from '../support/suite-hooks';
 
 let h: Harness;
 harnessForCli((x) => (h = x));
 
 const root = path.resolve(__dirname, '../..');
-const statusOf = async (id: string) => JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
-
-/** A run of the tryout scenario, waiting for its question. */
-async function waitingRun(prefix: string): Promise<string> {
-  h.fake.reset();
-  scriptTryout(h.fake, 'ask', 0);
-  const id = uniqueId(prefix);
-  expect((await cli('run', 'write a guide', '--workspace', h.workspace(), '--id', id)).code).toBe(0);
-  await until('the question', async () => ((await statusOf(id)).questions?.length ? true : undefined), 60_000);
-  return id;
-}
-
 describe('CLI papercuts', () => {
   it('`replanner watch <id> | head -n 1` ends quietly when head has gone (no EPIPE stack trace), exit 0', async () => {
-    const id = await waitingRun('pipe');
+    const id = await waitingTryoutRun(h, 'pipe');
     // pipefail: the pipeline fails if watch does.
     const cmd = `set -o pipefail; node -r ./test/support/ts-register.js test/support/cli-main.ts watch ${id} | head -n 1`;
     const shell = spawn('bash', ['-c', cmd], { cwd: root, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -41,12 +28,12 @@ describe('CLI papercuts', () => {
     // Watch writes again once the run goes on: into the closed pipe.
     expect((await cli('answer', id, 'q1', 'my team')).code).toBe(0);
     expect(await exited).toBe(0);
-    expect(out).toBe('phase: goal_understanding\n');
+    expect(out).toBe('phase: Goal\n');
     expect(err).toBe('');
   });
 
   it('the --id of a run that ended (here cancelled) is refused with the reason; list keeps one row for it', async () => {
-    const id = await waitingRun('reuse');
+    const id = await waitingTryoutRun(h, 'reuse');
     expect((await cli('cancel', id)).code).toBe(0);
     await until('the run to end CANCELLED', async () => ((await statusOf(id)).status === 'CANCELLED' ? true : undefined));
     // …and its workflow to close (it lets go of its workspace lock first).

@@ -5,23 +5,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunStatus } from '../../src/workflows/messages';
 import { cli } from '../support/cli';
 import { uniqueId, until } from '../support/harness';
+import { recordedCalls } from '../support/transcripts';
+import { tempDirsForSuite } from '../support/suite-hooks';
 
 const root = path.resolve(__dirname, '../..');
-const dirs: string[] = [];
 const saved = { ...process.env };
 let model: ChildProcessWithoutNullStreams;
 let modelOut = '';
-
-const tmp = (prefix: string) => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+/** The command lines the worker started the bubblewrap found first on its PATH with, one per start. */
+let bwrapStarts: () => string[];
+let bwrapPath: string;
 
 beforeAll(async () => {
   // The worker `run` starts: records in a throwaway directory, the prebuilt bundle; routed by the model's address.
@@ -29,6 +26,14 @@ beforeAll(async () => {
   process.env.REPLANNER_WORKERS_DIR = tmp('replanner-tryout-workers-');
   process.env.REPLANNER_WORKFLOW_BUNDLE = process.env.REPLANNER_TEST_BUNDLE;
   process.env.REPLANNER_LOG_LEVEL = 'WARN';
+  // S1: the worker's bubblewrap is the first on its PATH, here a wrapper that logs each start of it
+  // and runs the machine's: the sandbox must run through the path it found, not a bare name.
+  const bin = tmp('replanner-tryout-bwrap-');
+  const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+  fs.writeFileSync(path.join(bin, 'bwrap'), `#!/bin/sh\necho "$*" >> ${bin}/starts.log\nexec ${real} "$@"\n`, { mode: 0o755 });
+  bwrapPath = path.join(bin, 'bwrap');
+  bwrapStarts = () => (fs.existsSync(path.join(bin, 'starts.log')) ? fs.readFileSync(path.join(bin, 'starts.log'), 'utf8').split('\n') : []);
+  process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
   model = spawn(
     process.execPath,
     ['-r', './test/support/ts-register.js', 'test/support/cli-main.ts', 'scripted-model', '--port', '0', '--latency-ms', '150'],
@@ -52,12 +57,27 @@ afterAll(async () => {
   model.kill('SIGTERM');
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
   Object.assign(process.env, saved);
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
+// Registered after the hook above: jest runs them in order, so the workers stop before their records go.
+const tmp = tempDirsForSuite();
 
 const statusOf = async (id: string) => JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
 
 describe('replanner scripted-model: try run, answer, pause, watch and diff with no API key', () => {
+  it('M2 M4 doctor passes on the try-it settings: the scripted model answers its checks as a real model would; exit 0', async () => {
+    const r = await cli('doctor');
+    const at = (title: string) => r.out.split('\n').find((l) => l.slice(2).startsWith(title)) ?? `(no ${title} line)`;
+    expect(at('Sandbox')).toMatch(new RegExp(`^✓ Sandbox: commands run in bubblewrap [\\d.]+ \\(${bwrapPath}\\)$`));
+    expect(at('LLM endpoint')).toBe(`✓ LLM endpoint ${process.env.OPENAI_BASE_URL!}: answers`);
+    expect(at('Model')).toBe('✓ Model scripted: listed');
+    expect(at('Structured output')).toBe('✓ Structured output: json_schema (strict) works: runs will use it');
+    expect(at('Tool calls')).toBe('✓ Tool calls: the model answered with a tool call');
+    expect(at('Speed')).toMatch(/^✓ Speed: read a ~[\d,]+-token prompt .*; the limits fit/);
+    expect(r.out).not.toContain('✗');
+    expect(r.out).toContain('A run from this shell can succeed');
+    expect(r.code).toBe(0);
+  });
+
   it('says it is not a real model and what to export; a run on it asks one question, can be paused, ends DONE and writes real files', async () => {
     expect(modelOut).toContain('SCRIPTED MODEL: this is not a real model.');
     expect(process.env.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -76,7 +96,7 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     expect(waiting).toBe(true);
     const human = await cli('status', id);
     expect(human.out).toContain('Who is the result for');
-    expect(human.out).toContain(`replanner answer ${id} q1 "<text>"`);
+    expect(human.out).toContain(`npx replanner answer ${id} q1 "<text>"`);
 
     // Paused before the answer: the answer is taken, and nothing more is asked of the model until resume.
     expect((await cli('pause', id, 'trying pause')).code).toBe(0);
@@ -92,6 +112,18 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     expect(watched.code).toBe(0);
     expect(watched.out).toContain('question q1 answered: my team');
     expect(watched.out).toContain(`Run ${id}: DONE`);
+    // The check command really ran, and passed, in the sandbox, through the bubblewrap the worker found.
+    expect(watched.out).toContain(
+      '      notes · step 1.2: run_command({"argv":["wc","-l","replanner-tryout/PLAN.md","replanner-tryout/NOTES.md"]})\n',
+    );
+    expect(watched.out).not.toContain('failed');
+    expect(recordedCalls(ws, id, 'notes', 'run_command')).toEqual([
+      expect.objectContaining({
+        ok: true,
+        output: expect.stringMatching(/^exit code 0\n +\d+ replanner-tryout\/PLAN\.md\n +\d+ replanner-tryout\/NOTES\.md\n +\d+ total\n$/),
+      }),
+    ]);
+    expect(bwrapStarts().filter((l) => l.endsWith(' -- wc -l replanner-tryout/PLAN.md replanner-tryout/NOTES.md'))).toHaveLength(1);
     expect(requestsAt()).toBeGreaterThan(before);
 
     // Real files, with the instruction and the answer in them; diff shows them.
@@ -135,7 +167,33 @@ describe('replanner scripted-model: try run, answer, pause, watch and diff with 
     }
     const help = await cli('temporal', '--help');
     expect(help).toMatchObject({ code: 0, err: '' });
-    expect(help.out).toContain('replanner temporal workflow list');
+    expect(help.out).toContain('npx replanner temporal workflow list');
+  });
+
+  it('M4 V6 on a worker whose sandbox cannot run commands, the check command fails, watch says why and the run ends BLOCKED', async () => {
+    // A worker of its own, whose bubblewrap is missing (the one `run` started for the first test stops first).
+    expect((await cli('worker', 'stop', '--all')).code).toBe(0);
+    process.env.REPLANNER_BWRAP = '/nonexistent/bwrap';
+    try {
+      const ws = tmp('replanner-tryout-ws-');
+      const id = uniqueId('try');
+      expect((await cli('run', 'write a short guide to our API', '--workspace', ws, '--id', id)).code).toBe(0);
+      await until('the question', async () => ((await statusOf(id)).questions?.length ? true : undefined), 90_000);
+      expect((await cli('answer', id, 'q1', 'just me')).code).toBe(0);
+      const watched = await cli('watch', id);
+      expect(watched.code).toBe(1);
+      expect(watched.out).toMatch(
+        /\n {6}notes · step 1\.2: run_command\(\{"argv":\["wc",.*\]\}\)! \(1 failed: refused: no sandbox for commands on this worker \(bubblewrap \(bwrap\) is not installed: REPLANNER_BWRAP names \/nonexistent\/bwrap/,
+      );
+      expect(watched.out).toMatch(
+        /\[!\] notes BLOCKED — scripted: the command `wc -l replanner-tryout\/PLAN\.md replanner-tryout\/NOTES\.md` failed: refused/,
+      );
+      expect(watched.out).toContain(`Run ${id}: BLOCKED`);
+      expect(watched.out).toContain('Reflection: partial_success (50%) — scripted: 1 of 2 tasks done; not done: notes (BLOCKED)');
+    } finally {
+      delete process.env.REPLANNER_BWRAP;
+      await cli('worker', 'stop', '--all');
+    }
   });
 
   it('stops on SIGTERM (or Ctrl-C), saying so', async () => {

@@ -128,7 +128,7 @@ describe('replanner CLI', () => {
     expect(c.out).toContain('phase:');
     c.child.kill('SIGINT');
     expect(await c.exited).toBe(130);
-    expect(c.err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
+    expect(c.err).toContain(`Stopped watching; run ${id} goes on. Reattach: npx replanner watch ${id} · cancel it: npx replanner cancel ${id}`);
     // The run goes on; the command it names cancels it.
     expect(JSON.parse((await cli('status', id, '--json')).out).status).toBe('RUNNING');
     expect((await cli('cancel', id)).code).toBe(0);
@@ -148,7 +148,7 @@ describe('replanner CLI', () => {
     expect(c.out).toContain('phase:');
     c.child.kill('SIGINT');
     expect(await c.exited).toBe(130);
-    expect(c.err).toContain(`Stopped watching; run ${id} goes on. Reattach: replanner watch ${id} · cancel it: replanner cancel ${id}`);
+    expect(c.err).toContain(`Stopped watching; run ${id} goes on. Reattach: npx replanner watch ${id} · cancel it: npx replanner cancel ${id}`);
     const s = JSON.parse((await cli('status', id, '--json')).out);
     expect(s.status).toBe('RUNNING');
     expect((await cli('cancel', id)).code).toBe(0);
@@ -171,7 +171,9 @@ describe('replanner worker without a server', () => {
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(err).toContain(`replanner: no Temporal server answers at 127.0.0.1:${port} (`);
-    expect(err).toContain('Start one (`npm run server`, or any `replanner run`, starts the local dev server) or set TEMPORAL_ADDRESS.');
+    expect(err).toContain(
+      `Start one in another shell, from the clone: TEMPORAL_ADDRESS=127.0.0.1:${port} npm run server (any \`run\` starts it too)`,
+    );
     expect(code).toBe(3);
   });
 });

@@ -63,13 +63,14 @@ afterAll(async () => {
 });
 
 describe('replanner doctor', () => {
-  it('M2 everything works: seven ✓ lines, the server version, the worker, json_schema strict, a tool call; exit 0', async () => {
+  it('M2 everything works: eight ✓ lines, the server version, the worker, the sandbox, json_schema strict, a tool call; exit 0', async () => {
     const r = await doctor();
     expect(r.code).toBe(0);
     expect(line(r.lines, /Temporal/)).toMatch(
       /^✓ Temporal server at 127\.0\.0\.1:\d+ \(namespace default, no TLS, no API key; profile "default", no config file\): reachable, version \d+\.\d+\.\d+/,
     );
     expect(line(r.lines, /Worker/)).toMatch(new RegExp(`^✓ Worker on task queue "${h.taskQueue}": polls \\(\\d+@`));
+    expect(line(r.lines, /Sandbox/)).toMatch(/^✓ Sandbox: commands run in bubblewrap [\d.]+ \(\/\S+\/bwrap\)$/);
     expect(line(r.lines, /LLM endpoint/)).toBe(`✓ LLM endpoint ${h.fake.baseURL}: answers`);
     expect(line(r.lines, /Model/)).toBe('✓ Model fake-model: listed');
     expect(line(r.lines, /Structured output/)).toBe('✓ Structured output: json_schema (strict) works: runs will use it');
@@ -117,6 +118,7 @@ describe('replanner doctor', () => {
     expect(report.checks.map((c) => [c.name, c.mark])).toEqual([
       ['temporal', 'ok'],
       ['worker', 'ok'],
+      ['sandbox', 'ok'],
       ['endpoint', 'ok'],
       ['model', 'ok'],
       ['structured_output', 'ok'],
@@ -193,6 +195,39 @@ describe('replanner doctor', () => {
     expect(h.fake.requestsFor('doctor_structured_prompt')[0]?.body.response_format).toBeUndefined();
   });
 
+  it('M2 every way of asking for JSON rejected, or a server error: the fix names the model server and what to do, not "the server\'s log at <URL>"', async () => {
+    h.fake.rejects.add('json_schema').add('json_object');
+    h.fake.always('doctor_structured_prompt', { status: 400, message: "'response_format' is not supported" });
+    const rejected = await doctor();
+    expect(line(rejected.lines, /Structured output/)).toMatch(/^✗ Structured output: .*: no way of asking for JSON works$/);
+    expect(rejected.out).toContain(
+      `→ use a server and model that answer in JSON (see "LLM providers" in the README); the log of the model server at ${h.fake.baseURL} says why it refused`,
+    );
+    h.fake.reset();
+    scriptGoodModel();
+    h.fake.always('doctor_structured_json_schema', { status: 500, message: 'CUDA out of memory' });
+    const failed = await doctor();
+    expect(line(failed.lines, /Structured output/)).toBe('✗ Structured output: json_schema (strict) failed (HTTP 500: CUDA out of memory)');
+    expect(failed.out).toContain(`→ the model server at ${h.fake.baseURL} refused the request (HTTP 500): its own log says why`);
+    for (const r of [rejected, failed]) expect(r.out).not.toContain("server's log");
+  });
+
+  it('S1 M2 a shell whose worker would have no sandbox: ✗ saying why and how to get one; off: – (commands unconfined); exit 1 / 0', async () => {
+    shell({ REPLANNER_BWRAP: '/nonexistent/bwrap' });
+    const missing = await doctor();
+    expect(line(missing.lines, /Sandbox/)).toBe(
+      '✗ Sandbox: commands cannot run: bubblewrap (bwrap) is not installed: REPLANNER_BWRAP names /nonexistent/bwrap, which is not an executable file',
+    );
+    expect(missing.out).toContain('→ install bubblewrap (`bash scripts/ensure-sandbox`), or start the worker with --no-sandbox');
+    expect(missing.code).toBe(1);
+    shell({ REPLANNER_SANDBOX: 'off' });
+    const off = await doctor();
+    expect(line(off.lines, /Sandbox/)).toBe(
+      '– Sandbox: off in this shell (REPLANNER_SANDBOX=off): a worker started from it runs commands unconfined',
+    );
+    expect(off.code).toBe(0);
+  });
+
   it('M2 tools rejected: ✗ with the server flags that enable tool calls; exit 1', async () => {
     h.fake.rejects.add('tools');
     const r = await doctor();
@@ -251,7 +286,7 @@ describe('replanner doctor', () => {
     shell({ REPLANNER_TASK_QUEUE: 'doctor-test-queue-nobody-polls' });
     const r = await doctor();
     expect(line(r.lines, /Worker/)).toBe('– Worker on task queue "doctor-test-queue-nobody-polls": none polls');
-    expect(r.out).toMatch(/→ `replanner run` starts one with this shell’s LLM settings/);
+    expect(r.out).toMatch(/→ `run` starts one with this shell’s LLM settings/);
     expect(r.code).toBe(0);
   });
 
@@ -270,14 +305,16 @@ describe('replanner doctor', () => {
     expect(json.checks.find((c) => c.name === 'endpoint')).toMatchObject({ mark: 'fail', summary: expect.stringContaining(url) });
   });
 
-  it('M2 no Temporal server on a local address: – (`replanner run` starts the dev server), the worker not checked; exit 0', async () => {
+  it('M2 V7 no Temporal server on a local address: – (`run` starts the dev server, or the command that starts it there), the worker not checked; exit 0', async () => {
     const port = await closedPort();
     shell({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     const r = await doctor();
     expect(line(r.lines, /Temporal/)).toBe(
       `– Temporal server at 127.0.0.1:${port} (namespace default, no TLS, no API key; profile "default", no config file): not running`,
     );
-    expect(r.out).toContain('→ `replanner run` starts the local dev server (or start it now: npm run server)');
+    expect(r.out).toContain(
+      `→ \`run\` starts the local dev server (or start it now, in another shell: TEMPORAL_ADDRESS=127.0.0.1:${port} npm run server)`,
+    );
     expect(line(r.lines, /Worker/)).toMatch(/^– Worker on task queue ".*": not checked \(no Temporal server\)$/);
     expect(r.code).toBe(0);
   });

@@ -23,8 +23,8 @@ describe('replanner pause / resume (O1)', () => {
     const status = await cli('status', id);
     expect(status.code).toBe(0);
     expect(status.out).toMatch(new RegExp(`Run ${id}: PAUSED`));
-    expect(status.out).toContain('PAUSED by user since ');
-    expect(status.out).toContain(`waiting for review — resume: replanner resume ${id}`);
+    expect(status.out).toContain('PAUSED: paused by you since ');
+    expect(status.out).toContain(`(waiting for review) — to go on: npx replanner resume ${id}`);
     const json = JSON.parse((await cli('status', id, '--json')).out) as RunStatus;
     expect(json).toMatchObject({ status: 'PAUSED', pause: { by: 'user', reason: 'waiting for review' } });
 

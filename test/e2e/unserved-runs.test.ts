@@ -33,8 +33,7 @@ describe('O5 a run no worker serves', () => {
     expect(status.code).toBe(3);
     expect(status.err).toContain(`no worker polls its task queue "${queue}"`);
     expect(status.err).toContain(`REPLANNER_TASK_QUEUE=${queue}`);
-    expect(status.err).toContain('replanner worker');
-    expect(status.err).toContain('npm run worker');
+    expect(status.err).toContain('npx replanner worker');
     expect(status.err).not.toContain('Failed to query');
 
     const decisions = await cli('decisions', runId, '--json');
@@ -60,7 +59,7 @@ describe('O5 a run no worker serves', () => {
     try {
       const status = await cli('status', runId);
       expect(status.code).toBe(3);
-      expect(status.err).toContain('start its worker from this shell: replanner worker (or npm run worker)');
+      expect(status.err).toContain('start its worker from this shell: npx replanner worker');
     } finally {
       process.env.REPLANNER_TASK_QUEUE = saved;
       await h.client.workflow.getHandle(`run-${runId}`).terminate('test over');

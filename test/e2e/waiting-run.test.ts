@@ -6,6 +6,7 @@
 // refused and changes nothing. Paused, it shows why and how to resume in the same three places.
 import type { WorkflowHandle } from '@temporalio/client';
 import { cli } from '../support/cli';
+import { listLineOf } from '../support/cli-runs';
 import type { DecisionsView } from '../../src/workflows/messages';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
 import { uniqueId, until, type Harness } from '../support/harness';
@@ -34,14 +35,6 @@ async function currentDetails(handle: WorkflowHandle): Promise<string> {
 
 const searchStatus = async (handle: WorkflowHandle) => (await handle.describe()).typedSearchAttributes.get(STATUS_KEY);
 
-async function listLineOf(id: string, ...flags: string[]): Promise<string> {
-  const r = await cli('list', '--limit', '50', ...flags);
-  expect(r.code).toBe(0);
-  const lines = r.out.split('\n');
-  const i = lines.findIndex((l) => l.startsWith(`${id}\t`));
-  return i < 0 ? '' : [lines[i], ...(lines[i + 1]?.startsWith('\t↳') ? [lines[i + 1]] : [])].join('\n');
-}
-
 describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => {
   it('V1 X14 O1 WAITING in the search attribute, list and current details; answered by the Web UI signal; a second answer refused; paused shows how to resume; ends DONE', async () => {
     scriptOneQuestionRun(h.fake, 'Which format should the report use?', { confidence: 0.9 });
@@ -59,7 +52,7 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       const l = await listLineOf(id);
       return l.includes('\tWAITING\t') ? l : undefined;
     });
-    expect(listed).toContain(`↳ question q1 (clarification): Which format should the report use? — replanner answer ${id} q1 "<your answer>"`);
+    expect(listed).toContain(`↳ question q1 (clarification): Which format should the report use? — npx replanner answer ${id} q1 "<your answer>"`);
     expect(await listLineOf(id, '--waiting')).toContain(`${id}\tWAITING`);
     const waiting = await until('the current details to lead with the question', async () => {
       const d = await currentDetails(handle);
@@ -69,8 +62,8 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       '**Waiting for your answer**: question q1 (clarification)',
       '> Which format should the report use?',
       '**More Actions → Send a Signal** (top right of this page), signal name `answer`, data `{"questionId":"q1","answer":"<your answer>"}`, encoding json/plain',
-      `\`replanner answer ${id} q1 "<your answer>"\``,
-      `\`temporal workflow update execute --workflow-id run-${id} --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'\``,
+      `\`npx replanner answer ${id} q1 "<your answer>"\``,
+      `\`npx replanner temporal workflow update execute --workflow-id run-${id} --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'\``,
       '**Status**: WAITING',
     ])
       expect(waiting).toContain(line);
@@ -107,15 +100,17 @@ describe('a run waiting for an answer, visible everywhere (V1, X14, O1)', () => 
       const l = await listLineOf(id);
       return l.includes('\tPAUSED\t') ? l : undefined;
     });
-    expect(pausedLine).toMatch(new RegExp(`↳ paused by you since \\S+: checking the sources — replanner resume ${id}$`));
+    expect(pausedLine).toMatch(
+      new RegExp(`↳ paused by you since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(checking the sources\\) — npx replanner resume ${id}$`),
+    );
     const pausedDetails = await until('the details to lead with the pause', async () => {
       const d = await currentDetails(handle);
       return d.startsWith('**Paused**') ? d : undefined;
     });
-    expect(pausedDetails).toContain(': checking the sources');
+    expect(pausedDetails).toContain('(checking the sources)');
     expect(pausedDetails).toContain('signal name `resumeSignal`, no data');
-    expect(pausedDetails).toContain(`\`replanner resume ${id}\``);
-    expect(pausedDetails).toContain(`\`temporal workflow update execute --workflow-id run-${id} --name resume\``);
+    expect(pausedDetails).toContain(`\`npx replanner resume ${id}\``);
+    expect(pausedDetails).toContain(`\`npx replanner temporal workflow update execute --workflow-id run-${id} --name resume\``);
     console.log(`the paused run's current details:\n${pausedDetails.slice(0, 1500)}`);
 
     // 7. Resumed from the Web UI as its page says; the run ends DONE with the answer it was given.

@@ -153,8 +153,9 @@ describe('replanner watch (V2)', () => {
     const inExecution = decisions.filter((d) => d.phase === 'execution');
     expect(inExecution.map((d) => d.taskId)).toEqual(['s', 'w', 'v']);
     // Each decision has one record id: its own, or (told while the phase ran) its decision_result's.
-    const results = of('decision_result').filter((r) => r.outcome !== undefined);
-    const ids = [...decisions.map((d) => d.replanId).filter(Boolean), ...results.map((r) => r.replanId)];
+    const withId = decisions.map((d) => d.replanId).filter(Boolean);
+    const results = of('decision_result').filter((r) => !withId.includes(r.replanId));
+    const ids = [...withId, ...results.map((r) => r.replanId)];
     expect(new Set(ids).size).toBe(decisions.length);
     expect(ids).toHaveLength(decisions.length);
     expect(decisions.find((d) => d.replanType === 'task_redecomposition')).toMatchObject({
@@ -230,10 +231,8 @@ describe('replanner watch (V2)', () => {
     // is not printed again when its record comes; every decision the LLM was asked has one line.
     const verbose = await cli('watch', runId, '--verbose');
     expect(verbose.code).toBe(0);
-    // (A result line, "decision replan-1: success", follows a decision whose result changed.)
-    const decisionLines = verbose.out
-      .split('\n')
-      .filter((l) => l.startsWith('  decision ') && !/^ {2}decision replan-\d+(?: \(task [^)]+\))?: /.test(l));
+    // (A result line, "decision 1: plan changed: … · done", follows a decision whose result changed.)
+    const decisionLines = verbose.out.split('\n').filter((l) => l.startsWith('  decision ') && !/^ {2}decision \d+(?: \(task [^)]+\))?: /.test(l));
     for (const id of ['s', 'w', 'v']) expect(decisionLines.filter((l) => l.includes(`(task ${id})`))).toHaveLength(1);
     expect(decisionLines).toHaveLength(decisions.length);
   });
@@ -250,13 +249,13 @@ describe('replanner watch (V2)', () => {
     const quiet = await cli('watch', runId);
     expect(quiet.code).toBe(0);
     const order = [
-      'phase: goal_understanding',
-      'phase: task_decomposition',
-      'phase: action_sequence',
-      'phase: execution',
+      'phase: Goal',
+      'phase: Tasks',
+      'phase: Steps',
+      'phase: Execution',
       '[~] one RUNNING',
       '[x] one DONE',
-      'phase: reflection',
+      'phase: Reflection',
       'status: DONE',
       `Run ${runId}: DONE`,
     ];
@@ -264,18 +263,18 @@ describe('replanner watch (V2)', () => {
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(quiet.out).toMatch(/\[x\] one DONE — .* \(\d+s\)/);
-    expect(quiet.out).not.toContain('no replan');
+    expect(quiet.out.split('\n').filter((l) => l.startsWith('  decision') && l.includes('plan kept'))).toEqual([]);
     // After the run ended, watch replays the whole log; --verbose adds the decisions that changed nothing, naming the task.
     const verbose = await cli('watch', runId, '--verbose');
     expect(verbose.code).toBe(0);
-    expect(verbose.out).toMatch(/decision replan-\d+ · execution \(task one\) · no replan · confidence 0\.90/);
+    expect(verbose.out).toMatch(/decision \d+ · Execution \(task one\) · plan kept · confidence 0\.90/);
     expect(verbose.out).not.toMatch(/\bR\d\.\d/);
   });
 
   it('V2 watch --help documents --verbose, --json lines and the exit codes', async () => {
     const r = await cli('--help');
     expect(r.code).toBe(0);
-    expect(r.out).toContain('replanner watch <runId> [--ask] [--verbose] [--json]');
+    expect(r.out).toContain('npx replanner watch <runId> [--ask] [--verbose] [--json]');
     expect(r.out).toContain('--verbose, -v');
     expect(r.out).toMatch(/watch exits 0 when the run ended DONE, 1 when it ended otherwise, 3 when/);
   });

@@ -114,8 +114,8 @@ describe('the run in the Temporal Web UI', () => {
         'Which format should the report use?',
         'More Actions → Send a Signal',
         'signal name answer, data {"questionId":"q1","answer":"<your answer>"}, encoding json/plain',
-        `replanner answer ${runId} q1 "<your answer>"`,
-        `temporal workflow update execute --workflow-id ${handle.workflowId} --name answerClarification`,
+        `npx replanner answer ${runId} q1 "<your answer>"`,
+        `npx replanner temporal workflow update execute --workflow-id ${handle.workflowId} --name answerClarification`,
         'Status: WAITING',
       ]);
       console.log(`V1 the waiting run's page:\n--- page text ---\n${waiting.replace(/\n\s*\n+/g, '\n').slice(0, 4000)}`);

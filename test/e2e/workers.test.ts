@@ -251,14 +251,14 @@ describe('issue 12 worker lifecycle', () => {
     expect((await cli('worker', 'stop', 'q1', '--all')).code).toBe(2);
     const unknown = await cli('worker', 'stop', 'no-such-queue');
     expect(unknown.code).toBe(3);
-    expect(unknown.err).toContain('no worker started by `replanner run` is recorded for task queue "no-such-queue"');
+    expect(unknown.err).toContain('no worker started by `run` is recorded for task queue "no-such-queue"');
     expect((await cli('worker', 'frobnicate')).code).toBe(2);
     const badIdle = await inShell({ ...shellA(), REPLANNER_WORKER_IDLE_EXIT: 'soon' }, () => cli('run', 'x', '--workspace', tmp('replanner-ws-')));
     expect(badIdle.code).toBe(2);
     expect(badIdle.err).toContain('REPLANNER_WORKER_IDLE_EXIT must be a duration like 15m, 90s or 1h, or off (got "soon")');
     const help = await cli('worker', '--help');
     expect(help.code).toBe(0);
-    expect(help.out).toContain('replanner worker stop <queue>');
+    expect(help.out).toContain('npx replanner worker stop <queue>');
 
     const stop = await cli('worker', 'stop', queueB.taskQueue);
     expect(stop.code).toBe(0);

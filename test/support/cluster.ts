@@ -27,12 +27,13 @@ export class TestCluster {
    * Builds the server if needed (the first time only, minutes; the script says so on stderr) and
    * starts a cluster. `env`: more of the script's environment (e.g. the frontend's TLS files). A port
    * range taken meanwhile by another process is retried on another, at most 3 times; any other
-   * failure is the script's own message, naming what is missing.
+   * failure is the script's own message, naming what is missing. `parent`: the directory to make
+   * the cluster's directory in (default the system's temporary directory).
    */
-  static async start(env: Record<string, string> = {}): Promise<TestCluster> {
+  static async start(env: Record<string, string> = {}, parent = os.tmpdir()): Promise<TestCluster> {
     let last = '';
     for (let attempt = 0; attempt < 3; attempt++) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-cluster-'));
+      const dir = fs.mkdtempSync(path.join(parent, 'replanner-cluster-'));
       // A block of 10 ports in 20000..32750 (membership ports must stay below 32768; the script checks each is free).
       const port = 20000 + 10 * Math.floor(Math.random() * 1275);
       try {

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gitBranches, toldBranches, type BranchSource } from './fake-git';
 
 export interface StoredComment {
   id: number;
@@ -34,14 +35,27 @@ export interface ForgeRequest {
   query: Record<string, string>;
   /** The If-None-Match the client sent (a conditional GET). */
   ifNoneMatch?: string;
-  /** The parsed JSON body (POST / PATCH / PUT). */
-  body?: { body?: string };
+  /** The parsed JSON body (POST / PATCH / PUT): a comment's `body`, a pull request's `title`, `head`… */
+  body?: JsonBody;
+  /** The request carried an Authorization or PRIVATE-TOKEN header (a log's storage must not get one). */
+  credentialed: boolean;
   /** What the server answered (undefined: held, never answered). */
   status?: number;
   /** The comment the request created or edited. */
   commentId?: number;
   /** Date.now() when it arrived. */
   at: number;
+}
+
+/** A request's JSON body as the routes read it. */
+export type JsonBody = Record<string, unknown> & { body?: string };
+
+/** A response that is not JSON: text (a job's log) or a redirect (to a log's storage). */
+export class RawReply {
+  constructor(
+    readonly text: string,
+    readonly contentType = 'text/plain; charset=utf-8',
+  ) {}
 }
 
 export interface Fault {
@@ -53,8 +67,30 @@ export interface Fault {
 export interface Route {
   method: string;
   pattern: RegExp;
-  /** Answers with [status, json]; `m` holds the pattern's groups. */
-  handle(m: RegExpExecArray, body: { body?: string } | undefined, url: URL, rec: ForgeRequest): [number, unknown, Record<string, string>?];
+  /** Served without a token (a log's storage behind a signed redirect). */
+  open?: boolean;
+  /** Answers with [status, json or RawReply, headers]; `m` holds the pattern's groups. */
+  handle(m: RegExpExecArray, body: JsonBody | undefined, url: URL, rec: ForgeRequest): [number, unknown, Record<string, string>?];
+}
+
+/** GET one item (a pull or merge request) and edit it in place (`store.change`); 404 (`notFound`) when `find` finds none. */
+export function itemRoutes<T>(
+  pattern: RegExp,
+  editMethod: string,
+  find: (m: RegExpExecArray) => T | undefined,
+  store: { view(item: T): unknown; change(item: T, body: JsonBody | undefined): void },
+  notFound: [number, unknown],
+): Route[] {
+  const answer = (m: RegExpExecArray, body?: JsonBody | null): [number, unknown] => {
+    const item = find(m);
+    if (item === undefined) return notFound;
+    if (body !== null) store.change(item, body);
+    return [200, store.view(item)];
+  };
+  return [
+    { method: 'GET', pattern, handle: (m) => answer(m, null) },
+    { method: editMethod, pattern, handle: (m, b) => answer(m, b) },
+  ];
 }
 
 interface Scripted {
@@ -80,6 +116,8 @@ export abstract class FakeForge {
   /** Users and whether they may write (GitHub permission / GitLab access level), by name; ids by name. */
   protected readonly writers = new Map<string, boolean>([[BOT_USER, true]]);
   protected readonly userIds = new Map<string, number>([[BOT_USER, 1]]);
+  /** Where each repository's (project's) branches are read from: what a pull request's head and commits are. */
+  protected readonly branchSources = new Map<string, BranchSource>();
 
   constructor(
     /** The token the client must present; anything else is a 401. */
@@ -119,6 +157,28 @@ export abstract class FakeForge {
   /** The next `times` requests that `match` are carried out, then answered with `fault` (the client cannot know the write was made). */
   failAfter(match: (r: ForgeRequest) => boolean, fault: Fault, times = 1): void {
     this.scripted.push({ match, times, after: fault });
+  }
+
+  /** The repository's branches are a real git repository's (a bare one the run pushes to). */
+  useGitRepo(repo: string, dir: string): void {
+    this.branchSources.set(repo, gitBranches(dir));
+  }
+
+  /** The repository's branches as the test says: each branch's commits, oldest first. */
+  setBranches(repo: string, branches: Record<string, string[]>): void {
+    this.branchSources.set(repo, toldBranches(new Map(Object.entries(branches))));
+  }
+
+  /**
+   * One page of `items` with the link to the next that the client follows (`rel="next"`; GitLab
+   * also says `x-next-page`).
+   */
+  protected linkedPage<T>(items: T[], url: URL, perPageDefault: number, nextPageHeader = false): { page: T[]; headers?: Record<string, string> } {
+    const { page, next } = this.pageOf(items, url, perPageDefault);
+    if (!next) return { page };
+    const to = new URL(`${this.baseURL}${url.pathname}${url.search}`);
+    to.searchParams.set('page', String(next));
+    return { page, headers: { ...(nextPageHeader ? { 'x-next-page': String(next) } : {}), link: `<${to.href}>; rel="next"` } };
   }
 
   /** A user of the forge, who may write to the repository / project or not. */
@@ -239,9 +299,10 @@ export abstract class FakeForge {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
-    let body: { body?: string } | undefined;
+    let body: JsonBody | undefined;
     try {
-      body = raw ? (JSON.parse(raw) as { body?: string }) : undefined;
+      const parsed: unknown = raw ? JSON.parse(raw) : undefined;
+      body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonBody) : undefined;
     } catch {
       body = undefined;
     }
@@ -253,10 +314,17 @@ export abstract class FakeForge {
       query: Object.fromEntries(url.searchParams.entries()),
       ...(typeof ifNoneMatch === 'string' ? { ifNoneMatch } : {}),
       ...(body ? { body } : {}),
+      credentialed: req.headers.authorization !== undefined || req.headers['private-token'] !== undefined,
       at: Date.now(),
     };
     this.requests.push(rec);
     const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
+      if (json instanceof RawReply) {
+        rec.status = status;
+        res.writeHead(status, { 'content-type': json.contentType, ...headers });
+        res.end(json.text);
+        return;
+      }
       const text = JSON.stringify(json);
       // A conditional GET of an unchanged resource: 304, no body (as GitHub and GitLab answer).
       const etag = rec.method === 'GET' && status === 200 ? `W/"${createHash('sha1').update(text).digest('hex')}"` : undefined;
@@ -270,7 +338,8 @@ export abstract class FakeForge {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(etag ? { etag } : {}), ...headers });
       res.end(text);
     };
-    if (this.tokenOf(req) !== this.token) return send(401, { message: 'Bad credentials' });
+    const open = this.routes().some((r) => r.open === true && r.method === rec.method && r.pattern.test(url.pathname));
+    if (!open && this.tokenOf(req) !== this.token) return send(401, { message: 'Bad credentials' });
     const s = this.scripted.find((x) => x.times > 0 && (x.until === undefined || Date.now() < x.until) && x.match(rec));
     if (s?.fault) {
       s.times -= 1;
@@ -296,6 +365,11 @@ export abstract class FakeForge {
       return send(status, json, headers);
     }
     send(404, { message: 'Not Found' });
+  }
+
+  /** The requests of one method whose path matches (count them: "opened exactly once"). */
+  calls(method: string, path: RegExp): ForgeRequest[] {
+    return this.requests.filter((r) => r.method === method && path.test(r.path));
   }
 
   /** Requests that posted or edited a body containing `text`. */

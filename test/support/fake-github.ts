@@ -3,16 +3,38 @@
  * GET/POST /repos/{owner}/{repo}/issues/{n}/comments (30 a page unless asked, at most 100; `since`
  * filters by the time of the last change), PATCH /repos/{owner}/{repo}/issues/comments/{id} (a pull
  * request's conversation comments are the same issue comments) and
- * GET /repos/{owner}/{repo}/collaborators/{user}/permission. Times are GitHub's: whole seconds.
- * Token: `Authorization: token …` or `Bearer …`.
+ * GET /repos/{owner}/{repo}/collaborators/{user}/permission; pull requests, their checks and
+ * reviews, and the GraphQL mutation that marks one ready (fake-github-pulls.ts); check runs,
+ * statuses and job logs (fake-github-checks.ts). Times are GitHub's: whole seconds. Token: `Authorization: token …` or `Bearer …`.
  */
 import type * as http from 'node:http';
-import { FakeForge, type Route, type StoredComment } from './fake-forge';
+import { BOT_USER, FakeForge, type Route, type StoredComment } from './fake-forge';
+import { GithubCheckStore } from './fake-github-checks';
+import { GithubPullStore, githubTime as time } from './fake-github-pulls';
 
-/** GitHub's timestamps: ISO 8601 to the second. */
-const time = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+/** A collaborator's role: GitHub's permission API says `write` for maintain and `read` for triage. */
+export type GithubRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read';
+const PERMISSION: Record<GithubRole, string> = { admin: 'admin', maintain: 'write', write: 'write', triage: 'read', read: 'read' };
 
 export class FakeGitHub extends FakeForge {
+  private readonly roles = new Map<string, GithubRole>();
+  /** Pull requests, reviews, GraphQL calls. */
+  readonly pulls = new GithubPullStore({
+    baseURL: () => this.baseURL,
+    userId: (login) => this.userIds.get(login) ?? 0,
+    threadNumbers: (repo) => this.comments.filter((c) => c.thread.startsWith(`${repo}#`)).map((c) => Number(c.thread.slice(repo.length + 1))),
+    page: (items, url) => this.linkedPage(items, url, 30),
+    branches: (repo) => this.branchSources.get(repo),
+  });
+  /** Check runs and statuses of commits, and GitHub Actions jobs' logs. */
+  readonly checks = new GithubCheckStore({ baseURL: () => this.baseURL, page: (items, url) => this.linkedPage(items, url, 30) });
+
+  /** A collaborator with this role (admin, maintain and write may write; triage and read may not). */
+  setRole(user: string, role: GithubRole): void {
+    this.addUser(user, PERMISSION[role] !== 'read');
+    this.roles.set(user, role);
+  }
+
   protected tokenOf(req: http.IncomingMessage): string | undefined {
     return /^(?:token|bearer) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   }
@@ -22,7 +44,7 @@ export class FakeGitHub extends FakeForge {
       id: c.id,
       body: c.body,
       html_url: `https://github.example/comment/${c.id}`,
-      user: { login: c.user, id: this.userIds.get(c.user) ?? 0 },
+      user: { login: c.user, id: this.userIds.get(c.user) ?? 0, type: /\[bot\]$/.test(c.user) ? 'Bot' : 'User' },
       created_at: time(c.createdAt),
       updated_at: time(c.updatedAt),
     };
@@ -38,11 +60,8 @@ export class FakeGitHub extends FakeForge {
           const since = url.searchParams.get('since');
           const sinceMs = since ? Date.parse(since) : Number.NEGATIVE_INFINITY;
           const all = this.threadComments(thread(m)).filter((c) => Math.floor(c.updatedAt / 1000) * 1000 >= sinceMs);
-          // Pages are linked as GitHub does (octokit's paginate follows rel="next").
-          const { page, next } = this.pageOf(all, url, 30);
-          const to = new URL(`${this.baseURL}${url.pathname}${url.search}`);
-          to.searchParams.set('page', String(next));
-          return [200, page.map((c) => this.view(c)), next ? { link: `<${to.href}>; rel="next"` } : undefined];
+          const { page, headers } = this.linkedPage(all, url, 30);
+          return [200, page.map((c) => this.view(c)), headers];
         },
       },
       this.createRoute('POST', /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/, thread, [422, { message: 'Validation Failed' }]),
@@ -54,10 +73,12 @@ export class FakeGitHub extends FakeForge {
           const user = decodeURIComponent(m[3]!);
           const may = this.writers.get(user);
           if (may === undefined) return [404, { message: 'Not Found' }];
-          const permission = may ? 'write' : 'read';
-          return [200, { permission, role_name: permission, user: { login: user, id: this.userIds.get(user) } }];
+          const role = this.roles.get(user) ?? (may ? 'write' : 'read');
+          return [200, { permission: PERMISSION[role], role_name: role, user: { login: user, id: this.userIds.get(user) } }];
         },
       },
+      ...this.pulls.routes(() => BOT_USER),
+      ...this.checks.routes(),
     ];
   }
 }

@@ -6,6 +6,7 @@ import { quietRuntime, startHarness, type Harness } from './harness';
 import { killAllWorkers } from './worker-proc';
 import { TestCluster } from './cluster';
 import type { FakeForge } from './fake-forge';
+import { testOrigin, type TestOrigin } from './fake-git';
 import { startLlmServer, startProxy, stopServer, type Logged } from './live-llm';
 
 /**
@@ -97,6 +98,26 @@ export function forgeForSuite<F extends FakeForge>(forge: new (token: string) =>
     use(f);
   });
   afterAll(async () => f?.stop());
+}
+
+/**
+ * A fake forge whose repository `repo` is a real bare git repository with a clone to commit in
+ * (fake-git.ts), for all the suite's tests: both handed to `use`, stopped and removed after them.
+ */
+export function forgeRepoForSuite<F extends FakeForge>(
+  forge: new (token: string) => F,
+  token: string,
+  repo: string,
+  use: (f: F, o: TestOrigin) => void,
+): void {
+  let dir: string | undefined;
+  forgeForSuite(forge, token, (f) => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-origin-'));
+    const origin = testOrigin(dir);
+    f.useGitRepo(repo, origin.bare);
+    use(f, origin);
+  });
+  afterAll(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 }
 
 export interface LiveSuite {

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { commentCitations } from '../../scripts/figures-comments';
 import { builtInDuplicates } from '../../scripts/figures-duplicates';
 import { exportUses } from '../../scripts/figures-exports';
 import { citationsIn, definedIds, requirementIds } from '../../scripts/figures-ids';
@@ -112,6 +113,86 @@ describe('requirement IDs', () => {
     expect(requirementIds(tree).undefined).toEqual([
       { id: id('J', '9'), count: 1, where: ['jest.config.js:1'] },
       { id: id('O', '7'), count: 2, where: ['src/a.ts:1', 'test/a.test.ts:1'] },
+    ]);
+  });
+});
+
+describe('comments in src', () => {
+  // Built from parts so that this file itself cites no outside document.
+  const seed = (n: string) => `se${'ed'} ${n}`;
+  const caps = (w: string) => w.toUpperCase();
+
+  it('counts requirement IDs in comments only, not in strings, names or test files', () => {
+    write({
+      'src/a.ts': [
+        '// The run pauses (O1) and resumes; limits X5/X6.',
+        '/**',
+        ' * Confidence bands (X7) and R2.3.',
+        ' */',
+        "export const s = 'O1 in a string, X5 too';",
+        'export const X5 = 1; // trailing O2',
+        'const t = `${s} ${X5}`; /* B1 */',
+        'export const u = t;',
+        '',
+      ].join('\n'),
+      'src/b.ts': "export const v = 'V8 is the engine'; // V8 too\n",
+      'test/a.test.ts': "// O1 in a test's comment\nit('O1 pause', () => {});\n",
+    });
+    const c = commentCitations(tree, 'src');
+    expect(c.ids.map((h) => `${h.file}:${h.line} ${h.text}`)).toEqual([
+      'src/a.ts:1 O1',
+      'src/a.ts:1 X5',
+      'src/a.ts:1 X6',
+      'src/a.ts:3 X7',
+      'src/a.ts:3 R2.3',
+      'src/a.ts:6 O2',
+      'src/a.ts:7 B1',
+    ]);
+  });
+
+  it('counts citations of documents not in the repository: seeds, sections, the old digests, issue numbers', () => {
+    write({
+      'src/a.ts': [
+        `// As ${seed('004')} §12.1 says; the ${seed('').trim()}'s order; ${caps('spec')} M2 and ${caps('design')}.md.`,
+        '// issue 28, Issue #12, PR 7, pull request 3.',
+        '// A spec, a design, an issue with the pause, 12 issues, the 0x§ sign alone: none of these.',
+        `export const s = '${seed('002')} in a string';`,
+        '',
+      ].join('\n'),
+    });
+    expect(commentCitations(tree, 'src').outsideDocs.map((h) => `${h.line} ${h.text}`)).toEqual([
+      `1 ${seed('004')}`,
+      '1 §12.1',
+      `1 ${seed('').trim()}'s`,
+      `1 ${caps('spec')}`,
+      `1 ${caps('design')}.md`,
+      '2 issue 28',
+      '2 Issue #12',
+      '2 PR 7',
+      '2 pull request 3',
+    ]);
+  });
+
+  it('npm run figures --check fails on one citation of an outside document, and on more IDs in comments than the limit', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(ROOT, 'scripts/figures'), '--root', tree, '--only', 'commentIds,commentDocs', '--check', ...args], {
+        encoding: 'utf8',
+      });
+    write({ 'src/a.ts': `// The run pauses (O1).\nexport const a = 1;\n` });
+    expect(run().status).toBe(0);
+    write({ 'src/b.ts': `// The limit, ${seed('004')}.\nexport const b = 1;\n` });
+    const one = run();
+    expect(one.stdout).toContain(`src/b.ts:1 ${seed('004')}`);
+    expect(one.stderr).toContain('commentDocs 1 > 0');
+    expect(one.status).toBe(1);
+    fs.rmSync(path.join(tree, 'src/b.ts'));
+    write({ 'src/c.ts': `${'// O1\n'.repeat(150)}export const c = 1;\n` });
+    const many = run('--json');
+    expect(many.status).toBe(1);
+    const doc = JSON.parse(many.stdout) as { figures: { key: string; value: number; ok: boolean }[] };
+    expect(doc.figures.map((f) => [f.key, f.value, f.ok])).toEqual([
+      ['commentIds', 151, false],
+      ['commentDocs', 0, true],
     ]);
   });
 });

@@ -123,7 +123,7 @@ describe('argument errors', () => {
   it('answer needs run id, question id and text; decisions needs a run id', async () => {
     const a = await cli('answer', 'r1', 'q1');
     expect(a.code).toBe(EXIT.USAGE);
-    expect(a.err).toContain('replanner answer <runId> <questionId> "<text>"');
+    expect(a.err).toContain('npx replanner answer <runId> <questionId> "<text>"');
     expect((await cli('answer', 'r1', 'q1', '   ')).code).toBe(EXIT.USAGE);
     expect((await cli('decisions')).code).toBe(EXIT.USAGE);
   });
@@ -131,7 +131,7 @@ describe('argument errors', () => {
   it('--help names the new commands, --config and the env overrides', async () => {
     const h = await cli('--help');
     for (const s of [
-      'replanner answer <runId> <questionId>',
+      'npx replanner answer <runId> <questionId>',
       'replanner decisions <runId>',
       '--config FILE',
       '--ask',
@@ -167,20 +167,20 @@ describe('the command line parser (B4)', () => {
     const r = await cli('run', '--no-such-flag', 'x');
     expect(r.code).toBe(EXIT.USAGE);
     expect(r.out).toBe('');
-    expect(lines(r.err)).toEqual(["replanner: unknown option '--no-such-flag' for 'run' (see: replanner run --help)"]);
+    expect(lines(r.err)).toEqual(["replanner: unknown option '--no-such-flag' for 'run' (see: npx replanner run --help)"]);
   });
 
   it('B4 a misspelt option is named with the one it may mean, still on one line', async () => {
     const r = await cli('run', 'x', '--workspce', tmp);
     expect(r.code).toBe(EXIT.USAGE);
-    expect(lines(r.err)).toEqual(["replanner: unknown option '--workspce' for 'run'; did you mean --workspace? (see: replanner run --help)"]);
+    expect(lines(r.err)).toEqual(["replanner: unknown option '--workspce' for 'run'; did you mean --workspace? (see: npx replanner run --help)"]);
   });
 
   it("B4 run --help lists run's arguments and options only", async () => {
     const r = await cli('run', '--help');
     expect(r.code).toBe(EXIT.OK);
     expect(r.err).toBe('');
-    expect(r.out).toMatch(/^Usage: replanner run /);
+    expect(r.out).toMatch(/^Usage: npx replanner run /);
     expect(r.out).toMatch(/Arguments:\n {2}instruction /);
     expect(optionsOf(r.out).sort()).toEqual(
       [
@@ -190,6 +190,10 @@ describe('the command line parser (B4)', () => {
         '--budget-tokens',
         '--github',
         '--gitlab',
+        '--branch',
+        '--pull-request',
+        '--base',
+        '--remote',
         '--id',
         '--wait',
         '--ask',
@@ -199,14 +203,14 @@ describe('the command line parser (B4)', () => {
       ].sort(),
     );
     // Nothing of the other commands: not the whole help.
-    for (const other of ['--limit', '--all', '--no-sandbox', 'replanner status', 'Environment:']) expect(r.out).not.toContain(other);
+    for (const other of ['--limit', '--all', '--no-sandbox', 'npx replanner status', 'Environment:']) expect(r.out).not.toContain(other);
   });
 
   it('B4 a missing argument is one line naming it, the usage and the help, exit 2', async () => {
     const status = await cli('status');
     expect(status.code).toBe(EXIT.USAGE);
     expect(lines(status.err)).toEqual([
-      "replanner: missing argument 'runId' for 'status': replanner status [options] <runId> (see: replanner status --help)",
+      "replanner: missing argument 'runId' for 'status': npx replanner status [options] <runId> (see: npx replanner status --help)",
     ]);
     const answer = await cli('answer', 'r1');
     expect(answer.code).toBe(EXIT.USAGE);
@@ -219,13 +223,13 @@ describe('the command line parser (B4)', () => {
 
   it('B4 extra arguments, an option without its value and an unknown command are one line each, exit 2', async () => {
     const cases: [string[], string][] = [
-      [['status', 'r1', 'r2'], 'replanner: status takes only <runId> (got "r1 r2") (see: replanner status --help)'],
-      [['resume', 'r1', 'now'], 'replanner: resume takes only <runId> (got "r1 now") (see: replanner resume --help)'],
-      [['worker', 'status', 'x'], 'replanner: worker status takes no arguments (got "x") (see: replanner worker status --help)'],
-      [['run', 'x', '--workspace'], "replanner: option '-w, --workspace <dir>' argument missing for 'run' (see: replanner run --help)"],
-      [['frobnicate'], "replanner: unknown command 'frobnicate' (see: replanner --help)"],
-      [['worker', 'frobnicate'], 'replanner: unknown worker command "frobnicate" (see: replanner worker --help)'],
-      [['worker', 'stop', '--no-sandbox'], "replanner: unknown option '--no-sandbox' for 'worker stop' (see: replanner worker stop --help)"],
+      [['status', 'r1', 'r2'], 'replanner: status takes only <runId> (got "r1 r2") (see: npx replanner status --help)'],
+      [['resume', 'r1', 'now'], 'replanner: resume takes only <runId> (got "r1 now") (see: npx replanner resume --help)'],
+      [['worker', 'status', 'x'], 'replanner: worker status takes no arguments (got "x") (see: npx replanner worker status --help)'],
+      [['run', 'x', '--workspace'], "replanner: option '-w, --workspace <dir>' argument missing for 'run' (see: npx replanner run --help)"],
+      [['frobnicate'], "replanner: unknown command 'frobnicate' (see: npx replanner --help)"],
+      [['worker', 'frobnicate'], 'replanner: unknown worker command "frobnicate" (see: npx replanner worker --help)'],
+      [['worker', 'stop', '--no-sandbox'], "replanner: unknown option '--no-sandbox' for 'worker stop' (see: npx replanner worker stop --help)"],
     ];
     for (const [argv, line] of cases) {
       const r = await cli(...argv);
@@ -254,7 +258,7 @@ describe('the command line parser (B4)', () => {
     for (const c of commands) {
       const r = await cli(...c, '--help');
       expect({ c, code: r.code, err: r.err }).toEqual({ c, code: EXIT.OK, err: '' });
-      expect(r.out).toMatch(new RegExp(`^Usage: replanner ${c.join(' ')} `));
+      expect(r.out).toMatch(new RegExp(`^Usage: npx replanner ${c.join(' ')} `));
       expect(optionsOf(r.out)).toContain('--help');
       // Every command takes --json, except the foreground worker.
       if (c.join(' ') !== 'worker') expect(optionsOf(r.out)).toContain('--json');
@@ -265,17 +269,41 @@ describe('the command line parser (B4)', () => {
   it('B4 --help and `help` print the whole CLI, exit 0; no command at all prints it as an error, exit 2', async () => {
     const help = await cli('--help');
     expect(help.code).toBe(EXIT.OK);
-    expect(help.out).toContain('replanner <command> --help');
+    expect(help.out).toContain('npx replanner <command> --help');
     expect((await cli('help')).out).toBe(help.out);
     const none = await cli();
     expect(none.code).toBe(EXIT.USAGE);
     expect(none.err).toContain('Usage:');
   });
 
+  it('V7 --help shows the ports this shell’s TEMPORAL_ADDRESS and TEMPORAL_UI_PORT give, and how to start the server there', async () => {
+    const saved = { address: process.env.TEMPORAL_ADDRESS, ui: process.env.TEMPORAL_UI_PORT };
+    try {
+      process.env.TEMPORAL_ADDRESS = '127.0.0.1:7311';
+      delete process.env.TEMPORAL_UI_PORT;
+      const derived = (await cli('--help')).out;
+      expect(derived).toContain('now 127.0.0.1:7311');
+      expect(derived).toContain('on port 7311, Web UI http://localhost:8311');
+      expect(derived).toContain('TEMPORAL_ADDRESS=127.0.0.1:7311 npm run server');
+      process.env.TEMPORAL_UI_PORT = '9411';
+      const set = (await cli('--help')).out;
+      expect(set).toContain('Web UI http://localhost:9411');
+      expect(set).toContain('TEMPORAL_ADDRESS=127.0.0.1:7311 TEMPORAL_UI_PORT=9411 npm run server');
+      expect(`${derived}\n${set}`).not.toContain(':8233');
+    } finally {
+      for (const [k, v] of [
+        ['TEMPORAL_ADDRESS', saved.address],
+        ['TEMPORAL_UI_PORT', saved.ui],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  });
+
   it("B4 a usage error found by the command names that command's help, on one line", async () => {
     const r = await cli('run', 'x');
     expect(r.code).toBe(EXIT.USAGE);
-    expect(lines(r.err)).toEqual(['replanner: run needs --workspace DIR (the directory the worker may change) (see: replanner run --help)']);
+    expect(lines(r.err)).toEqual(['replanner: run needs --workspace DIR (the directory the worker may change) (see: npx replanner run --help)']);
   });
 });
 
@@ -337,7 +365,7 @@ describe('QuestionAsker (X14 on the terminal)', () => {
     asker.offer(statusWith([...pending]));
     asker.offer(statusWith([...pending])); // the same questions again: not asked twice
     await until('the q1 prompt', () => out.includes('q1 — yes or no'));
-    expect(out).toContain('? q1 (confirmation, goal_understanding): What about q1?');
+    expect(out).toContain('? q1 (confirmation, Goal phase): What about q1?');
     input.write('\n');
     await until('the empty-answer hint', () => out.includes('(empty answer'));
     input.write('maybe\n');
@@ -365,7 +393,7 @@ describe('QuestionAsker (X14 on the terminal)', () => {
     asker.offer(statusWith(pending));
     input.end();
     await until('the EOF note', () => out.includes('input ended'));
-    expect(out).toContain('replanner answer r1 q1 "<text>"');
+    expect(out).toContain('npx replanner answer r1 q1 "<text>"');
     asker.offer(statusWith([question('q2')]));
     await asker.close();
     expect(out).not.toContain('? q2');

@@ -109,7 +109,7 @@ describe('replanner temporal: the Temporal CLI with Replanner’s connection', (
     for (const argv of [['temporal', '--help'], ['temporal'], ['temporal', '-h']]) {
       const r = await cli(...argv);
       expect(r).toMatchObject({ code: EXIT.OK, err: '' });
-      expect(r.out).toMatch(/^Usage: replanner temporal <temporal command and flags>/);
+      expect(r.out).toMatch(/^Usage: npx replanner temporal <temporal command and flags>/);
     }
   });
 });

@@ -1,4 +1,5 @@
 // Workspace affinity in `status`: the run's host, and a host-offline pause with how to move on.
+import { clockTime } from '../../src/domain/words/pauses';
 import { renderStatus } from '../../src/client/render';
 import { applyLlmTrouble } from '../../src/domain/run/pause';
 import { initialRunState } from '../../src/domain/run/state';
@@ -17,9 +18,12 @@ describe('status of a run with a workspace host', () => {
     const r = applyLlmTrouble(run, { trouble: 'host_offline' }, '2026-11-25T07:00:00.000Z');
     if (!r.ok) throw new Error(r.reason);
     const text = renderStatus(statusView(r.state));
-    expect(text).toContain('PAUSED (host_offline) since 2026-11-25T07:00:00.000Z: workspace host host-a offline since 2026-11-25T07:00:00.000Z');
+    expect(text).toContain(
+      `PAUSED: the machine that holds the workspace is offline since ${clockTime('2026-11-25T07:00:00.000Z', 'local')}: host host-a: `,
+    );
     expect(text).toContain('REPLANNER_HOST=host-a');
-    expect(text).toContain('replanner cancel r7');
-    expect(text).toContain('resumes by itself when the host is back');
+    expect(text).toContain('npx replanner cancel r7');
+    expect(text).toContain('it goes on by itself when one polls again');
+    expect(text).not.toContain('host_offline');
   });
 });

@@ -36,11 +36,11 @@ describe('V2 watch printer', () => {
     ];
     for (const e of events) void p.onEvent(e);
     expect(lines).toEqual([
-      'phase: execution',
+      'phase: Execution',
       '  [~] a RUNNING',
       '  [x] a DONE — wrote a (1m 12s)',
-      '  decision execution (task a) · replan wanted retry · confidence 0.80 — a failed',
-      'phase: execution (#2)',
+      '  decision · Execution (task a) · wants to change the plan: retry the task · confidence 0.80 — a failed',
+      'phase: Execution (#2)',
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('V2 watch printer', () => {
     };
     expect(runEventLines(noop, 'r1')).toEqual([]);
     expect(runEventLines(result, 'r1')).toEqual([]);
-    expect(runEventLines(noop, 'r1', true)).toEqual(['  decision replan-3 · reflection · no replan · confidence 0.90']);
+    expect(runEventLines(noop, 'r1', true)).toEqual(['  decision 3 · Reflection · plan kept · confidence 0.90']);
     expect(runEventLines(result, 'r1', true)).toEqual([]);
   });
 
@@ -80,9 +80,9 @@ describe('V2 watch printer', () => {
     void p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     void p.onEvent({ seq: 2, time: began, kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
     p.onStatus(status());
-    expect(lines.at(-1)).toMatch(/^ {2}… still in execution for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
-    p.onStatus(status({ status: 'PAUSED' }));
-    expect(lines.at(-1)).toMatch(/^ {2}… paused in execution for /);
+    expect(lines.at(-1)).toMatch(/^ {2}… still in the Execution phase for 1m 3[5-9]s \(running: a 1m 3[5-9]s\)$/);
+    p.onStatus(status({ status: 'PAUSED', pauses: [{ kind: 'user', by: 'user', since: began }] }));
+    expect(lines.at(-1)).toMatch(/^ {2}… paused by you since \S+ \S+ UTC \(1 min ago\)$/);
     const n = lines.length;
     p.onStatus(status({ status: 'DONE' }));
     expect(lines).toHaveLength(n);
@@ -90,7 +90,46 @@ describe('V2 watch printer', () => {
     const quiet = printer();
     void quiet.p.onEvent({ seq: 1, time: began, kind: 'phase', phase: 'execution', n: 1 });
     quiet.p.onStatus(status());
-    expect(quiet.lines).toEqual(['phase: execution']);
+    expect(quiet.lines).toEqual(['phase: Execution']);
+  });
+
+  it('V5 a run waiting for an answer: the quiet line says whose answer it waits for and since when, not the phase it is in', () => {
+    const { lines, p } = printer({ longStepMs: 0 });
+    const began = Date.now() - 106_000;
+    void p.onEvent({ seq: 1, time: new Date(began).toISOString(), kind: 'phase', phase: 'goal_understanding', n: 1 });
+    const q1 = { id: 'q1', kind: 'clarification', phase: 'goal_understanding', status: 'pending', askedAt: new Date(began + 3000).toISOString() };
+    p.onStatus(status({ status: 'WAITING', phase: 'goal_understanding', questions: [q1 as never] }));
+    expect(lines.at(-1)).toBe('  … waiting for your answer to q1 (asked 1 min ago)');
+    // A task's question: asked when its event came.
+    void p.onEvent({ seq: 2, time: new Date(began).toISOString(), kind: 'phase', phase: 'execution', n: 1 });
+    void p.onEvent({
+      seq: 3,
+      time: new Date(Date.now() - 150_000).toISOString(),
+      kind: 'consultation',
+      consultationId: 't2-c1',
+      taskId: 't2',
+      consultationKind: 'no_progress',
+      message: 'stuck',
+    });
+    p.onStatus(status({ status: 'WAITING', consultations: [{ id: 't2-c1', taskId: 't2' } as never] }));
+    expect(lines.at(-1)).toBe("  … waiting for your answer to t2's question (asked 2 min ago)");
+    // A task whose worker was lost says so beside its time.
+    void p.onEvent({ seq: 4, time: new Date(began).toISOString(), kind: 'task', taskId: 'a', title: 'A', state: 'RUNNING' as never });
+    p.onStatus(status({ tasks: [{ id: 'a', state: 'RUNNING', workerLost: 'worker lost, retrying' } as never] }));
+    expect(lines.at(-1)).toMatch(/^ {2}… still in the Execution phase for 1m 4\ds \(running: a 1m 4\ds — worker lost, retrying\)$/);
+  });
+
+  it('V5 no worker picks up the run’s work: one line, starting one or saying how; --json: kind no_worker', () => {
+    const { lines, p } = printer();
+    p.onNoWorker({ silentMs: 25_000, taskQueue: 'q' });
+    p.onNoWorker({ silentMs: 21_000, taskQueue: 'q', fix: 'start its worker: REPLANNER_TASK_QUEUE=q replanner worker' });
+    expect(lines).toEqual([
+      "  … no worker has picked up this run's work for 25 s; starting one",
+      "  … no worker has picked up this run's work for 21 s; start its worker: REPLANNER_TASK_QUEUE=q replanner worker",
+    ]);
+    const json = printer({ json: true });
+    json.p.onNoWorker({ silentMs: 25_000, taskQueue: 'q' });
+    expect(JSON.parse(json.lines[0]!)).toMatchObject({ kind: 'no_worker', silentSeconds: 25, taskQueue: 'q', starting: true });
   });
 
   it('V2 --json: one object per line with seq, time and kind; dropped events and worker steps too', () => {

@@ -77,7 +77,7 @@ describe('S1 REPLANNER_MAX_CONCURRENT_COMMANDS: run_command bounded apart from L
     abort.abort();
     const r = await waiting;
     expect(Date.now() - t0).toBeLessThan(1000);
-    expect(r).toEqual({ ok: false, output: expect.stringContaining('aborted while waiting for a free command slot') });
+    expect(r).toEqual({ ok: false, aborted: true, output: expect.stringContaining('aborted while waiting for a free command slot') });
     expect((await holder).ok).toBe(true);
     expect(fs.existsSync(marker)).toBe(false);
     expect(commandSlots().inUse).toBe(0);

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse } from 'yaml';
-import { WORKER_NODE_ARGS } from '../../src/worker';
+import { WORKER_NODE_ARGS } from '../../src/worker-node-args';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/search-attributes';
 
 const root = path.resolve(__dirname, '../..');
@@ -417,6 +417,9 @@ describe('issue 29 compose parity: what the tests run is what a team deploys', (
       'TEMPORAL_ADDRESS',
       'TEMPORAL_CLI_PATH',
       'PG_BIN',
+      'PG_DATA',
+      'PG_LOG',
+      'PG_EXTERNAL',
       'STARTING',
       'B',
       'PG',

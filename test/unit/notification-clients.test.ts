@@ -69,6 +69,24 @@ describe('X10 X11 GitHub comments through @octokit/rest', () => {
   });
 });
 
+describe('X10 a GitHub request that gets no answer', () => {
+  let gh: FakeGitHub;
+  forgeForSuite(FakeGitHub, TOKEN, (f) => (gh = f));
+
+  it('X10 the marker search (every page) gives up at the request limit instead of waiting for the activity to time out', async () => {
+    const t = githubThread({ service: 'github', repo: 'octo/app', kind: 'issue', number: 5 }, TOKEN, gh.baseURL, 1000);
+    const held = gh.holdNext((r) => r.method === 'GET' && r.path.endsWith('/comments'));
+    const started = Date.now();
+    const err = await t.find(checklistMarker('run-9')).catch((e: unknown) => e);
+    await held;
+    // No response: an outage the retry table retries.
+    const p = t.problemOf(err);
+    expect(p.status).toBeUndefined();
+    expect(classifyDeliveryFailure({ service: 'github', ...p, nowMs: Date.now() })).toMatchObject({ kind: 'outage', retryable: true });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
 describe('X10 X11 GitLab notes through @gitbeaker/rest', () => {
   let gl: FakeGitLab;
   forgeForSuite(FakeGitLab, TOKEN, (f) => (gl = f));

@@ -1,13 +1,13 @@
 // S1: run_command in the real bubblewrap sandbox, with the escapes a hostile LLM reply tried
 // (issue 13). No mocks: real commands, real files, a real HTTP server on 127.0.0.1. These tests
 // fail, never skip, where no sandbox can be had (`bash scripts/ensure-sandbox` installs it).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTool } from '../../src/activities/tools';
-import { narrowSandbox, sandboxAvailability, sandboxSettingsFromEnv } from '../../src/activities/tools/sandbox';
+import { COMMAND_PATH, narrowSandbox, sandboxAvailability, sandboxSettingsFromEnv } from '../../src/activities/tools/sandbox';
 
 const ROOT = path.resolve(__dirname, '../..');
 const cleanup: string[] = [];
@@ -21,11 +21,13 @@ afterAll(() => {
 });
 
 const SANDBOXED = { sandbox: { enabled: true, network: false } };
+/** The machine's own bubblewrap (on the test's PATH). */
+const sandboxPath = (): string => execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
 const sh = (ws: string, script: string, opts = SANDBOXED) => runTool(ws, 'run_command', { argv: ['sh', '-c', script] }, opts);
 
 describe('S1 sandbox for run_command', () => {
   it('S1 a sandbox is available on this machine (scripts/ensure-sandbox installs bubblewrap)', () => {
-    expect(sandboxAvailability()).toEqual({ ok: true, version: expect.stringMatching(/^bubblewrap /) });
+    expect(sandboxAvailability()).toEqual({ ok: true, version: expect.stringMatching(/^bubblewrap /), path: expect.stringMatching(/^\/.*\/bwrap$/) });
   });
 
   it('S1 a write outside the workspace is contained: /tmp is private, the rest read-only', async () => {
@@ -166,7 +168,9 @@ describe('S1 sandbox for run_command', () => {
     try {
       const r = await sh(ws, 'echo should-not-run > ran.txt');
       expect(r.ok).toBe(false);
-      expect(r.output).toMatch(/refused: no sandbox for commands on this worker \(bubblewrap \(bwrap\) is not installed\)/);
+      expect(r.output).toMatch(
+        /^refused: no sandbox for commands on this worker \(bubblewrap \(bwrap\) is not installed: REPLANNER_BWRAP names \/nonexistent\/bwrap, which is not an executable file\)/,
+      );
       expect(r.output).toMatch(/scripts\/ensure-sandbox/);
       expect(r.output).toMatch(/--no-sandbox/);
       expect(fs.existsSync(path.join(ws, 'ran.txt'))).toBe(false);
@@ -174,6 +178,75 @@ describe('S1 sandbox for run_command', () => {
       if (saved === undefined) delete process.env.REPLANNER_BWRAP;
       else process.env.REPLANNER_BWRAP = saved;
     }
+  });
+
+  it("S1 bubblewrap outside /usr/bin (here: hidden from /usr/bin in a private mount namespace, a copy first on PATH): the check finds it on the worker's PATH and commands run through that path", () => {
+    // The machine's /usr/bin is never touched: an overlay with a whiteout hides bwrap only inside
+    // the namespace of the child process (unshare --mount, as root).
+    const dir = tmp('sbx-elsewhere-');
+    for (const d of ['upper', 'work', 'bin', 'ws']) fs.mkdirSync(path.join(dir, d));
+    execFileSync('mknod', [path.join(dir, 'upper', 'bwrap'), 'c', '0', '0']);
+    const bin = path.join(dir, 'bin', 'bwrap');
+    fs.copyFileSync(sandboxPath(), bin);
+    fs.chmodSync(bin, 0o755);
+    const script = [
+      `const { runTool } = require('./src/activities/tools');`,
+      `const { sandboxAvailability } = require('./src/activities/tools/sandbox');`,
+      `runTool(${JSON.stringify(path.join(dir, 'ws'))}, 'run_command', { argv: ['node', '-e', 'console.log(40 + 2)'] }, { sandbox: { enabled: true, network: false } })`,
+      `  .then((r) => console.log(JSON.stringify({ hidden: !require('fs').existsSync('/usr/bin/bwrap'), check: sandboxAvailability(), r })));`,
+    ].join('\n');
+    const overlay = `lowerdir=/usr/bin,upperdir=${dir}/upper,workdir=${dir}/work`;
+    const child = spawnSync(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        `mount -t overlay overlay -o ${overlay} /usr/bin && exec node -r ./test/support/ts-register.js -e "$0"`,
+        script,
+      ],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(bin)}:${process.env.PATH ?? ''}` }, timeout: 60_000 },
+    );
+    expect(child.stderr).toBe('');
+    const seen = JSON.parse(child.stdout) as { hidden: boolean; check: { ok: boolean; path?: string }; r: { ok: boolean; output: string } };
+    expect(seen.hidden).toBe(true);
+    expect(seen.r).toEqual({ ok: true, output: 'exit code 0\n42\n' });
+    expect(seen.check).toMatchObject({ ok: true, path: bin });
+    expect(fs.existsSync('/usr/bin/bwrap')).toBe(true);
+  });
+
+  it('S1 bubblewrap gone after the check: the command says "bubblewrap not found at <path>", and the next one looks again', async () => {
+    const ws = tmp('sbx-ws-');
+    const dir = tmp('sbx-gone-');
+    const bin = path.join(dir, 'bwrap');
+    fs.copyFileSync(sandboxPath(), bin);
+    fs.chmodSync(bin, 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${dir}:${saved ?? ''}`;
+    try {
+      expect(sandboxAvailability()).toMatchObject({ ok: true, path: bin });
+      fs.rmSync(bin);
+      const r = await sh(ws, 'echo ran > ran.txt');
+      expect(r).toEqual({
+        ok: false,
+        output: expect.stringMatching(new RegExp(`^bubblewrap not found at ${bin} \\(it was there when the worker checked its sandbox\\)`)),
+      });
+      expect(fs.existsSync(path.join(ws, 'ran.txt'))).toBe(false);
+      // Checked again: the one still on PATH.
+      expect((await sh(ws, 'echo ran > ran.txt')).ok).toBe(true);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('S1 a command missing from the sandbox says which PATH it was looked up in', async () => {
+    const r = await runTool(tmp('sbx-ws-'), 'run_command', { argv: ['no-such-tool-xyz', '--help'] }, SANDBOXED);
+    expect(r).toEqual({
+      ok: false,
+      output: `no-such-tool-xyz not found in the sandbox's PATH: ${COMMAND_PATH} (argv[0] must be a command on that PATH or a path; no shell is used)`,
+    });
   });
 
   it('S1 the switches are the worker environment: sandbox on and network off unless it says otherwise', () => {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTool } from '../../src/activities/tools';
+import { COMMAND_PATH } from '../../src/activities/tools/sandbox';
 
 let ws: string;
 const tmpDirs: string[] = [];
@@ -90,9 +91,17 @@ describe('run_command', () => {
     expect(r).toEqual({ ok: false, output: 'exit code 3\nboom\n' });
   });
 
-  it('reports a command that does not exist', async () => {
-    const r = await runTool(ws, 'run_command', { argv: ['definitely-not-a-command-xyz'] });
-    expect(r).toEqual({ ok: false, output: expect.stringMatching(/command not found: definitely-not-a-command-xyz/) });
+  it("S1 reports a command that does not exist, naming the PATH it was looked up in (the sandbox's, or the unconfined command's)", async () => {
+    const sandboxed = await runTool(ws, 'run_command', { argv: ['definitely-not-a-command-xyz'] });
+    expect(sandboxed).toEqual({
+      ok: false,
+      output: `definitely-not-a-command-xyz not found in the sandbox's PATH: ${COMMAND_PATH} (argv[0] must be a command on that PATH or a path; no shell is used)`,
+    });
+    const unconfined = await runTool(ws, 'run_command', { argv: ['definitely-not-a-command-xyz'] }, UNCONFINED);
+    expect(unconfined).toEqual({
+      ok: false,
+      output: `command not found: definitely-not-a-command-xyz (not on the command's PATH: ${COMMAND_PATH}; argv[0] must be a command on that PATH or a path; no shell is used)`,
+    });
   });
 
   it('run_command times out and kills the process group', async () => {
@@ -136,6 +145,8 @@ describe('run_command', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.ok).toBe(false);
     expect(r.output).toMatch(/^aborted/);
+    // Cut off, not finished: a worker step does not record it as the call's result (it runs again on retry).
+    expect(r.aborted).toBe(true);
     const pid = grandchildPid(r.output);
     if (pid) expect(await waitGone(pid)).toBe(true);
   });
@@ -150,7 +161,7 @@ describe('run_command', () => {
       { argv: ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`] },
       { signal: controller.signal },
     );
-    expect(r).toEqual({ ok: false, output: expect.stringMatching(/aborted before starting/) });
+    expect(r).toEqual({ ok: false, output: expect.stringMatching(/aborted before starting/), aborted: true });
     expect(fs.existsSync(marker)).toBe(false);
   });
 });

@@ -49,13 +49,33 @@ describe('words for users', () => {
   });
 
   it('`replanner --help` and every `replanner <command> --help` have none either', async () => {
-    const paths = commandPaths();
+    const paths = await commandPaths();
     // Every command the program has, subcommands too: a new one is checked without being listed here.
     expect(paths.map((p) => p.join(' '))).toEqual(expect.arrayContaining(['run', 'watch', 'worker stop', 'scripted-model', 'temporal', 'doctor']));
     for (const argv of [[], ...paths]) {
       const text = await help(argv);
       expect({ argv, codes: codesIn(text) }).toEqual({ argv, codes: [] });
     }
+  });
+
+  it('V8 docs/reference.md is a user document too: no requirement code, no design-document or issue citation, no "rung"', () => {
+    const reference = fs.readFileSync(path.resolve(__dirname, '../../docs/reference.md'), 'utf8');
+    const cited = reference
+      .split('\n')
+      .map((text, i) => ({
+        line: i + 1,
+        codes: [...codesIn(text), ...(text.match(/\b(?:in|see|from|since|as of) issues? \d+\b|(?<!`)\brungs?\b(?!`)|\bsession \d+\b/gi) ?? [])],
+      }))
+      .filter((x) => x.codes.length);
+    expect(cited).toEqual([]);
+  });
+
+  it('V8 `--help` says in plain words what a task asking how to go on is; the README says what Duck Pacemaker is', async () => {
+    const text = [await help([]), await help(['consult'])].join('\n');
+    expect(text).not.toMatch(/consultation/i);
+    expect(text).toContain('answer a task that asks how to go on');
+    const end = README.indexOf(DEVELOPER_HEADING);
+    expect(README.slice(0, end)).toMatch(/Each task has a pacer, called Duck Pacemaker \(🦆\): it sets how\s+many attempts/);
   });
 
   it("the README's configuration examples are what the config parser accepts", () => {

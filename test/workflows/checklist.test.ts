@@ -91,7 +91,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
       '**Status**: DONE',
       '**Goal**: Carry out the instruction',
       '## 📋 Execution Plan (Revised #1)',
-      '**Revision Reason**: replan because b failed; plan the remaining work again (partial_replan)',
+      '**Revision Reason**: replan because b failed; plan the remaining work again (re-plan the remaining steps)',
       '**Previous Progress**: 1/2',
     ]);
     const [current, history] = details.split('<details>');
@@ -115,8 +115,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     console.log(`V1/S2 history: ${events} events for ${calls} LLM calls (${(events / calls).toFixed(1)} per call); run: ${JSON.stringify(kinds)}`);
     // What this issue adds to the run's history: one read (a local activity marker) per progress poke
     // at most (pokes are coalesced), and the checklist's memo writes (only when its text changed).
-    // Besides: issue 28's three patch markers (the run takes its workspace lock, shows WAITING, keeps
-    // the memo's progress current) and the one local activity that names the workspace's lock.
+    // Besides: the one local activity that names the workspace's lock.
     expect(kinds.markerRecordedEventAttributes ?? 0).toBeLessThanOrEqual((kinds.workflowExecutionSignaledEventAttributes ?? 0) + 4);
     expect(kinds.workflowPropertiesModifiedEventAttributes ?? 0).toBeLessThanOrEqual(20);
     partialChecklist = details.slice(details.indexOf('## 📋'));
@@ -149,7 +148,7 @@ describe('V1 X11 the plan checklist in the Web UI and the memo', () => {
     const [current, history] = details.split('<details>');
     expectToContainAll(
       current,
-      ['## 📋 Execution Plan (Revised #1)', '(task_redecomposition)', '**Previous Progress**: 0/1', '- [x] **a**: write a', '- [x] **b**: write b'],
+      ['## 📋 Execution Plan (Revised #1)', '(split the tasks again)', '**Previous Progress**: 0/1', '- [x] **a**: write a', '- [x] **b**: write b'],
       ['**ab**'],
     );
     expect(current).toContain('Progress: 2/2 (100%) complete · Plan Revisions: 1');

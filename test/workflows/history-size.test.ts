@@ -3,8 +3,8 @@
 // workflow execution of the run, tool-call activities included; bench/run.ts runHistories). Parallel
 // 1 is the tightest row: one progress report per task, each read from the execution child (S2).
 // Issue 28 added costs per run and per task, not per call (12.84 on this 45-call run, from 11.9):
-// the workspace lock as the run's child (its own 9 events, its start and release in the run), three
-// patch markers (gone once the patches are deprecated) and one memo write per finished task (so
+// the workspace lock as the run's child (its own 9 events, its start and release in the run) and one
+// memo write per finished task (so
 // `status` read from the memo never goes backwards after a crash). A larger run amortises them.
 import * as fs from 'node:fs';
 import * as os from 'node:os';

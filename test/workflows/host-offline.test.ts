@@ -69,8 +69,9 @@ describe('workspace host offline', () => {
     expect(pause.reason).toMatch(/^workspace host host-a offline since \d{4}-\d\d-\d\dT/);
     // How to move on: bring the host back, or cancel.
     expect(pause.reason).toContain('REPLANNER_HOST=host-a');
-    expect(pause.reason).toContain(`replanner cancel ${paused.runId}`);
-    expect(renderStatus(paused)).toContain('resumes by itself when the host is back');
+    expect(pause.reason).toContain(`npx replanner cancel ${paused.runId}`);
+    expect(renderStatus(paused)).toContain('PAUSED: the machine that holds the workspace is offline since');
+    expect(renderStatus(paused)).toContain('it goes on by itself when one polls again');
     expect(paused.tasks.filter((t) => t.state === 'BLOCKED')).toEqual([]);
 
     // The host's worker returns: the run goes on by itself.

@@ -189,7 +189,7 @@ describe('M1 the fallback ladder', () => {
     expect(pause.reason).toContain('does not support tools');
     expect(pause.reason).toContain('chatml-function-calling');
     expect(pause.reason).toContain('--enable-auto-tool-choice');
-    expect(pausedLine(runId, pause)).toContain(`fix it, then: replanner resume ${runId}`);
+    expect(pausedLine(runId, pause)).toContain(`fix it, then: npx replanner resume ${runId}`);
     // Exactly one worker request, rejected; nothing after it.
     const worker = h.fake.requestsFor('worker_step');
     expect(worker.map((r) => r.status)).toEqual([400]);

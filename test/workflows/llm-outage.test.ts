@@ -8,6 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { decisionsQuery, pauseUpdate, statusQuery, type RunStatus } from '../../src/workflows/messages';
 import { RunWorkflow, runWorkflowId } from '../../src/workflows/run';
 import { STATUS_KEY } from '../../src/workflows/search-attributes';
+import { eventPrinter, watchEvents } from '../../src/client/watch';
 import { cli } from '../support/cli';
 import { FAST, runOutcome, temporalAddress, uniqueId, sleep, until, type Harness } from '../support/harness';
 import { scriptScenario, taskIdOf, workerStepsSoFar, type ScenarioTask } from '../support/scenario';
@@ -60,10 +61,17 @@ async function expectDoneWithoutBlockOrReplan(handle: WorkflowHandle): Promise<v
 }
 
 describe('O2 an LLM outage pauses the run instead of failing it', () => {
-  it('O2 the endpoint refuses connections for 90 s mid-execution: PAUSED with the outage reason (status and search attribute), resumes by itself, DONE, no task BLOCKED, no replan', async () => {
+  it('O2 V8 the endpoint refuses connections for 90 s mid-execution: PAUSED with the outage reason (status and search attribute), resumes by itself, DONE, no task BLOCKED, no replan; watch says so once each way, in words', async () => {
     scriptScenario(h.fake, { tasks: TASKS, workerDelayMs: 300 });
     const runId = uniqueId('outage');
     const handle = await start(runId);
+    // V8: what `watch` prints of it all, as a person reads it.
+    const watched: string[] = [];
+    const watching = watchEvents(
+      h.client,
+      runId,
+      eventPrinter((l) => watched.push(l), { runId }),
+    );
     await until('step 2 of both tasks', async () => (stepAsked('a', 2) && stepAsked('b', 2) ? true : undefined));
     const downAt = Date.now();
     const { back } = await h.fake.refuseConnectionsFor(90_000);
@@ -93,6 +101,16 @@ describe('O2 an LLM outage pauses the run instead of failing it', () => {
     );
     await expectDoneWithoutBlockOrReplan(handle);
     expect(await searchStatus(handle)).toBe('DONE');
+    // V8: one line when the model stops answering and one when it answers again, never one per retry,
+    // and no internal name (pause kinds, activity names, Temporal's attempts).
+    await watching;
+    expect(watched.filter((l) => l.includes('the model is not answering since'))).toEqual([
+      expect.stringMatching(/^ {2}PAUSED: the model is not answering since \d\d:\d\d:\d\d \(connection refused\); it is tried again by itself/),
+    ]);
+    expect(watched.filter((l) => l.includes('the model answers again'))).toHaveLength(1);
+    expect(
+      watched.filter((l) => /LLM unavailable|llm_outage|workerStep|judgeTask|worker_step|heartbeat|attempt \d|waiting to try again/i.test(l)),
+    ).toEqual([]);
     // Every file was written once the LLM was back.
     expect(h.fake.successfulFor('judge').length).toBe(2);
     // The run is told once per pause (and once it ends), not per probe: its history stays small.
@@ -155,14 +173,14 @@ describe('O2 an LLM outage pauses the run instead of failing it', () => {
     expect(rejected.reason).toContain('OPENAI_API_KEY rejected by');
     expect(rejected.reason).toContain('HTTP 401');
     expect(rejected.reason).toContain('restart the worker');
-    expect(rejected.reason).toContain(`replanner resume ${runId}`);
+    expect(rejected.reason).toContain(`npx replanner resume ${runId}`);
     expect(await searchStatus(handle)).toBe('PAUSED');
     // Rejected once (no quick retries for a 401), and nothing more is asked while paused.
     await sleep(3000);
     expect(h.fake.requests.map((r) => r.status)).toEqual([401]);
     const shown = await cli('status', runId);
-    expect(shown.out).toContain('PAUSED (llm_rejected)');
-    expect(shown.out).toContain(`fix it, then: replanner resume ${runId}`);
+    expect(shown.out).toContain("PAUSED: the model refuses the run's requests since");
+    expect(shown.out).toContain(`fix it, then: npx replanner resume ${runId}`);
 
     await killWorker(bad);
     await startWorkerProcess({ ...params, apiKey: 'good-key' });

@@ -100,10 +100,10 @@ describe('X10 X11 GitHub through @octokit/rest', () => {
     const [clarify, decided] = found.map((x) => x[0]!.body);
     expect(clarify).toContain('1. Which output format? (q1)');
     expect(clarify).toContain('**If no response**:\nI will proceed with the following assumptions after 0 minute(s):\n- plain text');
-    expect(decided).toContain('**Phase**: Task Decomposition');
+    expect(decided).toContain('**Phase**: Tasks');
     expect(decided).toContain('**Confidence**: 90%');
     expect(decided).toContain('**Issues Found**:\n- the tasks are too coarse');
-    expect(notices(comments, 'replan_overridden')[0]!.body).toContain('**Phase**: Action Sequence Generation');
+    expect(notices(comments, 'replan_overridden')[0]!.body).toContain('**Phase**: Steps');
     expect(comments).toHaveLength(1 + kinds.length);
 
     const status: RunStatus = await handle.query(statusQuery);

@@ -12,7 +12,7 @@ import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { stalledParserVerdict, TRIGGER } from '../support/pacemaker-triggers';
 import { scriptScenario } from '../support/scenario';
-import type { InterventionKind } from '../../src/domain/pacemaker';
+import { consultationMessage, type InterventionKind } from '../../src/domain/pacemaker';
 
 let h: Harness;
 harnessForSuite((started) => (h = started));
@@ -41,10 +41,10 @@ function stallingRun(kind: InterventionKind = 'no_progress') {
   return { unstuck: () => (unstuck = true) };
 }
 
-async function startStalling(kind: InterventionKind = 'no_progress') {
+async function startStalling(kind: InterventionKind = 'no_progress', instruction = 'make the parser work') {
   const { runId, handle } = await startRun(
     h,
-    { instruction: 'make the parser work', workspace: h.workspace(), options: FAST, config: { pacemaker: TRIGGER[kind].pacemaker } },
+    { instruction, workspace: h.workspace(), options: FAST, config: { pacemaker: TRIGGER[kind].pacemaker } },
     'duck',
   );
   const status = await until<RunStatus>('a consultation in the run status', async () => {
@@ -55,9 +55,9 @@ async function startStalling(kind: InterventionKind = 'no_progress') {
 }
 
 describe('Duck Pacemaker consultations (P1–P8)', () => {
-  it('P7 a stalled task consults the user, who answers "guidance" through the CLI; the text is in the next worker request', async () => {
+  it('P7 V9 a stalled task consults the user, shown in the Japanese instruction\'s language as seed 002 lays it out; the user answers "guidance" through the CLI; the text is in the next worker request', async () => {
     const stall = stallingRun();
-    const { runId, handle, status, task } = await startStalling();
+    const { runId, handle, status, task } = await startStalling('no_progress', 'パーサーが動くようにしてください');
 
     const c = nth(status.consultations ?? [], 0, 'consultation');
     expect(c).toMatchObject({ id: 's-c1', taskId: 's', kind: 'no_progress' });
@@ -67,12 +67,25 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
       ['continue', 'continue_raised'],
       ['different_approach', 'restart'],
     ]);
-    // `status` lists the pending consultation's own choices, Japanese (seed 002) and English.
+    // V9: the task kept seed 002's Japanese situation, and `status` shows the consultation as the seed
+    // lays it out, in the instruction's language: title, situation, question, numbered choices, prompt.
+    expect(c.messageJa).toBe(consultationMessage('no_progress', c.iteration).ja);
     const shown = renderStatus(status);
-    expect(shown).toContain('  1|stop. 作業を中止する — Stop the work');
-    expect(shown).toContain('  2|guidance. 追加の指示や情報を提供する — Provide additional instructions or information (needs your text)');
-    expect(shown).toContain('  4|different_approach. 別のアプローチで再開する — Restart with a different approach');
-    expect(shown).toContain(`answer: replanner consult ${runId} s <1-4|key> ["text"]`);
+    const cliStatus = await cli('status', runId);
+    for (const text of [shown, cliStatus.out]) {
+      expect(text).toContain(
+        [
+          '🦆 Duck Pacemaker からの相談（タスク s）',
+          '',
+          ...consultationMessage('no_progress', c.iteration).ja.split('\n'),
+          '',
+          'どのように進めますか？',
+          '1. 作業を中止する',
+          '2. 追加の指示や情報を提供する（説明を添えて）',
+        ].join('\n'),
+      );
+      expect(text).toContain(`選択してください (1-4): npx replanner consult ${runId} s <number> ["text"]`);
+    }
     // The task's own query shows it too, with the pacemaker's limit.
     const ts = await task.query(taskStatusQuery);
     expect(ts.consultation?.id).toBe('s-c1');
@@ -83,7 +96,7 @@ describe('Duck Pacemaker consultations (P1–P8)', () => {
     stall.unstuck();
     const r = await cli('consult', runId, 's', 'guidance', GUIDANCE);
     expect(r).toMatchObject({ code: 0, err: '' });
-    expect(r.out).toContain('Answered consultation s-c1 of task s: guidance (guidance)');
+    expect(r.out).toContain('Answered task s (s-c1): guidance');
 
     const result = await runOutcome(handle);
     expect(result.status).toBe('DONE');

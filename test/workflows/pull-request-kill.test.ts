@@ -8,6 +8,7 @@ import { harnessForWorkerProcesses, tempDirsForSuite } from '../support/suite-ho
 import { startWorkerProcess, type WorkerProc } from '../support/worker-proc';
 import { fileTask } from '../support/scenario';
 import { commitsAfter, gitIn } from '../support/git-repos';
+import { barePlaces, historyPlaces, tokenHits, workspacePlaces } from '../support/token-scan';
 import {
   httpWorkspace,
   REPO,
@@ -31,13 +32,17 @@ beforeAll(async () => {
 });
 afterAll(async () => forges?.stop());
 
-const startWorker = () =>
-  startWorkerProcess({
+const workers: WorkerProc[] = [];
+const startWorker = async () => {
+  const w = await startWorkerProcess({
     address: temporalAddress(),
     taskQueue,
     llmBaseURL: h.fake.baseURL,
     env: { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: forges.gh.baseURL },
   });
+  workers.push(w);
+  return w;
+};
 
 async function kill(w: WorkerProc): Promise<void> {
   w.child.kill('SIGKILL');
@@ -55,7 +60,7 @@ describe('a run that ends in a pull request, its worker killed at each step', ()
     const createHeld = gh.holdNext((r) => r.method === 'POST' && /\/pulls$/.test(r.path));
 
     let worker = await startWorker();
-    const { handle, branch } = await startPullRequestRun({ client: h.client, taskQueue }, ws, { github: REPO });
+    const { runId, handle, branch } = await startPullRequestRun({ client: h.client, taskQueue }, ws, { github: REPO });
     const remoteBranch = () => gitIn(bare, ['branch', '--list', branch]).trim();
 
     // 1. A commit is made, its push hangs: kill.
@@ -113,5 +118,9 @@ describe('a run that ends in a pull request, its worker killed at each step', ()
     // One decision about the failed check, whatever the kills.
     expect(h.fake.requestsFor('replan_decision').filter((r) => /Feedback on pull request/.test(r.text) && r.status === 200)).toHaveLength(1);
     await kill(worker);
+    // G2: the token in none of the workers' logs, the histories, the workspace or the remote.
+    const logs = workers.map((w, i) => ({ name: `worker ${i} log`, text: w.output.join('') }));
+    const places = [...logs, ...workspacePlaces(ws), ...barePlaces(bare), ...(await historyPlaces(h.client, runId))];
+    expect(tokenHits(TOKEN, places)).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { FAST, temporalAddress, uniqueId, until, runOutcome, type Harness } from
 import { harnessForSuite } from '../support/suite-hooks';
 import { decision, decisionPhaseOf, isAlternativesRequest, scriptDecisions } from '../support/decisions';
 import { saveHistories } from '../support/histories';
+import { REPLAN_COUNT_KEY } from '../../src/workflows/search-attributes';
 import { plannedTask, scriptScenario, type Scenario, fileTask } from '../support/scenario';
 
 const run = promisify(execFile);
@@ -81,7 +82,7 @@ describe('X7 confidence bands', () => {
       ['task_decomposition', 'none', false, 'skipped', null],
     ]);
     expect(log[0]!.message).toBeUndefined();
-    expect(log[1]!.message).toContain('ignored');
+    expect(log[1]!.message).toContain('Plan kept');
     expect(log[2]!.message).toContain('moderate confidence 60%');
     expect(log[0]!.llm_decision).toMatchObject({ replan_type: 'goal_revision', confidence: 0.9 });
     expect(log[0]!.plan_after!.goal).toBeTruthy();
@@ -324,7 +325,7 @@ describe('X14 clarification', () => {
     assumptions: ['JSON output', 'existing files are kept'],
   });
 
-  it('X14 questions answered with `temporal workflow update`; bad answers are rejected by the validator; the goal is re-understood with the answers', async () => {
+  it('X14 V8 questions answered with `temporal workflow update`; bad answers are rejected by the validator; the goal is re-understood with the answers; an answered question is no plan change (ReplanCount 0)', async () => {
     scriptScenario(h.fake, ONE_TASK);
     scriptDecisions(h.fake, { goal_understanding: [clarifying] });
     const handle = await start();
@@ -371,6 +372,9 @@ describe('X14 clarification', () => {
     expect(second.text).toContain('CSV please');
     expect(second.text).toContain('Which output format do you want?');
     expect(view.counters.byType.clarification_request).toBe(1);
+    // V8: the limits still count the question, the ReplanCount search attribute does not: no plan changed.
+    expect(view.counters.total).toBe(1);
+    expect((await handle.describe()).typedSearchAttributes.get(REPLAN_COUNT_KEY)).toBe(0);
   });
 
   it('X14 nobody answers: after the timeout the run goes on with the LLM assumptions and says so', async () => {

@@ -1,11 +1,11 @@
 // Determinism: every recorded history under test/fixtures/histories must replay against the current
 // workflow code, so a worker upgraded while runs are in flight carries them on.
-// - test/fixtures/histories/*.json: recorded by `npm run record-histories` (re-recorded with each
-//   intended workflow change; the file name is the workflow id).
-// - test/fixtures/histories/pre-redesign/: a wide set recorded from main before the issue-27 redesign
-//   (`RECORD_ALL_HISTORIES=DIR npx jest …` saves every closed workflow of a jest run as
-//   `<workflowId>@<runId>.json`; one history per distinct shape was kept). They are never
-//   re-recorded: the redesign must keep replaying them.
+// - test/fixtures/histories/*.json: recorded by `npm run record-histories` (the file name is the
+//   workflow id).
+// - test/fixtures/histories/<release>/: histories recorded from a release (e.g. v0.2.0/), picked
+//   with `RECORD_ALL_HISTORIES=DIR npx jest …` (every closed workflow of a jest run, saved as
+//   `<workflowId>@<runId>.json`), one per distinct shape. Never re-recorded: every later release
+//   must keep replaying them (docs/development.md, "Workflow histories and replay").
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from '@temporalio/worker';

@@ -10,6 +10,7 @@ import { harnessForSuite } from '../support/suite-hooks';
 import { nth } from '../support/lists';
 import { scriptScenario, fileTask } from '../support/scenario';
 import { saveHistories } from '../support/histories';
+import { workspaceLockId } from '../../src/client/workspace-lock';
 import { hostSettingsFromEnv } from '../../src/host-settings';
 
 let h: Harness;
@@ -69,6 +70,7 @@ describe('RunWorkflow', () => {
       `${id}.execution-1`,
       `${id}.task-b`,
       `${id}.reflection-1`,
+      await workspaceLockId(ws),
     ]);
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
       expect.arrayContaining([

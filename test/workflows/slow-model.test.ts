@@ -80,13 +80,13 @@ describe('M1 a slow model that is alive finishes its runs', () => {
       // While A's model reads its prompt: `status` says so, from the activity's heartbeat.
       const reading = await until(
         'status to show A reading its prompt',
-        async () => (await statusLines(a)).find((l) => /^LLM call: goal_understanding: reading prompt \([\d,]+ tokens\)…$/.test(l)),
+        async () => (await statusLines(a)).find((l) => /^Model call: working out the goal: reading the prompt \([\d,]+ tokens\)…$/.test(l)),
         60_000,
       );
       // While B's model writes: `status` counts its tokens.
       const writing = await until(
         'status to show B writing',
-        async () => (await statusLines(b)).find((l) => /^LLM call: task_decomposition: writing, ([1-9]\d*) tokens$/.test(l)),
+        async () => (await statusLines(b)).find((l) => /^Model call: planning the tasks: writing, ([1-9]\d*) tokens$/.test(l)),
         120_000,
       );
       const [ra, rb] = await Promise.all([runOutcome(ha), runOutcome(hb)]);
@@ -108,8 +108,8 @@ describe('M1 a slow model that is alive finishes its runs', () => {
         expect(answered.filter((r) => r.status !== 200)).toEqual([]);
       }
       // `watch` showed B's call while it wrote, a line per change (not per token).
-      const callLines = watched.filter((l) => l.includes('task_decomposition: '));
-      expect(callLines.some((l) => /task_decomposition: writing, \d+ tokens/.test(l))).toBe(true);
+      const callLines = watched.filter((l) => l.includes('planning the tasks: '));
+      expect(callLines.some((l) => /planning the tasks: writing, \d+ tokens/.test(l))).toBe(true);
       expect(callLines.length).toBeLessThan(40);
       // No history event per token: B's decomposition phase took 200 tokens in a handful of events.
       const history = await h.client.workflow.getHandle(`${runWorkflowId(b)}.task_decomposition-1`).fetchHistory();
@@ -149,11 +149,11 @@ describe('M1 a slow model that is alive finishes its runs', () => {
     try {
       const named = await until(
         'status to name the stall',
-        async () => (await statusLines(runId)).find((l) => l.startsWith('LLM call: task_decomposition:') && l.includes('attempt 2')),
+        async () => (await statusLines(runId)).find((l) => l.startsWith('Model call: planning the tasks:') && l.includes('try 2')),
         60_000,
       );
       expect(named).toMatch(
-        /\(attempt 2; the last one: task_decomposition request to .*: the reply stalled after 20 tokens \(no token for 6 s\); a model that pauses mid-reply needs a longer llm\.stallTimeoutSeconds/,
+        /\(try 2; the last one: the request to \S+ \(planning the tasks\): the reply stalled after 20 tokens \(no token for 6 s\); a model that pauses mid-reply needs a longer llm\.stallTimeoutSeconds/,
       );
       expect((await runOutcome(handle)).status).toBe('DONE');
       expect(pauses.seen).toEqual([]);

@@ -284,13 +284,14 @@ describe('P9 V1 V2 where people see the stuck note', () => {
     const note = /^stuck: list_dir output\.txt failed \(not found\) 3 times in a row \(2 wasted steps, \d+ tokens\)/;
     expect(status.consultations![0]!.message).toMatch(note);
     expect(renderStatus(status)).toMatch(
-      /Consultation a-c1 \(task a, no_progress, loop 1\/\d+\): stuck: list_dir output\.txt failed \(not found\) 3 times in a row/,
+      /🦆 Duck Pacemaker: task a asks how to go on\n\nstuck: list_dir output\.txt failed \(not found\) 3 times in a row/,
     );
     // watch: what it prints for the task's steps (read with the taskStatus query, as watch does).
     const task = h.client.workflow.getHandle(taskWorkflowId(handle.workflowId, 'a'));
     const steps = (await task.query(taskStatusQuery)).steps!;
     expect(workerStepLine('a', steps.at(-1)!)).toMatch(
-      /step 1\.3: list_dir\(\{"path":"output\.txt"\}\)! \(1 failed\)\n {6}a · stuck: list_dir output\.txt failed/,
+      // V6: with the first line of why the call failed.
+      /step 1\.3: list_dir\(\{"path":"output\.txt"\}\)! \(1 failed: list_dir: not found: output\.txt\)\n {6}a · stuck: list_dir output\.txt failed/,
     );
     // V1: the task's current details (the Web UI).
     const meta = await task.query<{ currentDetails: string }>('__temporal_workflow_metadata');

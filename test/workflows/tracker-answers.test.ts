@@ -196,7 +196,7 @@ describe.each([
     const handle = await startForgeRun(h, taskQueue, config, { trackerPollMs: 300 });
     const runId = runIdOf(handle);
     await until('the checklist to say how to answer the consultation', async () =>
-      checklistsOf(s.commentsOf(f.thread(33)), runId)[0]?.body.includes('`/consult a <choice>`') ? true : undefined,
+      checklistsOf(s.commentsOf(f.thread(33)), runId)[0]?.body.includes('`/consult a <number>`') ? true : undefined,
     );
     const t0 = Date.now();
     s.reply(f.thread(33), '/consult a 1', 'mallory');

@@ -1,5 +1,6 @@
-// X10/X11 on GitHub through @octokit/rest: issue comments (a pull request's conversation comments
-// are issue comments too). Base URL: GITHUB_API_URL (GitHub Enterprise, tests), else api.github.com.
+// Notifications and the plan checklist on GitHub through @octokit/rest: issue comments (a pull
+// request's conversation comments are issue comments too). Base URL: GITHUB_API_URL (GitHub
+// Enterprise, tests), else api.github.com.
 import { Octokit } from '@octokit/rest';
 import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';
@@ -32,24 +33,42 @@ const statusOf = (err: unknown): unknown => (err as { status?: unknown }).status
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function githubThread(target: GithubTarget, token: string, baseUrl: string): CommentThread {
-  // No retry or throttling plugin: Temporal's retry policy owns retries (workflows/run/notifications.ts).
-  const octokit = new Octokit({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ''), userAgent: 'replanner', log: quiet });
+/**
+ * The worker's GitHub client: the token in the Authorization header only, no log. No retry or
+ * throttling plugin: Temporal's retry policy owns retries (workflows/run/notifications.ts).
+ */
+export function githubClient(token: string, baseUrl: string): Octokit {
+  return new Octokit({ auth: token, baseUrl: baseUrl.replace(/\/+$/, ''), userAgent: 'replanner', log: quiet });
+}
+
+/** What an @octokit error says (status, headers, message) without its request (which holds the token). */
+export function githubProblemOf(err: unknown): RequestProblem {
+  const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown } };
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(e.response?.headers ?? {})) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
+  const detail = typeof e.message === 'string' ? e.message : String(err);
+  // @octokit/request reports a request that got no response as status 500 without a response
+  // (and without the socket error's code); a timeout comes through as the signal's TimeoutError.
+  if (!(typeof e.status === 'number' && e.response)) return { network: networkKindOf(err) ?? 'other', headers, detail };
+  return { status: e.status, headers, body: e.response.data, detail };
+}
+
+/** `requestTimeoutMs`: how long one request may take (tests shorten it). */
+export function githubThread(target: GithubTarget, token: string, baseUrl: string, requestTimeoutMs = REQUEST_TIMEOUT_MS): CommentThread {
+  const octokit = githubClient(token, baseUrl);
   const [owner, repo] = target.repo.split('/') as [string, string];
   const where = { owner, repo };
-  const request = () => ({ signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const request = () => ({ signal: AbortSignal.timeout(requestTimeoutMs) });
   return {
     async find(marker) {
-      for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, {
-        ...where,
-        issue_number: target.number,
-        per_page: 100,
-        request: request(),
-      })) {
-        const hit = page.data.find((c) => c.body?.includes(marker));
+      // Page by page, each request with its own time limit (octokit's paginate drops a request's
+      // options, its abort signal with them: a request that got no answer would wait for ever).
+      for (let page = 1; ; page++) {
+        const r = await octokit.rest.issues.listComments({ ...where, issue_number: target.number, per_page: 100, page, request: request() });
+        const hit = r.data.find((c) => c.body?.includes(marker));
         if (hit) return hit.id;
+        if (r.data.length < 100) return undefined;
       }
-      return undefined;
     },
     async create(body) {
       const r = await octokit.rest.issues.createComment({ ...where, issue_number: target.number, body, request: request() });
@@ -95,15 +114,6 @@ export function githubThread(target: GithubTarget, token: string, baseUrl: strin
         throw err;
       }
     },
-    problemOf(err: unknown): RequestProblem {
-      const e = err as { status?: unknown; message?: unknown; response?: { headers?: Record<string, unknown>; data?: unknown } };
-      const headers: Record<string, string | undefined> = {};
-      for (const [k, v] of Object.entries(e.response?.headers ?? {})) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
-      const detail = typeof e.message === 'string' ? e.message : String(err);
-      // @octokit/request reports a request that got no response as status 500 without a response
-      // (and without the socket error's code); a timeout comes through as the signal's TimeoutError.
-      if (!(typeof e.status === 'number' && e.response)) return { network: networkKindOf(err) ?? 'other', headers, detail };
-      return { status: e.status, headers, body: e.response.data, detail };
-    },
+    problemOf: githubProblemOf,
   };
 }

@@ -1,10 +1,11 @@
-// X10: gitbeaker's requester with one attempt per request. @gitbeaker/rest's own requester retries
+// gitbeaker's requester with one attempt per request. @gitbeaker/rest's own requester retries
 // a 429 or 502 ten times within about 0.3 s and then throws GitbeakerRetryError, which keeps neither
 // the response nor its headers (a retry-after, a rate limit's reset): the retry table
 // (src/domain/failures.ts) could not decide. This one sends each request once and throws what the
 // server said the way gitbeaker does (GitbeakerRequestError, the response in its cause), so a 429 or
 // a 5xx reaches the run's delivery queue with its headers. It can also send a conditional GET
 // (If-None-Match) and report the response's ETag: the replies poll asks "anything new?" cheaply.
+import { tailResponse } from '../forge/read-tail';
 import { createRequesterFn, GitbeakerRequestError, GitbeakerTimeoutError, type FormattedResponse } from '@gitbeaker/requester-utils';
 
 /** A conditional GET: the ETag to send and, after the call, the one the server gave. */
@@ -48,8 +49,11 @@ async function requestError(request: Request, response: Response): Promise<never
   throw new GitbeakerRequestError(description || `${response.status}`, { cause: { description, request, response } });
 }
 
-/** gitbeaker's `requesterFn` sending each request once; `conditional` makes GETs conditional. */
-export function singleAttemptRequester(conditional: Conditional = {}) {
+/**
+ * gitbeaker's `requesterFn` sending each request once; `conditional` makes GETs conditional; with
+ * `textTailBytes` a body is read only to its last that many bytes (a CI job's log).
+ */
+export function singleAttemptRequester(conditional: Conditional = {}, textTailBytes?: number) {
   return createRequesterFn(
     (_service, options) => Promise.resolve(options),
     async (endpoint: string, raw?: Record<string, unknown>) => {
@@ -68,7 +72,7 @@ export function singleAttemptRequester(conditional: Conditional = {}) {
       });
       if (method === 'GET') conditional.etag = response.headers.get('etag') ?? undefined;
       if (!response.ok) return requestError(request, response);
-      return parsed(response);
+      return parsed(textTailBytes === undefined ? response : await tailResponse(response, textTailBytes));
     },
   );
 }

@@ -1,7 +1,7 @@
-// X10/X11 on GitLab through @gitbeaker/rest: notes of an issue or a merge request. Host: the
-// config's `url`, else GITLAB_URL, else https://gitlab.com. Each request is sent once
-// (./gitlab-requester.ts): a 429 or 5xx reaches the run's delivery queue with its headers, and the
-// retry table decides, as for GitHub.
+// Notifications and the plan checklist on GitLab through @gitbeaker/rest: notes of an issue or a
+// merge request. Host: the config's `url`, else GITLAB_URL, else https://gitlab.com. Each request
+// is sent once (./gitlab-requester.ts): a 429 or 5xx reaches the run's delivery queue with its
+// headers, and the retry table decides, as for GitHub.
 import { IssueNotes, MergeRequestNotes, ProjectMembers } from '@gitbeaker/rest';
 import { networkKindOf } from '../../domain/failures';
 import type { NotifyTarget } from '../../domain/notifications';
@@ -34,11 +34,38 @@ const replyOf = (n: GitlabNote): ThreadComment => ({
 
 const statusOf = (err: unknown): unknown => (err as { cause?: { response?: { status?: unknown } } }).cause?.response?.status;
 
+/**
+ * The options of the worker's gitbeaker resources: the token in the PRIVATE-TOKEN header only, each
+ * request sent once and given `timeoutMs` (a request's limit by default); `conditional` makes GETs
+ * conditional; with `textTailBytes` a body is read only to its end (a job's log).
+ */
+export function gitlabOptions(token: string, host: string, extra: { conditional?: Conditional; textTailBytes?: number; timeoutMs?: number } = {}) {
+  const requesterFn = singleAttemptRequester(extra.conditional ?? {}, extra.textTailBytes);
+  return { host: host.replace(/\/+$/, ''), token, queryTimeout: extra.timeoutMs ?? REQUEST_TIMEOUT_MS, requesterFn };
+}
+
+/** A GitLab project as gitbeaker takes it: a numeric id as a number, else its path. */
+export const gitlabProjectId = (project: string): string | number => (/^\d+$/.test(project) ? Number(project) : project);
+
+/** What a gitbeaker error says (status, headers, message) without its request (which holds the token). */
+export function gitlabProblemOf(err: unknown): RequestProblem {
+  const e = err as { name?: unknown; message?: unknown; cause?: { response?: Response; description?: unknown } };
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  const response = e.cause?.response;
+  if (response && typeof response.status === 'number') {
+    const headers: Record<string, string | undefined> = {};
+    response.headers?.forEach((v, k) => (headers[k] = v));
+    return { status: response.status, headers, body: e.cause?.description, detail: message };
+  }
+  if (e.name === 'GitbeakerTimeoutError') return { network: 'timeout', detail: message };
+  return { network: networkKindOf(err) ?? 'other', detail: message };
+}
+
 export function gitlabThread(target: GitlabTarget, token: string, host: string): CommentThread {
   const conditional: Conditional = {};
-  const options = { host: host.replace(/\/+$/, ''), token, queryTimeout: REQUEST_TIMEOUT_MS, requesterFn: singleAttemptRequester(conditional) };
+  const options = gitlabOptions(token, host, { conditional });
   const notes = target.kind === 'merge_request' ? new MergeRequestNotes(options) : new IssueNotes(options);
-  const project = /^\d+$/.test(target.project) ? Number(target.project) : target.project;
+  const project = gitlabProjectId(target.project);
   return {
     async find(marker) {
       // Every page (GitLab gives 20 notes a page unless asked; at most 100): a long thread is searched whole.
@@ -84,17 +111,6 @@ export function gitlabThread(target: GitlabTarget, token: string, host: string):
         throw err;
       }
     },
-    problemOf(err: unknown): RequestProblem {
-      const e = err as { name?: unknown; message?: unknown; cause?: { response?: Response; description?: unknown } };
-      const message = typeof e.message === 'string' ? e.message : String(err);
-      const response = e.cause?.response;
-      if (response && typeof response.status === 'number') {
-        const headers: Record<string, string | undefined> = {};
-        response.headers?.forEach((v, k) => (headers[k] = v));
-        return { status: response.status, headers, body: e.cause?.description, detail: message };
-      }
-      if (e.name === 'GitbeakerTimeoutError') return { network: 'timeout', detail: message };
-      return { network: networkKindOf(err) ?? 'other', detail: message };
-    },
+    problemOf: gitlabProblemOf,
   };
 }

@@ -1,4 +1,4 @@
-// X10 / X11 / X14: the notification activities: the checklist comment, one notification, and the
+// The notification activities (X10): the checklist comment, one notification, and the
 // poll of the thread's replies. The token is the worker's (GITHUB_TOKEN / GITLAB_TOKEN), read here
 // at each call: it never travels in a workflow's input, history, memo or log. Every failure leaves
 // as an ApplicationFailure whose message, details and cause have every secret value replaced (a
@@ -77,7 +77,14 @@ function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread 
  * The failure the workflow sees: decided by the retry table (through classifyDeliveryFailure), the
  * upstream's status and body in its details, the client's error as its cause; no secret in any.
  */
-export function deliveryFailure(service: NotifyService, p: RequestProblem, err: unknown, env: NodeJS.ProcessEnv): ApplicationFailure {
+export function deliveryFailure(
+  service: NotifyService,
+  p: RequestProblem,
+  err: unknown,
+  env: NodeJS.ProcessEnv,
+  /** The failure's types, and what was being done (it leads the message): the forge activities' own. */
+  as: { rejected: string; unavailable: string; doing?: string } = { rejected: NOTIFICATION_REJECTED, unavailable: NOTIFICATION_UNAVAILABLE },
+): ApplicationFailure {
   const secrets = secretValues(env);
   const c = classifyDeliveryFailure({
     service,
@@ -88,8 +95,8 @@ export function deliveryFailure(service: NotifyService, p: RequestProblem, err: 
     nowMs: Date.now(),
   });
   return ApplicationFailure.create({
-    message: redactSecrets(c.message, secrets),
-    type: c.retryable ? NOTIFICATION_UNAVAILABLE : NOTIFICATION_REJECTED,
+    message: redactSecrets(as.doing ? `${as.doing}: ${c.message}` : c.message, secrets),
+    type: c.retryable ? as.unavailable : as.rejected,
     nonRetryable: !c.retryable,
     ...(c.retryAfterMs !== undefined ? { nextRetryDelay: Math.max(1000, c.retryAfterMs) } : {}),
     details: [failureDetails(service, p, c, p.body, secrets)],
@@ -113,7 +120,7 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
   };
   return {
     /**
-     * X11: the run's one checklist comment, edited in place. Before creating it, the run's own is
+     * The run's one checklist comment, edited in place. Before creating it, the run's own is
      * looked for by its marker: a crash between the create and its recorded result (a retry, or a
      * continued run) never makes a second one.
      */
@@ -139,7 +146,7 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
       });
     },
 
-    /** X10: one notification, its own comment. A retried attempt first looks for what a lost one posted. */
+    /** One notification, its own comment. A retried attempt first looks for what a lost one posted. */
     async postNotification(input: NotificationInput): Promise<{ commentId: number }> {
       const marker = notificationMarker(input.runId, input.key);
       return deliver(input.target, async (thread) => {
@@ -152,7 +159,7 @@ export function createNotificationActivities(env: NodeJS.ProcessEnv = process.en
     },
 
     /**
-     * X14 / P7: the replies changed since the last poll that carry a command (`/answer`,
+     * Answers from the thread: the replies changed since the last poll that carry a command (`/answer`,
      * `/consult`), each with whether its author may write to the repository. A conditional
      * request: an unchanged thread answers "not modified" at no cost.
      */

@@ -1,5 +1,5 @@
-// X10/X11: the comments of one issue or merge request, as the notification activities need them:
-// find the run's own comment by its hidden marker, create one, edit one; X14 / P7: read the replies
+// The comments of one issue or merge request, as the notification activities need them:
+// find the run's own comment by its hidden marker, create one, edit one; read the replies
 // changed since a time (a conditional request: "not modified" costs nothing) and ask whether their
 // author may write to the repository. One adapter per service (github.ts, gitlab.ts) over its
 // well-kept client library.

@@ -1,4 +1,4 @@
-// Issue 23: the worker process's bound on concurrent run_command processes (REPLANNER_MAX_CONCURRENT_COMMANDS,
+// The worker process's bound on concurrent run_command processes (REPLANNER_MAX_CONCURRENT_COMMANDS,
 // default the CPU count; policy in src/domain/command-slots.ts). A command waits for a slot before it
 // starts (its timeout counts from then); the worker step's timer heartbeats keep the activity alive
 // meanwhile and bring its cancellation, which ends the wait.

@@ -1,4 +1,4 @@
-// The tools as offered to the model (OpenAI chat-completions `tools`). M1: the parameters are
+// The tools as offered to the model (OpenAI chat-completions `tools`). The parameters are
 // strict-mode valid (every property required, the optional ones nullable: null reads as absent in
 // ./args), so the gateway can offer them as strict functions where the server takes strict schemas.
 import { makeStrict } from '../../llm/strict-schema';

@@ -1,4 +1,4 @@
-// S4: no secret in what a tool returns (and so in transcripts, the journal, history or logs). The
+// No secret in what a tool returns, and so in transcripts, the journal, history or logs (S4). The
 // worker's own secret values — its LLM key and any *KEY / *TOKEN / *SECRET / *PASSWORD variable —
 // are replaced wherever they appear in tool output, e.g. a command that prints a .env file.
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;

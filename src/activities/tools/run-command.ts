@@ -5,7 +5,7 @@ import { promises as fsp } from 'node:fs';
 import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { joinOutputEnds } from '../../domain/text';
-import { bwrapArgs, bwrapBinary, commandEnv, noSandboxMessage, sandboxAvailability } from './sandbox';
+import { bwrapArgs, COMMAND_PATH, commandEnv, forgetSandboxCheck, noSandboxMessage, sandboxAvailability } from './sandbox';
 import { resolveInWorkspace } from './workspace';
 import { commandSlots } from './command-slots';
 import { ResolvedToolOptions, ToolError, ToolResult } from './types';
@@ -26,30 +26,33 @@ export async function runCommand(root: string, raw: unknown, opts: ResolvedToolO
     throw fsError(err, cwdRel);
   }
   const timeoutMs = Math.max(1, Math.min(requestedSec === undefined ? Infinity : requestedSec * 1000, opts.commandTimeoutMs));
-  if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}` };
+  if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}`, aborted: true };
   let spawned = argv;
   let env: Record<string, string> = {};
+  let bwrap: string | undefined;
   if (!opts.sandbox.enabled) env = commandEnv(process.env, process.env.HOME || '/tmp');
   else {
     const available = sandboxAvailability();
     if (!available.ok) return { ok: false, output: noSandboxMessage(available.reason) };
-    spawned = [bwrapBinary(), ...bwrapArgs(argv, { workspace: root, cwd, network: opts.sandbox.network })];
+    // The path the check found, never a bare name: bwrap is spawned with an empty environment.
+    bwrap = available.path;
+    spawned = [bwrap, ...bwrapArgs(argv, { workspace: root, cwd, network: opts.sandbox.network })];
   }
   // The worker's bound on commands at once (REPLANNER_MAX_CONCURRENT_COMMANDS): wait for a slot.
   let release: () => void;
   try {
     release = await commandSlots().acquire(opts.signal);
   } catch {
-    return { ok: false, output: `aborted while waiting for a free command slot: ${argv[0]}` };
+    return { ok: false, output: `aborted while waiting for a free command slot: ${argv[0]}`, aborted: true };
   }
   try {
-    return await execute(argv, spawned, cwd, timeoutMs, opts, env);
+    return await execute(argv, spawned, cwd, timeoutMs, opts, env, bwrap);
   } finally {
     release();
   }
 }
 
-/** Runs `spawned` (the command itself, or bwrap around it); `argv` is what the model asked for. */
+/** Runs `spawned` (the command itself, or bubblewrap at `bwrap` around it); `argv` is what the model asked for. */
 function execute(
   argv: string[],
   spawned: string[],
@@ -57,6 +60,7 @@ function execute(
   timeoutMs: number,
   opts: ResolvedToolOptions,
   env: Record<string, string>,
+  bwrap: string | undefined,
 ): Promise<ToolResult> {
   const max = opts.maxOutputChars;
   return new Promise<ToolResult>((resolve) => {
@@ -120,23 +124,17 @@ function execute(
       const body = out.length > 0 ? `\n${out}` : '\n(no output)';
       const secs = Number((timeoutMs / 1000).toFixed(3));
       if (stopped === 'timeout') return finish({ ok: false, output: `timed out after ${secs}s; process group killed${body}` });
-      if (stopped === 'abort') return finish({ ok: false, output: `aborted; process group killed${body}` });
+      if (stopped === 'abort') return finish({ ok: false, output: `aborted; process group killed${body}`, aborted: true });
       if (code === null) return finish({ ok: false, output: `killed by signal ${signal ?? 'unknown'}${body}` });
-      // bwrap reports a missing executable itself; say it as the unsandboxed path does.
-      if (spawned !== argv && code === 1 && /^bwrap: execvp [^\n]*: No such file or directory/.test(out)) {
-        return finish({ ok: false, output: `command not found: ${argv[0]} (argv[0] must be an executable on PATH or a path; no shell is used)` });
-      }
+      // bubblewrap could not start the command (it says so itself, exit 1): say why in words.
+      const unstarted = bwrap !== undefined && code === 1 ? sandboxStartFailure(argv[0]!, out) : undefined;
+      if (unstarted) return finish({ ok: false, output: unstarted });
       return finish({ ok: code === 0, output: `exit code ${code}${body}` });
     };
 
     child.on('error', (err: NodeJS.ErrnoException) => {
-      const msg =
-        err.code === 'ENOENT'
-          ? `command not found: ${argv[0]} (argv[0] must be an executable on PATH or a path; no shell is used)`
-          : err.code === 'EACCES'
-            ? `permission denied executing ${argv[0]}`
-            : `failed to start ${argv[0]}: ${err.message}`;
-      finish({ ok: false, output: msg });
+      if (bwrap !== undefined) forgetSandboxCheck(bwrap);
+      finish({ ok: false, output: bwrap !== undefined ? bwrapStartFailure(bwrap, err) : startFailure(argv[0]!, err) });
     });
     child.on('exit', (code, signal) => {
       // Clean up anything the command left running in its group, then give the pipes a
@@ -146,4 +144,41 @@ function execute(
     });
     child.on('close', (code, signal) => report(code, signal));
   });
+}
+
+const NO_SHELL = 'argv[0] must be a command on that PATH or a path; no shell is used';
+
+/** Why an unsandboxed command did not start. */
+function startFailure(command: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOENT') {
+    return command.includes('/')
+      ? `not found: ${command} (no such file)`
+      : `command not found: ${command} (not on the command's PATH: ${COMMAND_PATH}; ${NO_SHELL})`;
+  }
+  if (err.code === 'EACCES') return `permission denied executing ${command}`;
+  return `failed to start ${command}: ${err.message}`;
+}
+
+/** Why bubblewrap itself did not start (it was there when the sandbox was checked). */
+function bwrapStartFailure(bwrap: string, err: NodeJS.ErrnoException): string {
+  const again = 'reinstall it (`bash scripts/ensure-sandbox`) or restart the worker';
+  if (err.code === 'ENOENT') return `bubblewrap not found at ${bwrap} (it was there when the worker checked its sandbox): ${again}`;
+  if (err.code === 'EACCES') return `bubblewrap at ${bwrap} cannot be run (permission denied): ${again}`;
+  return `bubblewrap at ${bwrap} did not start: ${err.message}`;
+}
+
+/**
+ * bubblewrap's own error when it could not start the command (its messages start with "bwrap: ",
+ * exit 1): a command not found in the sandbox's PATH, or a sandbox that could not be set up.
+ */
+function sandboxStartFailure(command: string, out: string): string | undefined {
+  const first = out.split('\n', 1)[0] ?? '';
+  if (!first.startsWith('bwrap: ')) return undefined;
+  if (/^bwrap: execvp .*: No such file or directory$/.test(first)) {
+    return command.includes('/')
+      ? `not found in the sandbox: ${command} (no such file)`
+      : `${command} not found in the sandbox's PATH: ${COMMAND_PATH} (${NO_SHELL})`;
+  }
+  if (/^bwrap: execvp .*: Permission denied$/.test(first)) return `permission denied executing ${command} in the sandbox`;
+  return `the sandbox could not start the command: ${out.trim()}`;
 }

@@ -1,4 +1,4 @@
-// S1: every run_command runs inside bubblewrap. The workspace is the only writable place
+// Every run_command runs inside bubblewrap (S1). The workspace is the only writable place
 // besides a private /tmp; the rest of the file system is read-only; homes, /run and the worker's
 // own state are masked; the run's `.replanner/` (journal, transcripts) is read-only so a command
 // cannot forge an LLM answer; a PID namespace kills every process of the command (setsid too) when
@@ -7,7 +7,9 @@
 // flags): a run may only narrow them.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { findOnPath, isExecutableFile } from '../../executable-file';
 
 export interface SandboxSettings {
   /** false only where the worker was started with --no-sandbox (REPLANNER_SANDBOX=off). */
@@ -31,10 +33,15 @@ export function narrowSandbox(worker: SandboxSettings, run: { network?: boolean 
 /** Home of the command inside the sandbox (in its private /tmp). */
 export const SANDBOX_HOME = '/tmp/home';
 
+/** The PATH a command sees, sandboxed or not: the worker's Node.js first, then the system's directories. */
+export const COMMAND_PATH = [
+  ...new Set([path.dirname(process.execPath), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']),
+].join(':');
+
 /** The environment a command sees, sandboxed or not: an allowlist, never the worker's secrets. */
 export function commandEnv(env: NodeJS.ProcessEnv = process.env, home = SANDBOX_HOME): Record<string, string> {
   const out: Record<string, string> = {
-    PATH: [path.dirname(process.execPath), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].join(':'),
+    PATH: COMMAND_PATH,
     HOME: home,
     TMPDIR: '/tmp',
     TERM: 'dumb',
@@ -47,30 +54,68 @@ export function commandEnv(env: NodeJS.ProcessEnv = process.env, home = SANDBOX_
   return out;
 }
 
-type Availability = { ok: true; version: string } | { ok: false; reason: string };
-const probed = new Map<string, Availability>();
+type Availability = { ok: true; version: string; path: string } | { ok: false; reason: string };
+/** The check's result per REPLANNER_BWRAP and PATH of the worker: found and probed once per worker process. */
+const checked = new Map<string, Availability>();
 
-/** The bubblewrap binary: REPLANNER_BWRAP, else `bwrap` on PATH. */
-export const bwrapBinary = (env: NodeJS.ProcessEnv = process.env): string => env.REPLANNER_BWRAP || 'bwrap';
-
-/** Whether bubblewrap works here (checked once per binary and worker process). */
-export function sandboxAvailability(bin = bwrapBinary()): Availability {
-  const known = probed.get(bin);
-  if (known) return known;
-  const r = spawnSync(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', 'true'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  let result: Availability;
-  if (r.error) {
-    result = { ok: false, reason: (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'bubblewrap (bwrap) is not installed' : r.error.message };
-  } else if (r.status !== 0) {
-    result = { ok: false, reason: `bubblewrap cannot create its namespaces here: ${r.stderr.trim() || `exit ${r.status}`}` };
-  } else {
-    result = { ok: true, version: spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim() };
+/**
+ * Where bubblewrap is, as an absolute path: REPLANNER_BWRAP (a path, or a name looked up on the
+ * worker's PATH), else `bwrap` on the worker's PATH. Commands are spawned by this path, never by a
+ * bare name: a command's environment is an allowlist without the worker's PATH, so a bare name
+ * would be looked up in /usr/bin and /bin only.
+ */
+export function findBwrap(env: NodeJS.ProcessEnv = process.env): { path: string } | { problem: string } {
+  const named = env.REPLANNER_BWRAP?.trim();
+  if (named?.includes('/')) {
+    const abs = path.resolve(named);
+    return isExecutableFile(abs)
+      ? { path: abs }
+      : { problem: `bubblewrap (bwrap) is not installed: REPLANNER_BWRAP names ${named}, which is not an executable file` };
   }
-  probed.set(bin, result);
+  const name = named || 'bwrap';
+  const found = findOnPath(name, env.PATH);
+  if (found) return { path: found };
+  return { problem: `bubblewrap (${name}) is not installed: it is not on the worker's PATH (${env.PATH ?? ''})` };
+}
+
+/**
+ * Whether commands can run in the sandbox here, checked once per worker process: bubblewrap is
+ * found (findBwrap) and runs `true` exactly as a command runs, with the same absolute path, the
+ * same arguments (masks, namespaces, a workspace bound writable) and the same empty environment,
+ * so the check cannot pass while every command fails. Commands then spawn the path it found.
+ */
+export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Availability {
+  const key = `${env.REPLANNER_BWRAP ?? ''}\u0000${env.PATH ?? ''}`;
+  const known = checked.get(key);
+  if (known) return known;
+  const found = findBwrap(env);
+  const result = 'problem' in found ? { ok: false as const, reason: found.problem } : probeSandbox(found.path, env);
+  checked.set(key, result);
   return result;
+}
+
+/** A command could not start bubblewrap at `bin` after all (removed or replaced): the next command checks again. */
+export function forgetSandboxCheck(bin: string): void {
+  for (const [key, a] of checked) if (a.ok && a.path === bin) checked.delete(key);
+}
+
+function probeSandbox(bin: string, env: NodeJS.ProcessEnv): Availability {
+  const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-sandbox-check-')));
+  try {
+    const r = spawnSync(bin, bwrapArgs(['true'], { workspace: ws, cwd: ws, network: false, env }), { encoding: 'utf8', timeout: 10_000, env: {} });
+    if (r.error) return { ok: false, reason: `bubblewrap at ${bin} cannot be started: ${r.error.message}` };
+    if (r.status !== 0) {
+      const said = `${r.stderr}${r.stdout}`.trim();
+      return {
+        ok: false,
+        reason: `bubblewrap at ${bin} cannot run a command here: ${said || (r.status === null ? `killed by ${r.signal ?? 'a signal'}` : `exit ${r.status}`)}`,
+      };
+    }
+    const version = spawnSync(bin, ['--version'], { encoding: 'utf8', env: {} }).stdout.trim() || 'bubblewrap';
+    return { ok: true, version, path: bin };
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
 }
 
 /** One line for the worker's log at start: loud when commands would run unconfined or be refused. */
@@ -78,7 +123,7 @@ export function describeSandbox(s: SandboxSettings): string {
   if (!s.enabled) return 'WARNING: --no-sandbox: commands run UNCONFINED (they can write anywhere this user can and reach the network)';
   const a = sandboxAvailability();
   if (!a.ok) return `WARNING: ${noSandboxMessage(a.reason)}`;
-  return `commands run in a ${a.version} sandbox (workspace writable, network ${s.network ? 'allowed' : 'off'})`;
+  return `commands run in a ${a.version} sandbox (${a.path}; workspace writable, network ${s.network ? 'allowed' : 'off'})`;
 }
 
 export function noSandboxMessage(reason: string): string {

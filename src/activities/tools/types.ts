@@ -14,7 +14,7 @@ export interface ToolOptions {
   maxOutputChars?: number;
   /** Aborts a running command (e.g. on activity cancellation). */
   signal?: AbortSignal;
-  /** S1: how commands are confined; default: the worker's settings from its environment. */
+  /** How commands are confined; default: the worker's settings from its environment. */
   sandbox?: SandboxSettings;
 }
 
@@ -22,6 +22,8 @@ export interface ToolOptions {
 export interface ToolResult {
   ok: boolean;
   output: string;
+  /** The call was cut off (or never started) because its signal aborted: it did not finish. */
+  aborted?: true;
 }
 
 /** Options with defaults applied. */

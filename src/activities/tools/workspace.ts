@@ -53,7 +53,7 @@ export async function resolveInWorkspace(root: string, field: string, input: str
   if (!isInside(root, abs)) throw outside();
   const real = await realpathLoose(abs, 0);
   if (real === null || !isInside(root, real)) throw outside();
-  // S1: the run's own state (journal, transcripts, instruction) is not the worker's to write: a forged
+  // The run's own state (journal, transcripts, instruction) is not the worker's to write: a forged
   // journal entry would be replayed as an LLM answer. Checked on the path and on where it really leads.
   if (opts.write && (isRunState(toRel(root, abs)) || isRunState(toRel(root, real)))) {
     throw new ToolError(`'${field}' is inside .replanner/, which holds the run's journal and transcripts; tools may not write there: ${input}`);

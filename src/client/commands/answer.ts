@@ -1,9 +1,10 @@
-// `replanner answer <runId> <questionId> "<text>"` (X14): answer a question of the run.
+// `replanner answer <runId> <questionId> "<text>"`: answer a question of the run.
 import type { Command } from 'commander';
 import { AlreadyEnded } from '../errors';
 import { answeredLine } from '../question-asker';
 import { answerQuestion } from '../run-updates';
 import { act, ensureRunWorker, EXIT, rejectedIsUsage, UsageError, runCommandNamed, type CliContext } from './context';
+import { replannerCommand } from '../../domain/printed-commands';
 
 export function answerCommand(ctx: CliContext): Command {
   return (
@@ -19,7 +20,10 @@ export function answerCommand(ctx: CliContext): Command {
       .action(
         act(ctx, async (runId: string, questionId: string, words: string[], o: { json?: boolean }) => {
           const text = words.join(' ').trim();
-          if (!text) throw new UsageError('answer needs a run id, a question id and the answer: replanner answer <runId> <questionId> "<text>"');
+          if (!text)
+            throw new UsageError(
+              `answer needs a run id, a question id and the answer: ${replannerCommand('answer', '<runId> <questionId> "<text>"')}`,
+            );
           const backend = await ctx.connect();
           await ensureRunWorker(ctx, backend, runId, { required: true });
           let ack;

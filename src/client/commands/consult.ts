@@ -1,4 +1,4 @@
-// `replanner consult <runId> <taskId> <choice> ["text"]` (P7): answer a task's Duck Pacemaker consultation.
+// `replanner consult <runId> <taskId> <choice> ["text"]`: answer a task that asks how to go on.
 import type { Command } from 'commander';
 import { answerConsultation } from '../run-updates';
 import { act, ensureRunWorker, EXIT, rejectedIsUsage, runCommandNamed, type CliContext } from './context';
@@ -7,14 +7,14 @@ export function consultCommand(ctx: CliContext): Command {
   return (
     runCommandNamed(
       'consult',
-      "answer a task's Duck Pacemaker consultation (status shows it with its choices)",
+      'answer a task that asks how to go on (status and watch show its numbered choices)',
       '0 answered · 2 rejected (nothing pending, a choice not offered, no text where needed) · 3 no such run or task',
     )
       .usage('<runId> <taskId> <choice> ["text"] [--json]')
       .argument('<taskId>', 'the task whose worker asks')
-      .argument('<choice>', 'the number 1-4 or the key `status` shows')
+      .argument('<choice>', 'the number 1-4 of the choice')
       // Unquoted guidance words are joined, so `consult r t guidance use lib/x.ts` works too.
-      .argument('[text...]', "the guidance or what to consult, for the choices that need it (it goes into the task's next worker request)")
+      .argument('[text...]', "your guidance or what to look at, for the choices that need it (it goes into the task's next worker request)")
       .action(
         act(ctx, async (runId: string, taskId: string, choice: string, words: string[], o: { json?: boolean }) => {
           const guidance = words.join(' ') || undefined;
@@ -22,7 +22,7 @@ export function consultCommand(ctx: CliContext): Command {
           await ensureRunWorker(ctx, backend, runId, { required: true });
           const ack = await rejectedIsUsage(answerConsultation(backend.client, runId, taskId, { choice, guidance }));
           if (o.json) ctx.json(ack);
-          else ctx.print(`Answered consultation ${ack.consultationId} of task ${ack.taskId}: ${ack.choice} (${ack.effect})`);
+          else ctx.print(`Answered task ${ack.taskId} (${ack.consultationId}): ${ack.choice}`);
           return EXIT.OK;
         }),
       )

@@ -6,8 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Backend } from '../backend';
 import type { QuestionAsker } from '../question-asker';
 import { AnswerRejected } from '../errors';
-import { ensureWorkerForQueue } from '../worker-start';
-import { workflowIdOf } from '../runs';
+import { workflowIdOf } from '../../workflows/run-id';
 
 /**
  * Exit codes: 0 ok (a waited run ended DONE), 1 the run ended BLOCKED/FAILED/CANCELLED/STOPPED/
@@ -54,7 +53,7 @@ export function act<A extends unknown[]>(ctx: CliContext, fn: (...args: A) => Pr
   return async (...args: A) => ctx.exit(await fn(...args));
 }
 
-/** Issue 12: a running run's task queue needs a live worker for the command to take effect. */
+/** A running run's task queue needs a live worker for the command to take effect. */
 export async function ensureRunWorker(
   ctx: CliContext,
   backend: Backend,
@@ -67,6 +66,8 @@ export async function ensureRunWorker(
     .catch(() => undefined);
   // An unknown or finished run needs no worker: the command itself says so.
   if (desc?.status.name !== 'RUNNING') return;
+  // Loaded here, not with the program: the commands that never start a worker do without it.
+  const { ensureWorkerForQueue } = await import('../worker-start');
   await ensureWorkerForQueue(backend.connection, backend, desc.taskQueue, ctx.say, process.env, o.restart, o.required);
 }
 

@@ -1,4 +1,4 @@
-// `replanner diff <runId> [taskId]` (V3): the files each task changed, from the worker's transcripts
+// `replanner diff <runId> [taskId]`: the files each task changed, from the worker's transcripts
 // (a git diff where the workspace is a repository).
 import type { Command } from 'commander';
 import { renderDiffs, runDiffs } from '../diff';

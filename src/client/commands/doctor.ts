@@ -1,4 +1,4 @@
-// `replanner doctor` (M2): can a run started from this shell succeed? (The checks are in ../doctor.ts.)
+// `replanner doctor`: can a run started from this shell succeed? (The checks are in ../doctor.ts.)
 import { Command } from 'commander';
 import { DOCTOR_NOTES, renderDoctor, runDoctor } from '../doctor';
 import { act, EXIT, type CliContext } from './context';

@@ -2,9 +2,10 @@
 // exit code (the codes are documented in `replanner --help`), and parse errors as one line naming
 // what is wrong and where to read the command's help.
 import type { Command, CommanderError } from 'commander';
-import { ConfigError } from '../../domain/config';
+import { ConfigError } from '../../domain/config/issues';
+import { replannerCommand } from '../../domain/printed-commands';
 import { BackendError } from '../backend';
-import { NoWorker, NotFound } from '../errors';
+import { ModelRefused, ModelUnreachable, NoWorker, NotFound } from '../errors';
 import { WorkerStartError } from '../worker-start';
 import { NoWorkspaceHost } from '../workspace-host';
 import { EXIT, UsageError } from './context';
@@ -12,14 +13,18 @@ import { EXIT, UsageError } from './context';
 /** Exit code by error class; any other error exits 1. */
 const EXIT_OF: [abstract new (...args: never[]) => Error, number][] = [
   [UsageError, EXIT.USAGE],
-  // X12: an invalid config (file, env override, a worker setting of this shell) is the user's input.
+  // An invalid config (file, env override, a worker setting of this shell) is the user's input.
   [ConfigError, EXIT.USAGE],
+  // `run`: the model server refused this shell's key or address (the settings are the user's input).
+  [ModelRefused, EXIT.USAGE],
   // Nothing to talk to: no Temporal server, no such run, no worker for it and none can be started here.
   [BackendError, EXIT.UNAVAILABLE],
   [NotFound, EXIT.UNAVAILABLE],
   [WorkerStartError, EXIT.UNAVAILABLE],
   [NoWorker, EXIT.UNAVAILABLE],
   [NoWorkspaceHost, EXIT.UNAVAILABLE],
+  // `run`: no model answers where this shell's settings say.
+  [ModelUnreachable, EXIT.UNAVAILABLE],
 ];
 
 export function exitCodeOf(e: unknown): number {
@@ -34,7 +39,7 @@ export function errorLine(e: unknown, command: Command): string {
 
 /**
  * One line for what the parser refused, e.g. `replanner: unknown option '--x' for 'run' (see:
- * replanner run --help)`: never the whole help.
+ * npx replanner run --help)`: never the whole help.
  */
 export function parseErrorLine(e: CommanderError, command: Command): string {
   const path = pathOf(command);
@@ -48,7 +53,7 @@ export function parseErrorLine(e: CommanderError, command: Command): string {
   let what: string;
   switch (e.code) {
     case 'commander.missingArgument':
-      what = `${first.replace('missing required argument', 'missing argument')}${forCommand}: replanner ${path} ${command.usage()}`;
+      what = `${first.replace('missing required argument', 'missing argument')}${forCommand}: ${replannerCommand(path, command.usage())}`;
       break;
     case 'commander.excessArguments': {
       const expected = command.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`));
@@ -73,5 +78,5 @@ function pathOf(command: Command): string {
 
 function helpOf(command: Command): string {
   const path = pathOf(command);
-  return path ? `replanner ${path} --help` : 'replanner --help';
+  return path ? replannerCommand(path, '--help') : replannerCommand('--help');
 }

@@ -1,12 +1,14 @@
 // `replanner list`: recent runs.
 import { Command } from 'commander';
 import { countProblem } from '../../domain/run-input';
+import { phaseName } from '../../domain/words/phases';
 import { listRuns, type RunListing } from '../runs';
 import { act, EXIT, UsageError, type CliContext } from './context';
+import { replannerCommand } from '../../domain/printed-commands';
 
 /** One run: id, status, phase, start, instruction; a waiting or paused run's next line says what it waits for and how to answer. */
 function listLine(r: RunListing): string {
-  const line = `${r.runId}\t${r.status ?? r.temporalStatus}\t${r.phase ?? ''}\t${r.startTime}\t${r.instruction ?? ''}`;
+  const line = `${r.runId}\t${r.status ?? r.temporalStatus}\t${phaseName(r.phase)}\t${r.startTime}\t${r.instruction ?? ''}`;
   return r.waiting ? `${line}\n\t↳ ${r.waiting}` : line;
 }
 
@@ -24,7 +26,11 @@ export function listCommand(ctx: CliContext): Command {
         const runs = await listRuns(backend.client, Number(o.limit), { waiting: o.waiting });
         if (o.json) ctx.json(runs);
         else if (!runs.length)
-          ctx.print(o.waiting ? 'No run is waiting for an answer.' : 'No runs yet. Start one: replanner run "<instruction>" --workspace DIR');
+          ctx.print(
+            o.waiting
+              ? 'No run is waiting for an answer.'
+              : `No runs yet. Start one: ${replannerCommand('run', '"<instruction>"', '--workspace DIR')}`,
+          );
         else for (const r of runs) ctx.print(listLine(r));
         return EXIT.OK;
       }),

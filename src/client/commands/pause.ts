@@ -1,10 +1,11 @@
-// `replanner pause <runId> ["reason"]` (O1): nothing new starts while paused (`resume` ends it).
+// `replanner pause <runId> ["reason"]`: nothing new starts while paused (`resume` ends it).
 import type { Command } from 'commander';
 import { MAX_PAUSE_REASON_CHARS } from '../../domain/run/pause';
 import type { PauseAck } from '../../workflows/messages';
 import { RunEnded } from '../errors';
 import { pauseRun, resumeRun } from '../run-updates';
 import { act, ensureRunWorker, EXIT, UsageError, runCommandNamed, type CliContext } from './context';
+import { replannerCommand } from '../../domain/printed-commands';
 
 export const PAUSE_EXIT_CODES = '0 ok (also when nothing changed) · 1 the run already ended · 3 no such run, or no worker for it';
 
@@ -51,15 +52,15 @@ export async function pauseOrResume(
   }
 }
 
-/** O1: what `pause` / `resume` say. */
+/** What `pause` / `resume` say. */
 function pauseLine(runId: string, cmd: 'pause' | 'resume', ack: PauseAck): string {
-  // O3: a budget pause ends only by answering its question.
+  // A budget pause ends only by answering its question.
   if (cmd === 'resume' && ack.status === 'PAUSED' && ack.pause?.kind === 'budget') {
-    return `Run ${runId} is still paused by its budget (${ack.pause.reason ?? ''}); resume does not raise it: replanner answer ${runId} <questionId> "raise <tokens>" (or stop).`;
+    return `Run ${runId} is still paused by its budget (${ack.pause.reason ?? ''}); resume does not raise it: ${replannerCommand('answer', runId, '<questionId>', '"raise <tokens>"')} (or stop).`;
   }
   if (cmd === 'resume') return ack.changed ? `Run ${runId} resumed.` : `Run ${runId} is not paused (${ack.status}); nothing to resume.`;
   const why = ack.pause?.reason ? ` (${ack.pause.reason})` : '';
   return ack.changed
-    ? `Run ${runId} paused${why}: calls in flight finish, nothing new starts. Resume: replanner resume ${runId}`
+    ? `Run ${runId} paused${why}: calls in flight finish, nothing new starts. Resume: ${replannerCommand('resume', runId)}`
     : `Run ${runId} was already paused since ${ack.pause?.since ?? '?'}${why}.`;
 }

@@ -1,5 +1,5 @@
-// `replanner resume <runId>` (O1): continue a paused run where it stopped (after an LLM pause it
-// retries the LLM at once, O2; a budget pause ends only by answering its question, O3).
+// `replanner resume <runId>`: continue a paused run where it stopped (after an LLM pause it
+// retries the LLM at once; a budget pause ends only by answering its question).
 import type { Command } from 'commander';
 import { act, runCommandNamed, type CliContext } from './context';
 import { PAUSE_EXIT_CODES, pauseOrResume } from './pause';

@@ -1,5 +1,6 @@
 // `replanner run`: check the instruction, the workspace and the config before anything starts, then
-// start the run holding its workspace (S3), and with --wait follow it to its end.
+// start the run holding its workspace (one running run per workspace), and with --wait follow it to
+// its end.
 import * as fs from 'node:fs';
 import { Command } from 'commander';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -14,11 +15,12 @@ import { ensureWorker } from '../worker-start';
 import { loadConfig } from '../config-load';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';
-import { newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
+import { checkModelAnswers, newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
 import { forgeFlagsOf, withGitSettings } from '../run-git';
 import { runOptionsFromConfig, startRun } from '../runs';
 import { RunIdTaken, WorkspaceBusy } from '../workspace-lock';
-import { act, EXIT, UsageError, type CliContext } from './context';
+import { act, ensureRunWorker, EXIT, UsageError, type CliContext } from './context';
+import { replannerCommand } from '../../domain/printed-commands';
 
 interface RunOptions {
   workspace?: string;
@@ -60,20 +62,20 @@ export function runCommand(ctx: CliContext): Command {
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      '\nExit codes: 0 started (--wait: ended DONE) · 1 ended otherwise · 2 usage error, invalid config, busy workspace · 3 no server or worker',
+      '\nExit codes: 0 started (--wait: ended DONE) · 1 ended otherwise · 2 usage error, invalid config, busy workspace, the model server refused the key or address · 3 no server, worker or model answers',
     )
     .action(act(ctx, (instruction: string | undefined, o: RunOptions) => run(ctx, instruction, o)));
 }
 
 async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOptions): Promise<number> {
-  // S3: a long instruction comes by file (`--instruction-file FILE`, or `-` / a bare `-` for stdin).
+  // A long instruction comes by file (`--instruction-file FILE`, or `-` / a bare `-` for stdin).
   const fromFile = o.instructionFile ?? (instructionArg === '-' ? '-' : undefined);
   if (fromFile !== undefined && o.instructionFile !== undefined && instructionArg !== undefined) {
     throw new UsageError('give the instruction either as text or with --instruction-file, not both');
   }
   const inline = fromFile === undefined ? instructionArg : undefined;
   if (fromFile === undefined && inline === undefined) {
-    throw new UsageError('run needs an instruction: replanner run "<instruction>" --workspace DIR (or --instruction-file FILE|-)');
+    throw new UsageError(`run needs an instruction: ${replannerCommand('run', '"<instruction>"', '--workspace DIR')} (or --instruction-file FILE|-)`);
   }
   const problem = (inline !== undefined ? instructionProblem(inline) : undefined) ?? (o.id !== undefined ? runIdProblem(o.id) : undefined);
   if (problem) throw new UsageError(problem);
@@ -88,15 +90,17 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
     if (r.text === undefined) throw new UsageError(r.problem ?? 'no instruction');
     text = r.text;
   }
-  // X12: the config is read and checked before anything starts (server, worker, run).
+  // The config is read and checked before anything starts (server, worker, run).
   const forge = forgeFlagsOf(o);
   // G1 / G3: a run that commits its work: a clean checkout, its base and its repository settled here.
   const config = await withGitSettings(runConfig({ ...o, github: forge.github, gitlab: forge.gitlab }), o, workspace, forge.project);
   const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
   const tokenWarning = missingTokenWarning(config, process.env);
   if (tokenWarning) ctx.say(tokenWarning);
+  // A model that does not answer would only pause the run at once: say so before anything starts.
+  await checkModelAnswers(process.env, ctx.say);
   const backend = await ctx.ensureServer();
-  // S3: one running run per workspace (two would edit the same files).
+  // One running run per workspace (two would edit the same files).
   const other = await runningRunOn(backend.client, workspace);
   if (other !== undefined) throw new UsageError(busyMessage(workspace, other));
   // A run id names one run: an id used before, even by a run that ended, is refused.
@@ -124,28 +128,30 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
   const url = webUiUrl(backend.namespace, handle.workflowId);
   if (!o.wait) {
     if (o.json) ctx.json({ runId, workflowId: handle.workflowId, webUi: url });
-    else ctx.print(`Started run ${runId} (workflow ${handle.workflowId})\nWeb UI: ${url}\nWatch it: replanner watch ${runId}`);
+    else ctx.print(`Started run ${runId} (workflow ${handle.workflowId})\nWeb UI: ${url}\nWatch it: ${replannerCommand('watch', runId)}`);
     return EXIT.OK;
   }
   if (!o.json) ctx.print(`Started run ${runId} — Web UI: ${url}`);
   // stdin gave the instruction: it has no answers to give.
   const asker = fromFile !== '-' ? ctx.askQuestions(backend.client, runId, o) : undefined;
-  // V2: the run's events as they happen (with --json only the final status is printed).
+  // The run's events as they happen (with --json only the final status is printed).
   const write = o.json ? () => undefined : ctx.print;
-  const final = await whileWatching(runId, ctx.say, () => follow(backend.client, runId, write, { verbose: o.verbose, asker }));
+  // A worker lost while following is noticed and started again, as at the start.
+  const worker = { start: () => ensureRunWorker(ctx, backend, runId), say: ctx.say };
+  const final = await whileWatching(runId, ctx.say, () => follow(backend.client, runId, write, { verbose: o.verbose, asker, worker }), ctx.out);
   await asker?.close();
   if (o.json) ctx.json(final);
   else ctx.print(renderStatus(final));
   return final.status === 'DONE' ? EXIT.OK : EXIT.RUN_NOT_DONE;
 }
 
-/** X12 / O3 / X10: the config file (or defaults) with --budget-tokens and --github / --gitlab over it, checked. */
+/** The config file (or defaults) with --budget-tokens and --github / --gitlab over it, checked. */
 function runConfig(o: Omit<RunOptions, 'github' | 'gitlab'> & { github?: string; gitlab?: string }): ReplannerConfig {
   const budgetProblem = o.budgetTokens !== undefined ? countProblem('--budget-tokens', o.budgetTokens, 1, MAX_BUDGET_TOKENS) : undefined;
   if (budgetProblem) throw new UsageError(budgetProblem);
   const notifyFlag = notificationsOfFlags(o.github, o.gitlab);
   const loaded = loadRunConfig(o.config);
-  // O3: --budget-tokens overrides the config's budget.maxTokens; X10: --github / --gitlab the notifications.
+  // --budget-tokens overrides the config's budget.maxTokens; --github / --gitlab the notifications.
   return parseConfig({
     ...loaded,
     ...(o.budgetTokens !== undefined ? { budget: { ...loaded.budget, maxTokens: Number(o.budgetTokens) } } : {}),
@@ -189,18 +195,18 @@ async function refuseUsedId(client: Client, id: string): Promise<void> {
   );
 }
 
-/** S3: the refusal of a second run on a workspace, naming the running one. */
+/** The refusal of a second run on a workspace, naming the running one. */
 function busyMessage(workspace: string, runId: string): string {
-  return `the workspace ${workspace} already has a running run: ${runId} (watch it: replanner watch ${runId}; or cancel it: replanner cancel ${runId})`;
+  return `the workspace ${workspace} already has a running run: ${runId} (watch it: ${replannerCommand('watch', runId)}; or cancel it: ${replannerCommand('cancel', runId)})`;
 }
 
-/** X12: `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */
+/** `--config FILE`, else env REPLANNER_CONFIG, else defaults; then the env overrides. Throws ConfigError. */
 function loadRunConfig(file: string | undefined): ReplannerConfig {
   if (file !== undefined && !file.trim()) throw new ConfigError('--config needs a file name');
   return loadConfig({ path: file, env: process.env });
 }
 
-/** X10: `--github owner/repo#12` / `--gitlab group/project!45` as the config's notifications section (they replace the file's). */
+/** `--github owner/repo#12` / `--gitlab group/project!45` as the config's notifications section (they replace the file's). */
 function notificationsOfFlags(github: string | undefined, gitlab: string | undefined): NotificationsConfig | undefined {
   if (github !== undefined && gitlab !== undefined) throw new UsageError('give --github or --gitlab, not both');
   if (github !== undefined) {

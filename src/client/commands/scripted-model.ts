@@ -6,10 +6,9 @@ import { countProblem } from '../../domain/run-input';
 import { ScriptedModel } from '../../scripted-model/server';
 import { scriptTryout, TRYOUT_DIR, TRYOUT_QUESTION, TRYOUT_SCENARIOS, type TryoutScenario } from '../../scripted-model/tryout';
 import { act, EXIT, UsageError, type CliContext } from './context';
-
-export const SCRIPTED_MODEL_PORT = 8484;
-/** The model name it lists and answers to; runs go to the task queue of this name and its address. */
-export const SCRIPTED_MODEL_NAME = 'scripted';
+// The port it listens on, and the model name it lists and answers to (runs go to the task queue of
+// this name and its address): the README's try-it settings, which `run` recognises.
+import { SCRIPTED_MODEL_NAME, SCRIPTED_MODEL_PORT } from '../../domain/model-check';
 
 interface ScriptedModelOptions {
   port: string;
@@ -25,14 +24,15 @@ export function scriptedModelCommand(ctx: CliContext): Command {
     .option('--port <n>', `the port to listen on (0: any free port)`, String(SCRIPTED_MODEL_PORT))
     .option('--host <address>', 'the address to listen on', '127.0.0.1')
     .option('--scenario <name>', `${TRYOUT_SCENARIOS.join(' or ')}: "ask" asks you one question first, "plain" asks none`, 'ask')
-    .option('--latency-ms <n>', 'how long each reply takes, so there is time to try `replanner pause`', '500')
+    .option('--latency-ms <n>', 'how long each reply takes, so there is time to try `pause`', '500')
     .option('--quiet', 'do not print a line for each request')
     .addHelpText(
       'after',
       `
 Whatever the instruction, a run on the scripted model asks one question (with --scenario ask),
 writes ${TRYOUT_DIR}/PLAN.md and ${TRYOUT_DIR}/NOTES.md in the workspace, checks them with one
-command and ends DONE. It does not do what the instruction asks: it only lets you see how a run goes.
+command and ends DONE (BLOCKED, saying why, when that command fails: a sandbox that cannot run it,
+say). It does not do what the instruction asks: it only lets you see how a run goes.
 Stop it with Ctrl-C.
 
 Exit codes: 0 stopped with Ctrl-C · 2 usage error or the port is taken`,
@@ -68,11 +68,11 @@ function introduction(baseURL: string, scenario: TryoutScenario, latencyMs: numb
   return [
     'SCRIPTED MODEL: this is not a real model. Every run it serves is the same short, scripted run,',
     'whatever the instruction: it plans two tasks, writes two small files in the workspace',
-    `(${TRYOUT_DIR}/PLAN.md and NOTES.md), checks them with one command and ends DONE.`,
+    `(${TRYOUT_DIR}/PLAN.md and NOTES.md), checks them with one command and ends DONE (BLOCKED, saying why, if that fails).`,
     scenario === 'ask'
-      ? `First it asks you one question ("${TRYOUT_QUESTION}"), so you can try \`replanner answer\`.`
+      ? `First it asks you one question ("${TRYOUT_QUESTION}"), so you can try \`answer\`.`
       : 'It asks no question (--scenario plain).',
-    `Each reply takes ${latencyMs} ms, so there is time to try \`replanner pause\` and \`resume\`.`,
+    `Each reply takes ${latencyMs} ms, so there is time to try \`pause\` and \`resume\`.`,
     '',
     `Listening on ${baseURL}. In another shell:`,
     '',
@@ -84,7 +84,7 @@ function introduction(baseURL: string, scenario: TryoutScenario, latencyMs: numb
     '  npx replanner pause <runId>            # and: npx replanner resume <runId>',
     '  npx replanner diff <runId>             # the files it wrote',
     '',
-    'Stop it with Ctrl-C. (`replanner run` starts a worker for it; `npx replanner worker stop --all` stops that too.)',
+    'Stop it with Ctrl-C. (`run` starts a worker for it; `npx replanner worker stop --all` stops that too.)',
   ];
 }
 

@@ -11,17 +11,19 @@ import { EXIT, onRun, runCommandNamed, type CliContext } from './context';
 export function statusCommand(ctx: CliContext): Command {
   return runCommandNamed(
     'status',
-    "the run's phase, tasks, replans, questions and usage",
+    "the run's phase, tasks, plan changes, questions and usage",
     '0 ok · 3 no such run, or no worker polls its task queue and it recorded nothing yet',
   ).action(
     onRun(ctx, async (backend, runId, o: { json?: boolean }) => {
       const s = await getStatus(backend.client, runId);
-      // V3: the files each task changed, where this shell can read the workspace's transcripts.
+      // The files each task changed, where this shell can read the workspace's transcripts.
       const files = filesByTask(s.workspace, runId);
-      // M1: the LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
+      // The LLM calls in flight (reading the prompt, writing N tokens, a retry after a stall).
       const calls = !FINAL.has(s.status) ? await llmCallsInFlight(backend.client, workflowIdOf(runId)).catch(() => []) : [];
-      // V1 P9: the running tasks' tokens so far and stuck notes, which the run learns only later.
-      const running = !FINAL.has(s.status) ? await runningTasks(backend.client, workflowIdOf(runId), s) : [];
+      // The memo answered for a run nobody serves: it says so below, and its tasks cannot be asked.
+      const problem = !FINAL.has(s.status) ? await workerProblem(backend.client, runId) : undefined;
+      // The running tasks' tokens so far and stuck notes, which the run learns only later.
+      const running = !FINAL.has(s.status) && !problem ? await runningTasks(backend.client, workflowIdOf(runId), s) : [];
       const shown = withRunningTasks(s, running);
       if (o.json) {
         const extra = {
@@ -30,12 +32,9 @@ export function statusCommand(ctx: CliContext): Command {
           ...(running.length ? { runningTasks: running } : {}),
         };
         ctx.json({ ...shown, ...extra });
-      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `LLM call: ${c.line}`)].join('\n'));
-      // The memo answered for a run nobody serves: say so, and how to start its worker.
-      if (!FINAL.has(s.status)) {
-        const problem = await workerProblem(backend.client, runId);
-        if (problem) ctx.say(`replanner: ${problem}`);
-      }
+      } else ctx.print([renderStatus(shown, files, runningUsage(running)), ...calls.map((c) => `Model call: ${c.line}`)].join('\n'));
+      // …and how to start its worker.
+      if (problem) ctx.say(`replanner: ${problem}`);
       return EXIT.OK;
     }),
   );

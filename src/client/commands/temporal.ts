@@ -5,10 +5,11 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { Command } from 'commander';
 import { temporalTarget } from '../../connection';
+import { temporalCliCommand } from '../../domain/printed-commands';
 import { ensureTemporalCli } from '../backend';
 import { act, EXIT, type CliContext } from './context';
 
-const HELP = `Usage: replanner temporal <temporal command and flags>
+const HELP = `Usage: ${temporalCliCommand('<temporal command and flags>')}
 
 Runs the Temporal CLI (the copy Replanner fetched into .tools/bin/, or \`temporal\` on your PATH, or
 the one TEMPORAL_CLI_PATH names) against the server and namespace Replanner uses: the same
@@ -16,16 +17,16 @@ TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_PROFILE, TLS and API key settings
 \`temporal\` goes to it unchanged; its exit code is this command's.
 
 Examples:
-  replanner temporal workflow list --query "WorkflowType = 'RunWorkflow'"
-  replanner temporal workflow query --workflow-id run-<id> --name status
-  replanner temporal workflow describe --workflow-id run-<id>
-  replanner temporal help                 the Temporal CLI's own help
+  ${temporalCliCommand(`workflow list --query "WorkflowType = 'RunWorkflow'"`)}
+  ${temporalCliCommand('workflow query --workflow-id run-<id> --name status')}
+  ${temporalCliCommand('workflow describe --workflow-id run-<id>')}
+  ${temporalCliCommand('help')}                 the Temporal CLI's own help
 `;
 
 export function temporalCommand(ctx: CliContext): Command {
   return (
     new Command('temporal')
-      .description("the Temporal CLI, with Replanner's connection settings (replanner temporal workflow list …)")
+      .description(`the Temporal CLI, with Replanner's connection settings (${temporalCliCommand('workflow list …')})`)
       .argument('[args...]', 'the Temporal CLI command and its flags')
       // Every flag is the Temporal CLI's, --help included (`replanner temporal --help` alone prints HELP).
       .helpOption(false)

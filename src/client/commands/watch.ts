@@ -1,4 +1,4 @@
-// `replanner watch <runId>` (V2): every event of the run once, in order, until it ends, then its final status.
+// `replanner watch <runId>`: every event of the run once, in order, until it ends, then its final status.
 import { Command } from 'commander';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';
@@ -13,11 +13,11 @@ interface WatchOptions {
 export function watchCommand(ctx: CliContext): Command {
   return new Command('watch')
     .description(
-      "every event of the run until it ends, once and in order (phases, tasks, decisions, questions, consultations, notifications, pauses, the worker's tool calls), then its final status",
+      "every event of the run until it ends, once and in order (phases, tasks, decisions about the plan, questions, tasks asking how to go on, notifications, pauses, the worker's tool calls), then its final status",
     )
     .argument('<runId>', 'the run')
     .option('--ask', 'ask pending questions on the terminal and send the answers (the default on a terminal without --json)')
-    .option('-v, --verbose', 'also decisions that change nothing ("no replan") and notification deliveries')
+    .option('-v, --verbose', 'also decisions that keep the plan ("plan kept") and notification deliveries')
     .option('--json', 'one JSON object per line ({seq, time, kind, ...}; worker steps: kind worker_step; last: kind final)')
     .addHelpText(
       'after',
@@ -28,9 +28,14 @@ export function watchCommand(ctx: CliContext): Command {
         const backend = await ctx.connect();
         await ensureRunWorker(ctx, backend, runId);
         const asker = ctx.askQuestions(backend.client, runId, o);
-        // V2: every event of the run once, in order (--json: one JSON object per line), then the final status.
-        const final = await whileWatching(runId, ctx.say, () =>
-          follow(backend.client, runId, ctx.print, { verbose: o.verbose, json: o.json, asker }),
+        // Every event of the run once, in order (--json: one JSON object per line), then the final status.
+        // A worker lost while watching is noticed, and started again as above.
+        const worker = { start: () => ensureRunWorker(ctx, backend, runId), say: ctx.say };
+        const final = await whileWatching(
+          runId,
+          ctx.say,
+          () => follow(backend.client, runId, ctx.print, { verbose: o.verbose, json: o.json, asker, worker }),
+          ctx.out,
         );
         await asker?.close();
         if (o.json) ctx.print(JSON.stringify({ kind: 'final', time: new Date().toISOString(), status: final }));

@@ -1,6 +1,7 @@
 // `replanner worker` runs a worker in the foreground; `worker status` and `worker stop <queue>|--all`
 // show and stop the workers `run` started (recorded in .replanner/workers/).
 import { Command } from 'commander';
+import { replannerCommand } from '../../domain/printed-commands';
 import { formatDuration } from '../../domain/worker-lifecycle';
 import { routeOf } from '../../route';
 import { stopWorker } from '../worker-start';
@@ -9,10 +10,10 @@ import { act, EXIT, UsageError, type CliContext } from './context';
 
 const WORKER_NOTES = `
 Examples:
-  replanner worker                  run a worker in the foreground (Ctrl-C stops it)
-  replanner worker status           the workers \`run\` started, alive or not
-  replanner worker stop <queue>     stop one gracefully (SIGTERM: tasks in flight end)
-  replanner worker stop --all       stop every worker \`run\` started
+  ${replannerCommand('worker')}                  run a worker in the foreground (Ctrl-C stops it)
+  ${replannerCommand('worker status')}           the workers \`run\` started, alive or not
+  ${replannerCommand('worker stop <queue>')}     stop one gracefully (SIGTERM: tasks in flight end)
+  ${replannerCommand('worker stop --all')}       stop every worker \`run\` started
 
 Several hosts: REPLANNER_HOST (default this machine's host name) names the worker's host, and
 REPLANNER_WORKSPACE_ROOTS (absolute directories separated by ':'; default '/') the workspaces it owns.
@@ -46,7 +47,7 @@ export function workerCommand(ctx: CliContext): Command {
 
 async function foreground(ctx: CliContext, o: { sandbox: boolean; sandboxNetwork?: boolean }): Promise<number> {
   const { runWorkerProcess, TemporalUnreachable } = await import('../../worker-main');
-  // S1: the sandbox switches are the worker's own; they travel in its environment.
+  // The sandbox switches are the worker's own; they travel in its environment.
   if (!o.sandbox) process.env.REPLANNER_SANDBOX = 'off';
   if (o.sandboxNetwork) process.env.REPLANNER_SANDBOX_NETWORK = '1';
   try {
@@ -73,7 +74,7 @@ function statusCommand(ctx: CliContext): Command {
         }
         ctx.print(`This shell's runs go to task queue "${route.taskQueue}" (model ${route.model} at ${route.endpoint}).`);
         if (!all.length) {
-          ctx.print('No worker started by `replanner run` is recorded. (A worker you started yourself is not listed.)');
+          ctx.print('No worker started by `run` is recorded. (A worker you started yourself is not listed.)');
           return EXIT.OK;
         }
         for (const w of all) {
@@ -97,11 +98,11 @@ function stopCommand(ctx: CliContext): Command {
     .action(
       act(ctx, async (queue: string | undefined, o: { all?: boolean; json?: boolean }) => {
         if (Boolean(o.all) === (queue !== undefined))
-          throw new UsageError('worker stop needs one task queue (replanner worker status lists them) or --all');
+          throw new UsageError(`worker stop needs one task queue (${replannerCommand('worker status')} lists them) or --all`);
         const known = workerStatuses();
         const targets = o.all ? known : known.filter((w) => w.taskQueue === queue);
         if (!o.all && !targets.length) {
-          const msg = `no worker started by \`replanner run\` is recorded for task queue "${queue}" (replanner worker status lists them; a worker you started yourself stops with Ctrl-C)`;
+          const msg = `no worker started by \`run\` is recorded for task queue "${queue}" (${replannerCommand('worker status')} lists them; a worker you started yourself stops with Ctrl-C)`;
           if (o.json) ctx.print(JSON.stringify({ error: msg }));
           ctx.say(`replanner: ${msg}`);
           return EXIT.UNAVAILABLE;
@@ -109,7 +110,7 @@ function stopCommand(ctx: CliContext): Command {
         const results: { taskQueue: string; pid: number; result: 'stopped' | 'gone' | 'timeout' }[] = [];
         for (const w of targets) results.push({ taskQueue: w.taskQueue, pid: w.pid, result: await stopWorker(w) });
         if (o.json) ctx.json({ stopped: results });
-        else if (!results.length) ctx.print('No worker started by `replanner run` is recorded; nothing to stop.');
+        else if (!results.length) ctx.print('No worker started by `run` is recorded; nothing to stop.');
         else for (const r of results) ctx.print(stoppedLine(r));
         return results.some((r) => r.result === 'timeout') ? EXIT.RUN_NOT_DONE : EXIT.OK;
       }),

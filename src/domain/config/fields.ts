@@ -1,5 +1,5 @@
-// X12 / S3: the building blocks of every config field: numbers with their bounds (S3: every number
-// has a sane maximum, so no config can ask for unbounded work or waits), flags and strict sections.
+// The building blocks of every config field: numbers with their bounds (every number has a sane
+// maximum, so no config can ask for unbounded work or waits, S3), flags and strict sections.
 import { z } from 'zod';
 
 export const prob = (dflt: number) =>
@@ -28,7 +28,7 @@ export const nonNegative = (dflt: number, max: number) =>
     .max(max, { error: `must be at most ${max}` })
     .default(dflt);
 
-/** S3 maxima: machine waits (commands, LLM calls) at most a day; waits for a human at most 30 days. */
+/** Maxima: machine waits (commands, LLM calls) at most a day; waits for a human at most 30 days. */
 export const BOUNDS = {
   maxTasks: 200,
   replansPerType: 100,

@@ -1,15 +1,15 @@
-// X12 / J8: the configuration schema with the seeds' defaults. Pure (zod only): the parsed config is
+// The configuration schema with its defaults (X12). Pure (zod only): the parsed config is
 // passed into workflows, so this module must stay free of fs/env; see src/client/config-load.ts for those.
 //
 // Layout (YAML):
-//   replanning:          seed 004 §12.1, snake_case keys exactly as in the seed (phase replanning)
+//   replanning:          the phases' replan decisions, snake_case keys (phase replanning)
 //     enabled, on_replan_failure, llm_decision.*, goal_understanding.*, task_decomposition.*,
 //     action_sequence.*, execution.*, reflection.*, global.*
-//   task_replanning:     seed 000 "replanning" block (judge → planner re-decomposition), camelCase
+//   task_replanning:     re-decomposition of a task its judge says to replan, camelCase
 //   execution:           task execution bounds
-//   planning:            Replanner's plan bounds (maxTasks); may also wrap the seed's replanning block
+//   planning:            Replanner's plan bounds (maxTasks); may also wrap the replanning block
 //   refinement, pacemaker: their own schemas (refinement/config, pacemaker/config), checked here too
-// The seed's own wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
+// The wrapper `planning: { enabled: true, replanning: {...} }` is accepted as well.
 // Unknown keys are rejected with their full path (typo protection).
 import { z } from 'zod';
 import { budgetConfigProblems } from '../budget';
@@ -99,8 +99,9 @@ function deepFreeze<T>(v: T): T {
 }
 
 /**
- * Seed 004 §12.1 nests `replanning` under `planning:`; accept that spelling too. `planning:` also
- * holds Replanner's own plan bounds (maxTasks), validated by PlanningConfigSchema.
+ * A config may nest `replanning` under `planning:` (`planning: { enabled: true, replanning: {...} }`);
+ * accept that spelling too. `planning:` also holds Replanner's own plan bounds (maxTasks), validated
+ * by PlanningConfigSchema.
  */
 function unwrapSeedPlanning(raw: unknown): { value: unknown; prefix: boolean } {
   if (!isRecord(raw) || !('planning' in raw)) return { value: raw, prefix: false };

@@ -1,4 +1,4 @@
-// X12: how a config (or a run's options) that cannot be used is reported: every problem with its
+// How a config (or a run's options) that cannot be used is reported: every problem with its
 // dotted key path, a hint for a mistyped key, and the value that was given.
 import type { z } from 'zod';
 import { clip } from '../text';
@@ -22,7 +22,7 @@ export class ConfigError extends Error {
 
 /**
  * One zod issue as the user reads it. `seedPrefix`: the config wrote `replanning` under `planning:`
- * (the seed's spelling). `defaults`: the config with every default, where a mistyped key's hint is
+ * (the nested spelling). `defaults`: the config with every default, where a mistyped key's hint is
  * looked up (none: no hint).
  */
 export function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean, defaults?: unknown): ConfigIssue[] {
@@ -44,7 +44,7 @@ export function describeIssue(issue: z.core.$ZodIssue, seedPrefix: boolean, defa
 function suggestKey(defaults: unknown, parentPath: string[], key: string): string | undefined {
   let node: unknown = defaults;
   for (const p of parentPath) node = isRecord(node) ? node[p] : undefined;
-  // O3 / X10 / M1: keys that are all optional (absent from the defaults) are named here.
+  // Keys that are all optional, so absent from the defaults (the budget, notifications, LLM request limits), are named here.
   const optionalKeys: Record<string, string[]> = {
     budget: ['maxTokens', 'maxCostUsd', 'model', 'prices'],
     llm: ['timeoutSeconds', 'connectTimeoutSeconds', 'firstTokenTimeoutSeconds', 'readTokensPerSecond', 'stallTimeoutSeconds', 'maxReplyTokens'],

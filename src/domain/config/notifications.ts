@@ -1,4 +1,4 @@
-// X10: the GitHub / GitLab settings: the `notifications` section of the config (the issue or merge
+// The GitHub / GitLab settings: the `notifications` section of the config (the issue or merge
 // request a run posts to) and the CLI's --github / --gitlab flags that fill it. Tokens are the
 // worker's (GITHUB_TOKEN / GITLAB_TOKEN), never part of a run's config.
 import { z } from 'zod';
@@ -41,7 +41,7 @@ export function parseGitlabFlag(
 // Tested with .test(), not zod's .regex(): zod resets a pattern's lastIndex, and the workflow
 // sandbox freezes shared modules' objects (src/workflows/preload.ts).
 export const HTTP_URL = /^https?:\/\/[^\s/]+/;
-/** X10: the issue or merge request the run posts to (tokens are the worker's: GITHUB_TOKEN / GITLAB_TOKEN). */
+/** The issue or merge request the run posts to (tokens are the worker's: GITHUB_TOKEN / GITLAB_TOKEN). */
 const issueNumber = () =>
   z
     .number({ error: 'must be a whole number ≥ 1' })

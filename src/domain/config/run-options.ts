@@ -1,5 +1,5 @@
-// S2 / S3: the run options of a RunWorkflow input. Anyone who can reach Temporal can start a run
-// with any payload, so the workflow checks them too: known keys only, every number bounded.
+// The run options of a RunWorkflow input. Anyone who can reach Temporal can start a run with any
+// payload, so the workflow checks them too: known keys only, every number bounded (S2, S3).
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import { BOUNDS } from './fields';
@@ -53,7 +53,7 @@ export const RunOptionsInputSchema = lazySchema(() =>
   ),
 );
 
-/** S2/S3: checks a run's options (RunInput.options); throws ConfigError naming `options.<key>`. */
+/** Checks a run's options (RunInput.options); throws ConfigError naming `options.<key>`. */
 export function checkRunOptions(raw: unknown): void {
   if (raw === undefined || raw === null) return;
   const r = RunOptionsInputSchema.safeParse(raw, { reportInput: true });

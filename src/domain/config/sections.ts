@@ -1,5 +1,6 @@
-// X12 / J8 / S3 / M1 / O3: the sections of the config file, each with the seeds' defaults
-// (src/domain/config/index.ts assembles them into the whole config).
+// The sections of the config file (replanning, task re-decomposition, the sandbox, plan size, LLM
+// requests, the budget), each with its defaults (src/domain/config/index.ts assembles them into the
+// whole config).
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import { MAX_BUDGET_TOKENS, MAX_BUDGET_USD } from '../budget';
@@ -11,7 +12,7 @@ export type OnReplanFailure = (typeof ON_REPLAN_FAILURE)[number];
 export const ReplanningConfigSchema = lazySchema(() =>
   section({
     enabled: flag(true),
-    /** X13 / seed §13.2 step 4: after escalation found no way forward, go on with assumptions or stop. */
+    /** A replan that cannot run and for which escalation found no way forward: go on with assumptions, or stop the run. */
     on_replan_failure: z.enum(ON_REPLAN_FAILURE, { error: `must be one of ${ON_REPLAN_FAILURE.join(', ')}` }).default('continue'),
     llm_decision: section({
       min_confidence_threshold: prob(0.5),
@@ -35,7 +36,7 @@ export const ReplanningConfigSchema = lazySchema(() =>
   }),
 );
 
-/** J8: judge-driven task re-decomposition (seed 000's `replanning` block). */
+/** Task re-decomposition when a task's judge asks for a replan (the task's own `replanning` block). */
 export const TaskReplanningConfigSchema = lazySchema(() =>
   section({
     enabled: flag(true),
@@ -51,7 +52,7 @@ export const ExecutionConfigSchema = lazySchema(() =>
     maxParallelTasks: count(3, 1, BOUNDS.parallelTasks),
     maxTaskIterations: count(5, 1, BOUNDS.taskIterations),
     commandTimeoutSeconds: positive(120, BOUNDS.machineTimeoutSeconds),
-    // S1: a run may only narrow the worker's sandbox (anyone who can reach Temporal can start a run).
+    // A run may only narrow the worker's sandbox (anyone who can reach Temporal can start a run).
     /** Network for commands: absent = the worker's setting; true is granted only where the worker allows network. */
     network: z.boolean({ error: 'must be true or false' }).optional(),
     /** Only `true` (the default): whether commands are sandboxed is the worker's setting. */
@@ -62,16 +63,16 @@ export const ExecutionConfigSchema = lazySchema(() =>
   }),
 );
 
-/** S3: plan size. A decomposition or re-decomposition over maxTasks goes back to the planner once, then fails. */
+/** Plan size. A decomposition or re-decomposition over maxTasks goes back to the planner once, then fails. */
 export const PlanningConfigSchema = lazySchema(() =>
   section({
     maxTasks: count(30, 1, BOUNDS.maxTasks),
   }),
 );
 
-/** M1: LLM requests. */
+/** LLM requests. */
 export const LLM_TIMEOUT_MAX_SECONDS = 3600;
-/** M1: a progress limit (src/domain/llm-timeouts.ts): seconds, 1 to a day. */
+/** A progress limit (src/domain/llm-timeouts.ts): seconds, 1 to a day. */
 const limitSeconds = () =>
   z
     .number({ error: `must be a number of seconds between 1 and ${BOUNDS.machineTimeoutSeconds}` })
@@ -117,7 +118,7 @@ export const LlmConfigSchema = lazySchema(() =>
   }),
 );
 
-/** O3: the run's budget. No maxTokens and no maxCostUsd: no budget. */
+/** The run's budget. No maxTokens and no maxCostUsd: no budget. */
 const price = lazySchema(() =>
   z
     .number({ error: 'must be a number ≥ 0 (US dollars per million tokens)' })

@@ -1,4 +1,4 @@
-// P9: the stuck detector's thresholds (config `pacemaker.stuck`), in the spirit of OpenHands' stuck
+// The stuck detector's thresholds (config `pacemaker.stuck`), in the spirit of OpenHands' stuck
 // detector: the same action with the same error 3 times, the same action with the same result 4
 // times, two actions alternating over 6 steps, repeated messages with no action. Each counts tool
 // calls (or, for messages, replies) in a row, across the worker's steps and iterations of one task.

@@ -137,19 +137,19 @@ export function branchLine(g: RunGitView): string {
   return `Branch: ${g.branch} from ${g.base} — ${n} commit${n === 1 ? '' : 's'}${pushed}${g.problem ? ` — stopped: ${g.problem}` : ''}`;
 }
 
-/** G5: "PR #12" (GitHub) / "MR !12" (GitLab). */
+/** G5: "PR #<n>" (GitHub) / "MR !<n>" (GitLab). */
 export function shortPullRequestName(service: 'github' | 'gitlab', n: number): string {
   return service === 'github' ? `PR #${n}` : `MR !${n}`;
 }
 
-/** G5: one line while the run follows its pull request: "following PR #12: 2 of 3 checks passing, changes requested by @alice". */
+/** G5: one line while the run follows its pull request: "following PR #<n>: 2 of 3 checks passing, changes requested by @alice". */
 export function followingLine(g: Pick<RunGit, 'pr'>): string | undefined {
   const pr = g.pr;
   if (!pr?.following || pr.number === undefined) return undefined;
   return `following ${shortPullRequestName(pr.project.service, pr.number)}${pr.summary ? `: ${pr.summary}` : ''}`;
 }
 
-/** G5: `status`'s line about the pull request: "Pull request: PR #12 (ready for review) https://… — 2 of 3 checks passing". */
+/** G5: `status`'s line about the pull request: "Pull request: PR #<n> (ready for review) https://… — 2 of 3 checks passing". */
 export function pullRequestLine(v: RunGitView): string | undefined {
   const p = v.pullRequest;
   if (!p) return undefined;

@@ -1,9 +1,10 @@
-// P1–P6: the dynamic loop limit (seed 002 SimpleDynamicPacemaker.calculate_max_loops).
+// The pacemaker's dynamic loop limit (P1–P6): how many worker iterations a task gets, from its
+// profile's base, the agent's vitals and the task's complexity, clamped to 3..20.
 import { TASK_PROFILES, type TaskProfile } from '../types';
 import { FINAL_FALLBACK_MAX_LOOPS, MAX_LOOPS, MIN_LOOPS, type PacemakerConfig } from './config';
 import { vitalsFactor, vitalsScore, type TaskSignals, type Vitals } from './vitals';
 
-/** P4: base loops per task profile (seed 002 table). */
+/** Base loops per task profile: more for work that takes more steps (complex reasoning 18, a simple question 5). */
 export const BASE_LOOPS: Readonly<Record<TaskProfile, number>> = Object.freeze({
   SIMPLE_QUESTION: 5,
   CODE_ANALYSIS: 12,
@@ -16,9 +17,9 @@ export const BASE_LOOPS: Readonly<Record<TaskProfile, number>> = Object.freeze({
   RESEARCH: 16,
   UNKNOWN: 8,
 });
-/** P4: base loops of a profile the table does not know (seed 002 `base_loops.get(task_profile, 8)`). */
+/** Base loops of a profile the table does not know. */
 export const UNKNOWN_PROFILE_BASE_LOOPS = 8;
-/** Seed 002: context complexity assumed when nothing was measured (`context_complexity = 0.3`). */
+/** Context complexity assumed when nothing was measured. */
 export const DEFAULT_COMPLEXITY = 0.3;
 /**
  * Vitals assumed when none were measured: score 0.6, factor 1.0 — no evidence, so the
@@ -26,7 +27,7 @@ export const DEFAULT_COMPLEXITY = 0.3;
  */
 export const NEUTRAL_VITALS: Readonly<Vitals> = Object.freeze({ mood: 0.6, focus: 0.6, stamina: 0.6 });
 
-/** P3: the signals context complexity is computed from. */
+/** The signals context complexity is computed from. */
 export interface ComplexityInput {
   /** Files collected / touched for the task. */
   files: number;
@@ -38,7 +39,7 @@ export interface ComplexityInput {
   toolErrors: number;
 }
 
-/** P3: a task's complexity input: files = its scope paths; history turns = worker steps; error rate = failed / all tool calls. */
+/** A task's complexity input: files = its scope paths; history turns = worker steps; error rate = failed / all tool calls. */
 export function taskComplexity(files: number, s: Pick<TaskSignals, 'historyTurns' | 'toolRuns' | 'toolErrors'>): ComplexityInput {
   return { files, historyTurns: s.historyTurns, toolRuns: s.toolRuns, toolErrors: s.toolErrors };
 }
@@ -55,14 +56,14 @@ export interface MaxLoopsResult {
   base_loops: number;
   vitals_factor: number;
   complexity_factor: number;
-  /** null when the computation fell back (P5) or the pacemaker is disabled. */
+  /** null when the computation fell back to the configured limit or the pacemaker is disabled. */
   vitals_score: number | null;
-  /** 0..1; null when the computation fell back (P5) or the pacemaker is disabled. */
+  /** 0..1; null when the computation fell back to the configured limit or the pacemaker is disabled. */
   complexity: number | null;
   profile: string;
-  /** P6: readable explanation (seed 002 制限決定理由). */
+  /** Why this limit, in words: the base, the factors and what they came from. */
   reasoning: string;
-  /** P5: true when the dynamic computation failed and the configured limit was used. */
+  /** True when the dynamic computation failed and the configured limit was used. */
   fallback?: boolean;
   /** Set when the pacemaker is disabled (the configured limit is used as is). */
   disabled?: boolean;
@@ -73,20 +74,20 @@ export function isKnownProfile(profile: string): profile is TaskProfile {
   return (TASK_PROFILES as readonly string[]).includes(profile);
 }
 
-/** P4: the planner's profile text → the enum; anything not one of the nine (or not text) → UNKNOWN. */
+/** The planner's profile text → the enum; anything not one of the nine (or not text) → UNKNOWN. */
 export function toTaskProfile(raw: unknown): TaskProfile {
   if (typeof raw !== 'string') return 'UNKNOWN';
   const up = raw.trim().toUpperCase();
   return isKnownProfile(up) ? up : 'UNKNOWN';
 }
 
-/** P4: base loops of a profile; unknown → 8. */
+/** Base loops of a profile; unknown → 8. */
 export function baseLoopsFor(profile: string): number {
   return isKnownProfile(profile) ? BASE_LOOPS[profile] : UNKNOWN_PROFILE_BASE_LOOPS;
 }
 
 /**
- * P3: complexity = mean of min(files/8, 1), min(historyTurns/15, 1), min(3·errorRate, 1),
+ * Complexity = mean of min(files/8, 1), min(historyTurns/15, 1), min(3·errorRate, 1),
  * where errorRate = toolErrors / toolRuns, and 0 when there were no tool runs.
  * Throws RangeError on negative or non-finite counts.
  */
@@ -101,21 +102,21 @@ export function computeComplexity(input: ComplexityInput): number {
   return (fileFactor + historyFactor + errorFactor) / 3;
 }
 
-/** P3: complexityFactor = 1 + 0.4·complexity (1.0 … 1.4). */
+/** complexityFactor = 1 + 0.4·complexity (1.0 … 1.4). */
 export function complexityFactor(complexity: number): number {
   return 1 + 0.4 * complexity;
 }
 
-/** P1: clamp a computed limit into [3, 20]. */
+/** Clamp a computed limit into [3, 20]. */
 export function clampLoops(n: number): number {
   return Math.max(MIN_LOOPS, Math.min(n, MAX_LOOPS));
 }
 
 /**
- * P1–P6: max_loops = clamp(floor(base × vitalsFactor × complexityFactor), 3, 20).
+ * max_loops = clamp(floor(base × vitalsFactor × complexityFactor), 3, 20).
  *
- * - vitals absent → NEUTRAL_VITALS (factor 1.0); complexity absent → 0.3 (seed default).
- * - P5: any failure (invalid vitals outside 0..1 or NaN, invalid complexity input, a
+ * - vitals absent → NEUTRAL_VITALS (factor 1.0); complexity absent → 0.3.
+ * - Any failure (invalid vitals outside 0..1 or NaN, invalid complexity input, a
  *   throwing input, a non-finite result) → `fallback: true` and max_loops =
  *   config.default_max_loops, or 15 when that is unusable too.
  * - Disabled pacemaker → default_max_loops, `disabled: true`.
@@ -199,7 +200,7 @@ export function calculateMaxLoops(input: MaxLoopsInput): MaxLoopsResult {
   }
 }
 
-/** P5: config.default_max_loops when it is a positive integer, else 15. */
+/** The fallback limit: config.default_max_loops when it is a positive integer, else 15. */
 function configuredLimit(config: Partial<Pick<PacemakerConfig, 'default_max_loops'>> | undefined): number {
   try {
     const v = config?.default_max_loops;
@@ -256,7 +257,7 @@ function explain(x: {
   ].join('\n');
 }
 
-/** Seed 002: < 0.3 low, > 0.7 high, else medium. */
+/** Complexity in words: < 0.3 low, > 0.7 high, else medium. */
 export function complexityLabel(c: number): 'low' | 'medium' | 'high' {
   if (c < 0.3) return 'low';
   if (c > 0.7) return 'high';

@@ -1,14 +1,14 @@
-// P7: Duck Pacemaker's consultation patterns (seed 002, 介入時の状況説明と選択肢提示): the four
-// triggers, what each choice does, each pattern's own four choices and its situation text. The one
-// home of the pattern → choices → effect table.
+// The pacemaker's consultation patterns (P7): the four triggers (no progress, lost confidence,
+// thinking in circles, too many attempts), what each choice does, each pattern's own four choices
+// and its situation text. The one home of the pattern → choices → effect table.
 import { DEFAULT_PACEMAKER_CONFIG, type PacemakerConfig } from './config';
 
-/** P7: the four triggers, in seed 002 order (patterns 1–4). */
+/** The four triggers, in their fixed order (patterns 1–4). */
 export const INTERVENTION_KINDS = ['no_progress', 'lost_confidence', 'confused_thinking', 'too_many_attempts'] as const;
 export type InterventionKind = (typeof INTERVENTION_KINDS)[number];
 
 /**
- * P7: what a choice does (docs/requirements.md, P7):
+ * What a choice does:
  * - stop: the task stops (BLOCKED); accept: the current result is accepted as DONE;
  * - guidance: the user's text goes into the next worker request; consult_reference: the same,
  *   naming what the worker must consult; consolidate: the worker first consolidates what is done;
@@ -29,7 +29,7 @@ export const CONSULTATION_EFFECTS = [
 ] as const;
 export type ConsultationEffect = (typeof CONSULTATION_EFFECTS)[number];
 
-/** P7: the effects whose answer must carry the user's text (it is what the worker is told). */
+/** The effects whose answer must carry the user's text (it is what the worker is told). */
 export const TEXT_REQUIRED_EFFECTS: readonly ConsultationEffect[] = ['guidance', 'consult_reference'];
 
 export interface Bilingual {
@@ -38,7 +38,7 @@ export interface Bilingual {
 }
 
 export interface ConsultationChoice {
-  /** 1..4, the number the user types (seed 002 order of the pattern). */
+  /** 1..4, the number the user types (in the pattern's fixed order). */
   number: 1 | 2 | 3 | 4;
   /** A short name, unique within the pattern, the user may type instead of the number. */
   key: string;
@@ -51,7 +51,7 @@ export interface ConsultationChoice {
 type ChoiceDef = Omit<ConsultationChoice, 'number' | 'needsText'>;
 const c = (key: string, effect: ConsultationEffect, ja: string, en: string): ChoiceDef => ({ key, effect, label: { ja, en } });
 
-/** P7: seed 002's own four choices per pattern (介入時の状況説明と選択肢提示), in the seed's order. */
+/** Each pattern's own four choices, in their fixed order, in Japanese with an English rendering. */
 const PATTERN_CHOICES: Readonly<Record<InterventionKind, readonly [ChoiceDef, ChoiceDef, ChoiceDef, ChoiceDef]>> = {
   no_progress: [
     c('stop', 'stop', '作業を中止する', 'Stop the work'),
@@ -79,19 +79,19 @@ const PATTERN_CHOICES: Readonly<Record<InterventionKind, readonly [ChoiceDef, Ch
   ],
 };
 
-/** P7: the four choices of one pattern; "continue" states how far the limit is raised. */
+/** The four choices of one pattern; "continue" states how far the limit is raised. */
 export function choicesFor(kind: InterventionKind, config: Pick<PacemakerConfig, 'raise_limit_by'> = DEFAULT_PACEMAKER_CONFIG): ConsultationChoice[] {
   return PATTERN_CHOICES[kind].map((d, i) => {
     const label =
       d.effect === 'continue_raised'
-        ? { ja: `${d.label.ja}（上限を +${config.raise_limit_by} 回）`, en: `${d.label.en} (limit +${config.raise_limit_by} loops)` }
+        ? { ja: `${d.label.ja}（上限を +${config.raise_limit_by} 回）`, en: `${d.label.en} (up to ${config.raise_limit_by} more attempts)` }
         : { ...d.label };
     return { number: (i + 1) as 1 | 2 | 3 | 4, key: d.key, effect: d.effect, label, needsText: TEXT_REQUIRED_EFFECTS.includes(d.effect) };
   });
 }
 
 /**
- * P7: which choice of the pattern an answer names: its number (1–4, as number or text), its key,
+ * Which choice of the pattern an answer names: its number (1–4, as number or text), its key,
  * or its effect (the first choice with that effect). Case and surrounding blanks are ignored.
  */
 export function resolveConsultationChoice(kind: InterventionKind, choice: unknown): ConsultationChoice | undefined {
@@ -104,7 +104,7 @@ export function resolveConsultationChoice(kind: InterventionKind, choice: unknow
 
 export const CONSULTATION_TITLE: Bilingual = { ja: '🦆 Duck Pacemaker からの相談', en: '🦆 Duck Pacemaker consultation' };
 
-/** P7: the situation text of each pattern, seed 002 wording, with an English rendering. */
+/** The situation text of each pattern, in Japanese with an English rendering. */
 export function consultationMessage(kind: InterventionKind, iteration: number): Bilingual {
   switch (kind) {
     case 'no_progress':

@@ -1,23 +1,24 @@
-// P1–P7: Duck Pacemaker configuration (seed 002; snake_case keys as in its
-// `config.duck_pacemaker.dynamic_limits.max_loops`). Pure: zod only.
+// The pacemaker's configuration (P1–P7): the loop limit's range and fallback, when it consults
+// the user and what happens when nobody answers (snake_case keys, as the config file writes
+// them). Pure: zod only.
 import { z } from 'zod';
 import { StuckConfigSchema } from '../config/stuck';
 import { lazySchema } from '../lazy-schema';
 
-/** P1: the hard range of a computed limit. */
+/** The hard range of a computed limit. */
 export const MIN_LOOPS = 3;
 export const MAX_LOOPS = 20;
-/** P5: the last-resort limit when even the configured default is unusable. */
+/** The last-resort limit when even the configured default is unusable. */
 export const FINAL_FALLBACK_MAX_LOOPS = 15;
 
-/** P7: when an intervention (consultation with the user) is triggered. */
+/** When an intervention (consultation with the user) is triggered. */
 export const PacemakerInterventionConfigSchema = lazySchema(() =>
   z.strictObject({
     /** "no progress / repeating work": this many consecutive iterations without progress. */
     no_progress_iterations: z.number().int().min(1).max(100).default(3),
-    /** "lost confidence": mood below this (seed 002 marks mood < 0.5 as プラン自信度が低下). */
+    /** "lost confidence": mood below this (mood under 0.5 reads as confidence in the plan going down). */
     low_mood_threshold: z.number().min(0).max(1).default(0.5),
-    /** "confused thinking": focus below this (seed 002: focus < 0.5 = 思考一貫性が低下; its example 0.80→0.45). */
+    /** "confused thinking": focus below this (focus under 0.5 reads as consistency of thought going down). */
     low_focus_threshold: z.number().min(0).max(1).default(0.5),
     /**
      * After a consultation, the soft triggers (no progress, mood, focus) stay quiet for this
@@ -34,24 +35,24 @@ export const PacemakerConfigSchema = lazySchema(() =>
   z.strictObject({
     /** Off: the limit is default_max_loops and there are no consultations (the task stops at the limit). */
     enabled: z.boolean().default(true),
-    /** P5: limit used when the dynamic computation fails (and when disabled). */
+    /** Limit used when the dynamic computation fails (and when disabled). */
     default_max_loops: z.number().int().min(1).max(100).default(FINAL_FALLBACK_MAX_LOOPS),
-    /** P7: how long a consultation waits for the user (durably, in the workflow). */
+    /** How long a consultation waits for the user (durably, in the workflow). */
     consultation_timeout_minutes: z
       .number()
       .min(0)
       .max(7 * 24 * 60)
       .default(30),
     /**
-     * P7: what happens when nobody answers in time. 'stop' (default, fail-safe: the agent is
+     * What happens when nobody answers in time. 'stop' (default, fail-safe: the agent is
      * stuck, so burning more LLM calls unattended is the worse outcome); 'continue' with
      * the current limit; 'raise_limit' = continue_raised.
      */
     on_consultation_timeout: z.enum(['continue', 'stop', 'raise_limit']).default('stop'),
-    /** P7 continue_raised: how many loops "continue" adds to the current limit. */
+    /** continue_raised: how many loops "continue" adds to the current limit. */
     raise_limit_by: z.number().int().min(1).max(50).default(5),
     interventions: PacemakerInterventionConfigSchema.default(() => PacemakerInterventionConfigSchema.parse({})),
-    /** P9: the stuck detector inside the worker's tool loop (src/domain/config/stuck.ts). */
+    /** The stuck detector inside the worker's tool loop (src/domain/config/stuck.ts). */
     stuck: StuckConfigSchema,
   }),
 );

@@ -1,13 +1,13 @@
-// P7: a consultation's answer (or its timeout) and what it does. The workflow validates an answer
-// with validateConsultationAnswer (update validator and signal alike), waits durably, and applies
-// it with applyConsultationAnswer, or applyConsultationTimeout when nobody answered.
+// A pacemaker consultation's answer (or its timeout) and what it does (P7). The workflow validates
+// an answer with validateConsultationAnswer (update validator and signal alike), waits durably, and
+// applies it with applyConsultationAnswer, or applyConsultationTimeout when nobody answered.
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import { choicesFor, resolveConsultationChoice, type ConsultationChoice, type ConsultationEffect, type InterventionKind } from './choices';
 import { DEFAULT_PACEMAKER_CONFIG, type PacemakerConfig } from './config';
 import type { InterventionRecord, PacemakerState } from './interventions';
 
-/** P7: the answer payload as it arrives (signal/update); anything else is rejected. */
+/** The answer payload as it arrives (signal/update); anything else is rejected. */
 export const ConsultationAnswerSchema = lazySchema(() =>
   z.strictObject({
     /** When given, it must be the pending consultation's id. */
@@ -27,7 +27,7 @@ export interface ResolvedConsultationAnswer {
 }
 
 /**
- * P7: the one validation of a consultation answer (the update validator, the signal handler and
+ * The one validation of a consultation answer (the update validator, the signal handler and
  * applyConsultationAnswer all go through it). `pending`: the consultation waiting, if any.
  */
 export function validateConsultationAnswer(
@@ -75,7 +75,7 @@ export interface ConsultationResult {
 }
 
 /**
- * P7: what the worker is told for an effect that goes on working (USER GUIDANCE of its next
+ * What the worker is told for an effect that goes on working (USER GUIDANCE of its next
  * request). guidance: the user's text as is.
  */
 export function workerInstructionFor(effect: 'guidance' | 'consult_reference' | 'consolidate' | 'restart', text: string | undefined): string {
@@ -93,7 +93,7 @@ export function workerInstructionFor(effect: 'guidance' | 'consult_reference' | 
 }
 
 /**
- * P7: apply a validated answer (validateConsultationAnswer).
+ * Apply a validated answer (validateConsultationAnswer).
  * - stop → stop; accept → accept (the task is DONE with its current result).
  * - guidance / consult_reference / consolidate / restart → `pendingGuidance` = workerInstructionFor
  *   the effect; the no-progress streak restarts; at the limit, the limit is raised by
@@ -117,7 +117,7 @@ export function applyConsultationAnswer(
 }
 
 /**
- * P7: nobody answered within consultation_timeout_minutes. on_consultation_timeout:
+ * Nobody answered within consultation_timeout_minutes. on_consultation_timeout:
  * 'stop' → stop; 'raise_limit' → continue_raised; 'continue' → go on with the current
  * limit, which at the limit (too_many_attempts) means stopping.
  */
@@ -209,7 +209,7 @@ export function takePendingGuidance(state: PacemakerState): { state: PacemakerSt
   return { state: rest, guidance: pendingGuidance };
 }
 
-/** P7: the consultation's end: the answer when one came in time, else the configured timeout. */
+/** The consultation's end: the answer when one came in time, else the configured timeout. */
 export function endConsultation(
   state: PacemakerState,
   kind: InterventionKind,
@@ -219,10 +219,10 @@ export function endConsultation(
   return answer ? applyConsultationAnswer(state, answer, config) : applyConsultationTimeout(state, kind, config);
 }
 
-/** How a task ends: its judge (J2) or a consultation said so; REPLAN asks the execution phase to re-decompose it (J6). */
+/** How a task ends: its judge or a consultation said so; REPLAN asks the execution phase to re-decompose it into smaller tasks. */
 export type TaskEnd = 'DONE' | 'BLOCKED' | 'REPLAN';
 
-/** P7: the consultation effects that end the task, and how; undefined → the loop goes on. */
+/** The consultation effects that end the task, and how; undefined → the loop goes on. */
 export function consultationEnd(outcome: ConsultationOutcome, answered: boolean): { state: TaskEnd; reason: string } | undefined {
   switch (outcome.effect) {
     case 'stop':
@@ -238,14 +238,14 @@ export function consultationEnd(outcome: ConsultationOutcome, answered: boolean)
 }
 
 /**
- * P1/P7: a limit a consultation set (raised, or kept going) is a floor: the limit recomputed after
+ * A limit a consultation set (raised, or kept going) is a floor: the limit recomputed after
  * a later iteration never goes below it. The floor after `outcome`.
  */
 export function limitFloorAfter(floor: number, outcome: ConsultationOutcome): number {
   return 'maxLoops' in outcome ? Math.max(floor, outcome.maxLoops) : floor;
 }
 
-/** P1: the recomputed limit, never below the floor consultations set. */
+/** The recomputed loop limit, never below the floor consultations set. */
 export function limitAboveFloor(computed: number, floor: number): number {
   return Math.max(computed, floor);
 }

@@ -1,4 +1,5 @@
-// Duck Pacemaker (P1–P8 in docs/requirements.md). Pure policy.
+// Duck Pacemaker: a task's dynamic loop limit from the agent's vitals and the task's complexity,
+// and consultations with the user when a task goes badly. Pure policy.
 export * from './config';
 export * from './vitals';
 export * from './calculator';

@@ -1,6 +1,7 @@
-// P7: Duck Pacemaker's interventions: the per-task pacemaker state, counted per worker iteration,
-// and when it consults the user (detectIntervention, evaluatePacemaker). What a consultation
-// offers is in ./choices, what its answer does in ./consultation.
+// The pacemaker's interventions: the per-task pacemaker state, counted per worker iteration, and
+// when it consults the user (detectIntervention, evaluatePacemaker): no progress, lost confidence,
+// thinking in circles, too many attempts. What a consultation offers is in ./choices, what its
+// answer does in ./consultation.
 import {
   choicesFor,
   consultationMessage,
@@ -21,7 +22,7 @@ export interface InterventionRecord {
   timedOut?: boolean;
 }
 
-/** The pacemaker's per-task state, kept in workflow state (B2). Small: no transcripts. */
+/** The pacemaker's per-task state, kept in workflow state (a crash loses none of it). Small: no transcripts. */
 export interface PacemakerState {
   /** Loops (worker iterations) done so far. */
   iteration: number;
@@ -34,7 +35,7 @@ export interface PacemakerState {
   interventions: InterventionRecord[];
   /** Iteration of the last consultation (cooldown of the soft triggers). */
   lastInterventionIteration?: number;
-  /** P7: what the next worker request is told (user guidance, what to consult, consolidate, restart; takePendingGuidance). */
+  /** What the next worker request is told (user guidance, what to consult, consolidate, restart; takePendingGuidance). */
   pendingGuidance?: string;
 }
 
@@ -67,7 +68,7 @@ export function recordIteration(state: PacemakerState, update: { progressed: boo
 type InterventionConfig = Pick<PacemakerConfig, 'enabled' | 'raise_limit_by' | 'interventions'>;
 
 /**
- * P7: should the pacemaker consult the user now (called after each iteration)? First match:
+ * Should the pacemaker consult the user now (called after each iteration)? First match:
  * 1 too_many_attempts — the limit is reached (iteration ≥ maxLoops); always, no cooldown;
  * then, from `min_iteration` on and outside the cooldown after the last consultation:
  * 2 no_progress       — noProgressIterations ≥ no_progress_iterations (3);

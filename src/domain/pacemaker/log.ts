@@ -1,4 +1,5 @@
-// P8: `[DUCK_PACEMAKER]` log lines (seed 002 開発者向けログ出力例), one line each.
+// The pacemaker's `[DUCK_PACEMAKER]` log lines (P8): at the start, on each intervention and progress
+// stall, and at the end; one line each.
 import type { MaxLoopsResult } from './calculator';
 import type { ConsultationEffect, InterventionKind } from './choices';
 import type { InterventionRecord } from './interventions';
@@ -32,7 +33,7 @@ export interface PacemakerEndLog {
   outcome: string;
 }
 
-/** P8 (per loop): the loop made no progress (seed 002 ループ8: 進捗停滞検出). */
+/** Per loop: the loop made no progress (a progress stall). */
 export interface PacemakerStallLog {
   taskId?: string;
   /** The loop just finished (1-based). */
@@ -42,7 +43,7 @@ export interface PacemakerStallLog {
   noProgressIterations: number;
 }
 
-/** P8 (per loop): the vitals before and after the loop (seed 002 バイタル変化: focus低下 (0.80→0.45)). */
+/** Per loop: the vitals before and after the loop, and which went down. */
 export interface PacemakerVitalsLog {
   taskId?: string;
   iteration: number;
@@ -50,7 +51,7 @@ export interface PacemakerVitalsLog {
   after: Vitals;
 }
 
-/** P8 + P9: the stuck detector ended an iteration at this step. */
+/** The stuck detector ended an iteration at this step. */
 export interface PacemakerStuckLog {
   taskId?: string;
   iteration: number;
@@ -69,7 +70,7 @@ export interface PacemakerLogData {
 }
 
 /**
- * P8: one log line, starting with `[DUCK_PACEMAKER]`:
+ * One log line, starting with `[DUCK_PACEMAKER]`:
  * - start: `[DUCK_PACEMAKER] start task=T1: profile=CODE_ANALYSIS limit=14 (base 12 × vitals 1.0 × complexity 1.24; mood=0.75 focus=0.80 stamina=0.65; complexity=0.60 medium) | <reasoning>`
  * - intervention: `[DUCK_PACEMAKER] intervention task=T1 loop 8/14: confused_thinking → consulting the user`
  *   or, once decided, `… intervention decision task=T1 loop 8/14: confused_thinking → continue_raised (limit 14→19)`

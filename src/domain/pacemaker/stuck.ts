@@ -1,6 +1,6 @@
-// P9 → P2 / P7: what the Duck Pacemaker makes of an iteration the stuck detector ended. Its vitals
-// take it in (focus drops on repetition, stamina on wasted steps) and, when the judge says the task
-// is not done, it offers the "no progress / repeating work" consultation with seed 002's choices.
+// What the pacemaker makes of an iteration the stuck detector ended. Its vitals take it in (focus
+// drops on repetition, stamina on wasted steps) and, when the judge says the task is not done, it
+// offers the "no progress / repeating work" consultation with that pattern's four choices.
 import type { StuckFinding, StuckPattern } from '../stuck/detector';
 import { choicesFor, consultationMessage, CONSULTATION_TITLE } from './choices';
 import { DEFAULT_PACEMAKER_CONFIG, type PacemakerConfig } from './config';
@@ -14,7 +14,7 @@ export const STUCK_FOCUS_DROP = 0.4;
 export const STUCK_FOCUS_DROP_OTHER = 0.2;
 
 /**
- * P2 + P9: the vitals after a stuck iteration: focus − STUCK_FOCUS_DROP (0.4) on a repeating
+ * The vitals after a stuck iteration: focus − STUCK_FOCUS_DROP (0.4) on a repeating
  * pattern, − 0.2 on the others; stamina − wastedSteps / stepLimit (the share of an iteration's
  * steps that were wasted). Each clamped to 0..1; mood unchanged.
  */
@@ -28,7 +28,7 @@ function clamp01(n: number): number {
   return Math.min(1, Math.max(0, Number.isFinite(n) ? n : 0));
 }
 
-/** P7 no_progress, opened by the stuck detector: seed 002's situation text under the stuck note. */
+/** The "no progress" consultation opened by the stuck detector: the pattern's situation text under the stuck note. */
 export function stuckIntervention(
   state: PacemakerState,
   note: string,
@@ -49,7 +49,7 @@ export function stuckIntervention(
 }
 
 /**
- * P7 + P9: what the pacemaker says after an iteration that was not done. A stuck iteration (its
+ * What the pacemaker says after an iteration that was not done. A stuck iteration (its
  * note) opens the "no progress" consultation at once, with no cooldown, unless the limit is
  * reached (that consultation comes first) or the pacemaker or `stuck.consult` is off.
  */

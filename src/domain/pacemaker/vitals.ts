@@ -1,20 +1,21 @@
-// P2: D.U.C.K. vitals measured from real signals of a task's recent iterations (seed 002).
-// Every value is in [0, 1]; higher is healthier.
+// The agent's vitals (P2), measured from real signals of a task's recent iterations: mood
+// (confidence in the plan), focus (consistency of thought) and stamina (attempts left). Every
+// value is in [0, 1]; higher is healthier.
 import { clipMiddle } from '../text';
 
 export interface Vitals {
-  /** Confidence in the current plan (seed 002: mood = AIのプランに関する自信). */
+  /** Confidence in the current plan (mood). */
   mood: number;
-  /** Consistency of thought (seed 002: focus = AIの思考の一貫性). */
+  /** Consistency of thought (focus). */
   focus: number;
-  /** What is left after attempts: 1 fresh, 0 spent (seed 002: stamina = 試行回数（消耗度）). */
+  /** What is left after attempts: 1 fresh, 0 spent (stamina). */
   stamina: number;
 }
 
 export interface VitalsSignals {
   /** Confidences (0..1) reported by the judge for recent iterations. */
   judgeConfidences: readonly number[];
-  /** Confidences (0..1) of recent replan decisions (X2 `confidence`). */
+  /** Confidences (0..1) of recent replan decisions (each decision's `confidence`). */
   decisionConfidences?: readonly number[];
   /** One signature per recent tool call / action, e.g. `edit_file:src/a.ts` (oldest first). */
   recentActions: readonly string[];
@@ -26,13 +27,13 @@ export interface VitalsSignals {
   maxAttempts: number;
 }
 
-/** mood when no confidence has been reported yet (seed 002's example start is 0.75; 0.7 = neutral-positive). */
+/** mood when no confidence has been reported yet (0.7: neutral to positive). */
 export const NEUTRAL_MOOD = 0.7;
 /** Only the last VITALS_WINDOW actions and errors are considered for focus. */
 export const VITALS_WINDOW = 6;
 
 /**
- * P2: measure the vitals.
+ * Measure the vitals.
  *
  * - mood    = mean of the recent judge and decision confidences (each clamped to 0..1,
  *             non-finite values ignored); NEUTRAL_MOOD (0.7) when there are none.
@@ -74,7 +75,7 @@ export function repetitionRatio(items: readonly string[]): number {
 }
 
 /**
- * P2: vitals score = 0.4·mood + 0.4·focus + 0.2·stamina, rounded to 10 decimals so that
+ * Vitals score = 0.4·mood + 0.4·focus + 0.2·stamina, rounded to 10 decimals so that
  * binary floating point cannot push an exact boundary (0.8·0.4 + 0.8·0.4 + 0.8·0.2 would
  * otherwise be 0.8000000000000002) across a threshold.
  */
@@ -82,7 +83,7 @@ export function vitalsScore(v: Vitals): number {
   return roundTo10(0.4 * v.mood + 0.4 * v.focus + 0.2 * v.stamina);
 }
 
-/** P2: score < 0.4 → 0.7 (cut), score > 0.8 → 1.2 (raise), else 1.0 (0.4 and 0.8 themselves give 1.0). */
+/** The vitals factor of the loop limit: score < 0.4 → 0.7 (cut), score > 0.8 → 1.2 (raise), else 1.0 (0.4 and 0.8 themselves give 1.0). */
 export function vitalsFactor(score: number): number {
   if (score < 0.4) return 0.7;
   if (score > 0.8) return 1.2;
@@ -106,8 +107,9 @@ export interface ProgressMarks {
 }
 
 /**
- * P7 no_progress: an iteration made no progress when the judge misses exactly what it missed the
- * iteration before, or the worker made exactly the same tool calls as the iteration before.
+ * No progress (which makes the pacemaker consult the user): an iteration made no progress when the
+ * judge misses exactly what it missed the iteration before, or the worker made exactly the same
+ * tool calls as the iteration before.
  */
 export function detectProgress(
   previous: ProgressMarks,
@@ -143,19 +145,19 @@ export function isFailedCall(signature: string): boolean {
   return signature.endsWith(FAILED_CALL_MARK);
 }
 
-/** Tool-call signatures a task keeps for focus (P2), and of them the failed ones: small, bounded lists only. */
+/** Tool-call signatures a task keeps for focus, and of them the failed ones: small, bounded lists only. */
 export const SIGNAL_WINDOW = 12;
-/** mood (P2) is the mean of the judge's last few confidences. */
+/** mood is the mean of the judge's last few confidences. */
 export const JUDGE_CONFIDENCES_KEPT = 3;
 
-/** What a task keeps of its iterations for its vitals (P2), its complexity (P3) and no-progress detection (P7). */
+/** What a task keeps of its iterations for its vitals, its complexity and no-progress detection. */
 export interface TaskSignals {
   judgeConfidences: number[];
   /** The last SIGNAL_WINDOW tool-call signatures. */
   actions: string[];
   /** The failed ones of the last SIGNAL_WINDOW tool calls. */
   errors: string[];
-  /** Worker steps so far (P3 history turns). */
+  /** Worker steps so far (the complexity's history turns). */
   historyTurns: number;
   toolRuns: number;
   toolErrors: number;
@@ -184,7 +186,7 @@ export interface IterationSignals {
   toolErrors: number;
 }
 
-/** P2/P3/P7: the signals after an iteration, and whether it made progress (detectProgress). */
+/** The signals after an iteration, and whether it made progress (detectProgress). */
 export function recordTaskSignals(s: TaskSignals, it: IterationSignals): { signals: TaskSignals; progressed: boolean } {
   const { progressed, marks } = detectProgress(s.lastMarks, it.missingRequirements, it.actionSignatures);
   const signals: TaskSignals = {
@@ -200,7 +202,7 @@ export function recordTaskSignals(s: TaskSignals, it: IterationSignals): { signa
   return { signals, progressed };
 }
 
-/** P2: the task's vitals from its signals, after `attemptsUsed` of `maxAttempts` iterations. */
+/** The task's vitals from its signals, after `attemptsUsed` of `maxAttempts` iterations. */
 export function taskVitals(s: TaskSignals, attemptsUsed: number, maxAttempts: number): Vitals {
   return measureVitals({ judgeConfidences: s.judgeConfidences, recentActions: s.actions, recentErrors: s.errors, attemptsUsed, maxAttempts });
 }

@@ -12,7 +12,7 @@ import { clipCounted, clipLine } from '../text';
 import { TaskState } from '../types';
 import { MAX_TRIGGER_TEXT_CHARS, type PullRequestTrigger } from './feedback';
 
-/** "pull request #12" / "merge request !12". */
+/** "pull request #<n>" / "merge request !<n>". */
 export function pullRequestName(service: 'github' | 'gitlab', n: number): string {
   return service === 'github' ? `pull request #${n}` : `merge request !${n}`;
 }

@@ -1,11 +1,12 @@
-// R1 / R2: makeRefinementDecision — what to do with a judged plan (seed 001 意思決定優先順位).
+// makeRefinementDecision (R2): what to do with a judged plan, accept it, replan it with the
+// judge's feedback or reject it, by rules checked in a fixed order.
 import type { RefinementConfig } from './config';
 import { isQualityOk, type QualityJudgeResult } from './quality';
 import { assessImprovement } from './stagnation';
 
 export type RefinementAction = 'accept' | 'replan' | 'reject';
 export type RefinementReplanKind = 'quality' | 'suggestions';
-/** The R2 row that decided (1..6). */
+/** The rule that decided (1..6, in the order below). */
 export type RefinementRule = 1 | 2 | 3 | 4 | 5 | 6;
 
 export interface RefinementDecisionInput {
@@ -18,7 +19,7 @@ export interface RefinementDecisionInput {
   result: QualityJudgeResult;
   /** Score of the previously judged plan; absent on the first attempt or when it had none. */
   previousScore?: number;
-  /** Re-plans so far that were driven by suggestions of an acceptable plan (R2.5). */
+  /** Re-plans so far that were driven by suggestions of an acceptable plan. */
   suggestionReplansUsed: number;
   config: RefinementConfig;
 }
@@ -29,7 +30,7 @@ export interface RefinementDecision {
   reason: string;
   rule: RefinementRule;
   /**
-   * accept: the judge's suggestions, to be recorded (R1). replan: the suggestions to feed
+   * accept: the judge's suggestions, to be recorded with the plan. replan: the suggestions to feed
    * back into the planner. Absent when there are none.
    */
   suggestions?: string[];
@@ -37,22 +38,22 @@ export interface RefinementDecision {
   issues?: string[];
   /** Only on replan: driven by failed quality, or by suggestions of an acceptable plan. */
   kind?: RefinementReplanKind;
-  /** Set when R4 was evaluated (a previous and a current score both exist). */
+  /** Set when stagnation was checked (a previous and a current score both exist). */
   stagnant?: boolean;
 }
 
 /**
- * R2: decide accept | replan | reject for a judged plan. Priority order, first match wins:
+ * Decide accept | replan | reject for a judged plan. Priority order, first match wins:
  *
  * 1. max attempts reached (attempt − 1 ≥ maxRefinementAttempts re-plans done) → accept if OK, else reject
  * 2. score missing (also on the first attempt) → accept if OK, else reject
- * 3. stagnation (R4, only when there is a previous score) → accept if OK, else replan
- *    (attempts remain: row 1 did not match — seed 001 NOTE: 試行回数が残っていれば諦めずに改善)
+ * 3. stagnation (too small a gain, only when there is a previous score) → accept if OK, else replan
+ *    (attempts remain, since row 1 did not match: while attempts are left, keep improving)
  * 4. quality not OK → replan
  * 5. OK + suggestions + refineSuggestionsOnSuccess + suggestion re-plans left → replan (kind suggestions)
  * 6. OK → accept
  *
- * "OK" is isQualityOk (R6): isAcceptable only, never the score.
+ * "OK" is isQualityOk: isAcceptable only, never the score.
  */
 export function makeRefinementDecision(input: RefinementDecisionInput): RefinementDecision {
   const { result, config } = input;

@@ -1,4 +1,5 @@
-// Plan quality and refinement (R1–R7; C3/C4 helpers; docs/requirements.md). Pure policy.
+// Plan quality and refinement: a quality judge scores each plan, which is accepted, replanned with
+// the judge's feedback, or rejected. Pure policy.
 export * from './config';
 export * from './quality';
 export * from './stagnation';

@@ -1,20 +1,20 @@
-// R1 / R6 / R7 / C3 / C4: the plan-quality judgement, what "quality OK" means, and the
-// criteria the quality prompt is built from. Pure data and functions.
+// The plan-quality judgement (R1), what "quality OK" means, and the weighted criteria the quality
+// prompt is built from, coverage of the user's instruction among them. Pure data and functions.
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import type { RefinementConfig } from './config';
 
-/** R1: what the QualityJudge returns for a plan (seed 003 TaskQualityJudgement). */
+/** What the quality judge returns for a plan. */
 export interface QualityJudgeResult {
   isAcceptable: boolean;
   issues: string[];
   suggestions: string[];
-  /** 0..100; absent when the judge gave none (R2.2). */
+  /** 0..100; absent when the judge gave none (then the plan is accepted if OK, else rejected). */
   overallScore?: number;
 }
 
 /**
- * R1: zod schema of the judge's reply. `issues`/`suggestions` default to []; a `null`
+ * zod schema of the judge's reply. `issues`/`suggestions` default to []; a `null`
  * score is read as "no score". A score outside 0..100 fails validation (the calling
  * activity retries the LLM call).
  */
@@ -22,7 +22,7 @@ export const QualityJudgeResultSchema = lazySchema(() =>
   z
     .object({
       isAcceptable: z.boolean(),
-      // M1: nullable on the wire (strict mode); null reads as [].
+      // Nullable on the wire (OpenAI's strict structured outputs want every field present); null reads as [].
       issues: z.array(z.string()).nullish(),
       suggestions: z.array(z.string()).nullish(),
       overallScore: z.number().min(0).max(100).nullish(),
@@ -35,21 +35,20 @@ export const QualityJudgeResultSchema = lazySchema(() =>
 );
 
 /**
- * R6: "quality OK" is exactly `isAcceptable === true`. The score — even at or above
- * `qualityThreshold` — never turns an explicit `isAcceptable: false` into acceptance
- * (seed 003, medium risk "スコア閾値による上書き").
+ * "Quality OK" is exactly `isAcceptable === true`. The score, even at or above
+ * `qualityThreshold`, never turns an explicit `isAcceptable: false` into acceptance.
  */
 export function isQualityOk(result: Pick<QualityJudgeResult, 'isAcceptable'>): boolean {
   return result.isAcceptable === true;
 }
 
-/** C4: prefix of every coverage issue, so missing requirements are easy to find. */
+/** Prefix of every coverage issue, so missing requirements are easy to find. */
 export const COVERAGE_ISSUE_PREFIX = '[Coverage]';
 
 /**
- * C3: the judgement to use when the quality judge itself failed (LLM error after retries,
+ * The judgement to use when the quality judge itself failed (LLM error after retries,
  * unparseable reply). Fail closed by default: not acceptable and without a score, so
- * makeRefinementDecision rejects it (R2.2). `failOpen: true` restores the old pass-through.
+ * makeRefinementDecision rejects it (no score and not OK). `failOpen: true` restores the old pass-through.
  */
 export function judgeFailureResult(error: string, config: Pick<RefinementConfig, 'failOpen'>): QualityJudgeResult {
   const issue = `Quality judge failed: ${error}`;
@@ -60,7 +59,7 @@ export function judgeFailureResult(error: string, config: Pick<RefinementConfig,
 
 export type QualityTier = 'CRITICAL' | 'IMPORTANT' | 'NICE_TO_HAVE';
 
-/** R7: weight of each tier in the overall score. */
+/** Weight of each tier in the overall score. */
 export const QUALITY_TIER_WEIGHTS: Readonly<Record<QualityTier, number>> = Object.freeze({
   CRITICAL: 0.7,
   IMPORTANT: 0.2,
@@ -76,8 +75,9 @@ export interface QualityCriterion {
 }
 
 /**
- * R7: the quality criteria, in prompt order. `{maxTaskDuration}` in a text is replaced by
- * renderQualityCriteria. Coverage (C1) is CRITICAL #5 with seed 003's wording.
+ * The quality criteria, in prompt order. `{maxTaskDuration}` in a text is replaced by
+ * renderQualityCriteria. Coverage (does the plan cover everything the user asked for?) is the
+ * fifth critical criterion.
  */
 export const QUALITY_CRITERIA: readonly QualityCriterion[] = Object.freeze([
   {
@@ -165,8 +165,8 @@ const TIER_TITLES: Record<QualityTier, string> = {
 };
 
 /**
- * R7: the criteria as prompt text, grouped by tier with their weights, e.g.
- * "CRITICAL (70%):\n1. **Completeness**: …". `maxTaskDuration` is in hours (seed 003 default 4).
+ * The criteria as prompt text, grouped by tier with their weights, e.g.
+ * "CRITICAL (70%):\n1. **Completeness**: …". `maxTaskDuration` is in hours (default 4).
  */
 export function renderQualityCriteria(options: { maxTaskDuration?: number } = {}): string {
   const hours = String(options.maxTaskDuration ?? 4);

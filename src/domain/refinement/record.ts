@@ -1,4 +1,4 @@
-// R1 / R3 / C3 / S3: the refinement loop's record and its choice of plan after a re-plan. The record
+// The plan-quality refinement loop's record and its choice of plan after a re-plan. The record
 // lives in RunState and the phase's result, so it is compact: issues and reasons are clipped.
 import { planSizeFeedback, planSizeProblem } from '../plan-size';
 import { clip } from '../text';
@@ -8,30 +8,30 @@ import type { RefinementAction, RefinementDecision } from './decision';
 import type { QualityJudgeResult } from './quality';
 import { applyIndividualFallback } from './structure';
 
-/** R1: one judged plan of the refinement loop (compact: issues are clipped). */
+/** One judged plan of the refinement loop (compact: issues are clipped). */
 export interface PlanQualityAttempt {
   /** 1 = the initial plan. */
   attempt: number;
   acceptable: boolean;
   score?: number;
   issues: string[];
-  /** R2 decision and its reason, for people ("quality not OK (score 55, 2 issue(s)) → replan"). */
+  /** The refinement decision and its reason, for people ("quality not OK (score 55, 2 issue(s)) → replan"). */
   decision: RefinementAction;
   reason: string;
-  /** C3: the judge itself failed; the judgement is judgeFailureResult. */
+  /** The judge itself failed; the judgement is judgeFailureResult. */
   judgeFailed?: boolean;
-  /** R3: what became of the re-plan this decision asked for (new plan / per-task fallback / previous plan kept). */
+  /** What became of the re-plan this decision asked for (new plan / per-task fallback / previous plan kept). */
   structure?: string;
 }
 
 export interface PlanQuality {
   outcome: 'accepted' | 'rejected';
   attempts: PlanQualityAttempt[];
-  /** R1: suggestions of the accepted plan, recorded. */
+  /** Suggestions of the accepted plan, recorded. */
   suggestions: string[];
 }
 
-/** R1 / C3: the record of one judged plan: its first 8 issues, and whether the judge itself failed. */
+/** The record of one judged plan: its first 8 issues, and whether the judge itself failed. */
 export function judgedAttempt(
   attempt: number,
   judged: { result: QualityJudgeResult; judgeFailed: boolean },
@@ -50,21 +50,24 @@ export function judgedAttempt(
   return record;
 }
 
-/** R1: the suggestions recorded with an accepted plan (at most 10). */
+/** The suggestions recorded with an accepted plan (at most 10). */
 export function acceptedSuggestions(decision: RefinementDecision): string[] {
   return (decision.suggestions ?? []).slice(0, 10).map((x) => clip(x, 300));
 }
 
-/** The plan the loop goes on with after a re-plan, what became of the re-plan, and (S3) what the next re-plan is told about its size. */
+/**
+ * The plan the loop goes on with after a re-plan, what became of the re-plan, and what the next
+ * re-plan is told about its size (plans are capped).
+ */
 export interface RefinedPlan {
   tasks: TaskSpec[];
   structure: string;
-  /** S3: set when the re-plan was refused for its size. */
+  /** Set when the re-plan was refused for its size. */
   sizeNote?: string;
 }
 
 /**
- * R3 / S3: a re-plan that failed, or one over planning.maxTasks, keeps the previous plan (the next
+ * A re-plan that failed, or one over planning.maxTasks, keeps the previous plan (the next
  * re-plan is told the limit); any other goes through the structure check with its per-task fallback.
  */
 export function refinedPlan(p: {

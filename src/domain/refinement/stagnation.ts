@@ -1,4 +1,5 @@
-// R4: improvement check between two consecutive quality scores (seed 001 停滞判定).
+// The plan-quality score stagnates (R4) when it improved too little between two consecutive
+// judgements: then the refinement loop stops early.
 import type { RefinementConfig } from './config';
 
 export interface ImprovementAssessment {
@@ -14,8 +15,8 @@ export interface ImprovementAssessment {
 }
 
 /**
- * R4: stagnation = improvement < deltaThreshold OR relative improvement < deltaThresholdPercent %.
- * OR, not AND (seed 001): either weak signal stops the loop early.
+ * Stagnation = improvement < deltaThreshold OR relative improvement < deltaThresholdPercent %.
+ * OR, not AND: either weak signal stops the loop early.
  *
  * Boundaries: a gain exactly equal to a threshold is NOT stagnation (strict `<`).
  * A drop (negative improvement) is always stagnation, since both thresholds are ≥ 0.

@@ -1,5 +1,5 @@
-// R3: structure validation of a re-planned task list and the fallback when it is broken
-// (seed 001 構造検証). Dependency and cycle checks reuse src/domain/graph.ts.
+// Structure validation of a re-planned task list (R3) and the fallback when it is broken: per task,
+// or the previous plan kept. Dependency and cycle checks reuse src/domain/graph.ts.
 import { describeGraphProblem, validateTaskGraph, type GraphProblem } from '../graph';
 import type { TaskSpec } from '../types';
 import type { RefinementConfig } from './config';
@@ -17,7 +17,7 @@ export type StructureValidation = { ok: true } | { ok: false; problems: string[]
 type StructureConfig = Pick<RefinementConfig, 'taskCountChangeThreshold' | 'taskCountChangeMinAbsolute'>;
 
 /**
- * R3: is the new plan structurally sound compared with the previous one? Broken when
+ * Is the new plan structurally sound compared with the previous one? Broken when
  * - the task count changed by more than taskCountChangeThreshold (30%, relative to the
  *   previous count) AND by more than taskCountChangeMinAbsolute (2) tasks — both strict,
  *   so 10 → 13 (30%, 3) and 5 → 7 (40%, 2) are fine, 10 → 14 is broken;
@@ -84,13 +84,13 @@ export interface FallbackResult<T extends StructuredTask> {
 }
 
 /**
- * R3: choose the plan to continue with after a re-plan.
+ * Choose the plan to continue with after a re-plan.
  *
  * - New plan valid → `new_plan`.
  * - Broken and `enableIndividualFallback` off → `previous_plan`.
  * - Broken by the task count (or empty) → `previous_plan`: a per-task repair cannot undo a
  *   wholesale change of the task set, so the previous task set is kept.
- * - Otherwise per-task fallback (seed 001 タスク単位フォールバック), repeated until the graph is
+ * - Otherwise per-task fallback, repeated until the graph is
  *   valid: every task whose new version is broken (unknown/self dependency, part of a
  *   cycle) goes back to its previous version (same id) when there is one; a task with no
  *   previous version (or already reverted) loses the offending dependencies instead (for a

@@ -1,14 +1,14 @@
-// X7 / X8 / X14: what the run does with the user's answers to its questions: how long it waits, a
-// confirmation's yes or no, and a clarification answered or left to the assumptions. Pure.
+// What the run does with the user's answers to its questions: how long it waits, a confirmation's
+// yes or no, and a clarification answered or left to the assumptions (X14). Pure.
 import type { ReplannerConfig } from '../config';
 import { evaluateReplanDecision, type PolicyInput, type PolicyOutcome } from './policy';
 import { parseYesNo, type Question } from './questions';
 
-/** X14: what the run assumes when nobody answers and the LLM stated no assumption. */
+/** What the run assumes when nobody answers and the LLM stated no assumption. */
 export const DEFAULT_ASSUMPTION = 'the most common interpretation of the instruction';
 
 /**
- * X7 / X8: minutes the run waits for a confirmation or an escalation answer before it goes on
+ * Minutes the run waits for a confirmation or an escalation answer before it goes on
  * without one (goal_understanding.auto_assume_timeout_minutes when auto_assume_on_no_response is
  * on); null: until the user answers.
  */
@@ -31,7 +31,7 @@ export type ConfirmationVerdict =
     };
 
 /**
- * X7: a low-confidence replan runs only on a "yes"; it then goes through the policy again, as
+ * A low-confidence replan runs only on a "yes"; it then goes through the policy again, as
  * confirmed (the counters may have changed while the run waited), and a refusal there skips it.
  */
 export function confirmationVerdict(answer: Question | undefined, policy: Omit<PolicyInput, 'userConfirmed'>): ConfirmationVerdict {
@@ -43,7 +43,7 @@ export function confirmationVerdict(answer: Question | undefined, policy: Omit<P
 }
 
 /**
- * X14: with at least one answer the replan runs (unanswered questions fall back to the
+ * A clarification: with at least one answer the replan runs (unanswered questions fall back to the
  * assumptions); with none the run goes on with the assumptions (the LLM's, or the default).
  */
 export function clarificationVerdict(

@@ -1,4 +1,4 @@
-// X9 (seed §10.1): every replan decision is recorded. The log lives in workflow state and in
+// Every replan decision is recorded (X9). The log lives in workflow state and in
 // continueAsNew arguments, so records are compact: long strings are cut to ~2 KB, long lists to
 // 20 items, and the log keeps the newest `maxRecords` records (older ones are counted as dropped).
 import type { Phase, TaskRecord } from '../types';
@@ -23,7 +23,7 @@ export interface DecisionRecord {
   timestamp: string;
   result: DecisionResult;
   duration_ms?: number;
-  /** X9: the whole plan before and after the replan (tasks with their states). */
+  /** The whole plan before and after the replan (tasks with their states). */
   plan_before?: PlanSnapshot;
   plan_after?: PlanSnapshot;
   /** What the policy decided (PolicyOutcome.action) and the resolved replan, for reading the log. */
@@ -34,7 +34,7 @@ export interface DecisionRecord {
   message?: string;
 }
 
-/** X9: one task of a recorded plan. */
+/** One task of a recorded plan. */
 export interface PlanTaskView {
   id: string;
   title: string;
@@ -42,7 +42,7 @@ export interface PlanTaskView {
   dependencies?: string[];
 }
 
-/** X9: a plan as a decision record keeps it: the goal, every task with its state, and a note (e.g. why it failed). */
+/** A plan as a decision record keeps it: the goal, every task with its state, and a note (e.g. why it failed). */
 export interface PlanSnapshot {
   goal?: string;
   tasks: PlanTaskView[];
@@ -57,7 +57,7 @@ const MAX_TITLE_CHARS = 120;
 /** Only the newest records keep their plans; older ones keep the rest of the record (the log stays small). */
 export const MAX_RECORDS_WITH_PLANS = 25;
 
-/** X9: the plan as a record keeps it (pure; titles and the goal cut short). */
+/** The plan as a record keeps it (pure; titles and the goal cut short). */
 export function planSnapshot(goal: string | undefined, tasks: readonly TaskRecord[], note?: string): PlanSnapshot {
   const s: PlanSnapshot = {
     tasks: tasks.slice(0, MAX_SNAPSHOT_TASKS).map((t) => ({
@@ -217,7 +217,7 @@ export function completeDecision(log: DecisionLog, replanId: string, c: Completi
   };
 }
 
-/** The newest record (X9 pause/resume: "the latest decision"). */
+/** The newest record (the latest decision, kept across pause and resume). */
 export function latestDecision(log: DecisionLog): DecisionRecord | undefined {
   return log.records[log.records.length - 1];
 }

@@ -1,4 +1,4 @@
-// X1/B1: the order in which the execution phase hands its decisions to the run. Decisions run
+// The order in which the execution phase hands its decisions to the run. Decisions run
 // beside the scheduler, so one wanting a replan may answer before others still in flight; the run
 // applies them in order and stops at the first that jumps, so every "no replan" goes first (each is
 // recorded) and those wanting a replan follow, in the order they answered.

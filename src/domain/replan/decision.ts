@@ -1,12 +1,12 @@
-// X2 / X3 / X13: the LLM's replan decision — zod schemas per phase, parsing of raw replies, and the
-// replan types and levels with their target phases. Pure (zod only): runs inside workflow sandboxes.
+// The LLM's replan decision (X2): zod schemas per phase, parsing of raw replies, and the replan
+// types and levels with their target phases. Pure (zod only): runs inside workflow sandboxes.
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import { PHASES, type Phase } from '../types';
 import { itemToText } from '../text';
 
 // ------------------------------------------------------------------------------------------------
-// X3: replan types and levels
+// Replan types and levels
 
 export const REPLAN_TYPES = [
   'clarification_request',
@@ -24,7 +24,7 @@ export const REPLAN_LEVELS = [1, 2, 3, 4, 5] as const;
 /** 1 retry the action · 2 partial replan of the remaining actions · 3 regenerate the action sequence · 4 redecompose tasks · 5 re-understand the goal. */
 export type ReplanLevel = (typeof REPLAN_LEVELS)[number];
 
-/** X3: the phase a level jumps back to (the run then goes forward again from there). */
+/** The phase a level jumps back to (the run then goes forward again from there). */
 export const PHASE_FOR_LEVEL: Readonly<Record<ReplanLevel, Phase>> = {
   1: 'execution', // retry the same action
   2: 'action_sequence', // replan the actions after the failure, completed ones kept
@@ -50,18 +50,19 @@ const LEVEL_FOR_TYPE: Readonly<Record<ReplanType, ReplanLevel>> = {
   partial_replan: 2,
   retry: 1,
   // The two "generic" types: their level comes from the decision (see policy.resolveReplan);
-  // these are the defaults. A full replan is for "fundamental assumptions are invalid" (seed §7.2,
-  // level 4 = 前提条件の崩壊); a plan revision adds/changes actions after reflection (seed §3.1 E3 → D1).
+  // these are the defaults. A full replan is for when the plan's fundamental assumptions no longer
+  // hold (level 4: decompose the tasks again); a plan revision adds or changes actions after
+  // reflection and goes back to execution.
   full_replan: 4,
   plan_revision: 2,
 };
 
-/** X3: default level of a replan type. */
+/** Default level of a replan type. */
 export function levelForReplanType(type: ReplanType): ReplanLevel {
   return LEVEL_FOR_TYPE[type];
 }
 
-/** The replan type a phase asks for when the LLM names none (seed §4.4–§8.4). */
+/** The replan type a phase asks for when the LLM names none (each phase's own kind of replan). */
 export const DEFAULT_TYPE_FOR_PHASE: Readonly<Record<Phase, ReplanType>> = {
   goal_understanding: 'goal_revision',
   task_decomposition: 'task_redecomposition',
@@ -71,8 +72,8 @@ export const DEFAULT_TYPE_FOR_PHASE: Readonly<Record<Phase, ReplanType>> = {
 };
 
 /**
- * X11 carry-over (seed §11.4.3): partial replans and action regeneration keep the checks of
- * completed work; task redecomposition and goal reconfirmation start a new checklist.
+ * Carry-over on the plan checklist: partial replans and action regeneration (levels 1–3) keep the
+ * checks of completed work; task redecomposition and goal reconfirmation (4–5) start a new checklist.
  */
 export function keepsCompletedWork(level: ReplanLevel): boolean {
   return level <= 3;
@@ -83,7 +84,7 @@ export function phaseIndex(phase: Phase): number {
 }
 
 // ------------------------------------------------------------------------------------------------
-// X2: schemas
+// Schemas
 
 /** Lower-case, trimmed, spaces/hyphens → underscores: "Partial Replan" → "partial_replan". */
 function normEnum(v: unknown): unknown {
@@ -219,7 +220,7 @@ const SCHEMA_FOR_PHASE = {
 } as const;
 
 /**
- * X2: the decision schema of a phase. Accepts the bare object or the seed's wrapper
+ * The decision schema of a phase. Accepts the bare object or the wrapper
  * `{ "replan_decision": {...} }`; unknown fields are dropped; missing lists default to [].
  */
 export function decisionSchemaFor<P extends Phase>(phase: P): z.ZodType<z.output<(typeof SCHEMA_FOR_PHASE)[P]>, unknown> {
@@ -243,7 +244,7 @@ function unwrap(v: unknown): unknown {
 }
 
 // ------------------------------------------------------------------------------------------------
-// X13: parsing a raw reply
+// Parsing a raw reply (a reply that cannot be parsed counts as "no replan", X13)
 
 export type ParseDecisionResult = { ok: true; decision: ReplanDecision } | { ok: false; reason: string };
 
@@ -259,7 +260,7 @@ export function validateDecision(phase: Phase, value: unknown): ParseDecisionRes
 }
 
 /**
- * X13 / seed §13.1: 1. the whole reply as JSON; 2. JSON inside a markdown code block (```json
+ * Try 1. the whole reply as JSON; 2. JSON inside a markdown code block (```json
  * blocks first, then any fenced block); 3. otherwise not ok — the caller treats that as
  * "no replan", logs the reason and goes on (use NO_REPLAN(reason)).
  */

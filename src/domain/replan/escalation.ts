@@ -1,5 +1,5 @@
-// X8 / X13: what happens when a replan the LLM wants cannot run (limit or loop override) or ran and
-// failed. A small state machine the workflow walks through:
+// Escalation (X8): what happens when a replan the LLM wants cannot run (a limit or loop override)
+// or ran and failed. A small state machine the workflow walks through:
 //
 //   stage 'refused' | 'failed'  → ask_llm_alternatives   (tell the LLM why, in the words of
 //                                  src/llm/prompts/escalation.ts; ask once per trigger)
@@ -15,6 +15,8 @@ import type { ReplanDecision, ReplanType } from './decision';
 import { clipCounted } from '../text';
 import { answerWaitMinutes } from './answers';
 import type { PolicyOutcome } from './policy';
+import { replanTypeName } from '../words/decisions';
+import { phaseName } from '../words/phases';
 
 export type EscalationTrigger = 'phase_limit' | 'global_limit' | 'loop_detected' | 'replan_failed';
 export type EscalationStage = 'refused' | 'failed' | 'no_alternative' | 'no_user_response';
@@ -54,19 +56,19 @@ const WHY: Readonly<Record<EscalationTrigger, string>> = {
   replan_failed: 'the replan was started but failed',
 };
 
-/** X8 / X13: why a replan was not carried out, in words for the user and the LLM. */
+/** Why a replan was not carried out, in words for the user and the LLM. */
 export function whyNotCarriedOut(trigger: EscalationTrigger): string {
   return WHY[trigger];
 }
 
-/** X8: the trigger of a refusal that escalates (a limit or a loop, when the policy says so), or undefined. */
+/** The trigger of a refusal that escalates (a limit or a loop, when the policy says so), or undefined. */
 export function escalationTrigger(o: PolicyOutcome): Exclude<EscalationTrigger, 'replan_failed'> | undefined {
   if (o.action !== 'override' || !o.escalate) return undefined;
   return o.reason === 'phase_limit' || o.reason === 'global_limit' || o.reason === 'loop_detected' ? o.reason : undefined;
 }
 
 /**
- * X8 / X13: where an escalation starts. A failed replan starts at 'failed', a refused one at
+ * Where an escalation starts. A failed replan starts at 'failed', a refused one at
  * 'refused'; the LLM is asked for alternatives once per trigger key, and never about an
  * alternative it proposed itself (that one goes straight to the user).
  */
@@ -80,7 +82,7 @@ export function escalationOpening(e: {
   return { stage: e.trigger === 'replan_failed' ? 'failed' : 'refused', alternativesAsked: e.isAlternative || e.askedBefore };
 }
 
-/** X8/X13: the next escalation step. */
+/** The next escalation step. */
 export function escalate(input: EscalationInput): EscalationStep {
   const { stage, config } = input;
   const onFailure: OnReplanFailure = config.replanning.on_replan_failure;
@@ -117,8 +119,8 @@ export function escalate(input: EscalationInput): EscalationStep {
 function fallbackAssumptions(input: EscalationInput): string[] {
   const stated = (input.decision.assumptions_to_make ?? []).filter((a) => a.trim() !== '');
   if (stated.length) return stated;
-  const type = input.replanType ?? input.decision.replan_type ?? 'replan';
-  return [`The current plan is kept unchanged; the proposed ${type} was not carried out because ${WHY[input.trigger]}.`];
+  const type = replanTypeName(input.replanType ?? input.decision.replan_type ?? undefined);
+  return [`The current plan is kept unchanged; the proposed change (${type}) was not carried out because ${WHY[input.trigger]}.`];
 }
 
 function userMessage(
@@ -131,7 +133,7 @@ function userMessage(
   const lines = [
     '## ⚠️ Replan Could Not Be Carried Out',
     '',
-    `**Phase**: ${input.phase}`,
+    `**Phase**: ${phaseName(input.phase)}`,
     `**Why**: ${WHY[input.trigger]}`,
     `**Details**: ${clipCounted(input.detail, 1000)}`,
   ];

@@ -1,4 +1,5 @@
-// Replan policy (X1–X14, J1–J8, C2–C5; docs/requirements.md): pure, deterministic, safe in workflow code.
+// Replan policy: the phases' replan decisions and their limits, the task judge and re-decomposition,
+// and the user's instruction in every replanning prompt. Pure, deterministic, safe in workflow code.
 export * from './decision';
 export * from './limits';
 export * from './resolve';

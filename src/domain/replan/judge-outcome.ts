@@ -1,12 +1,13 @@
-// J1 / J2 (seed 000 §1): the judge's verdict and what it means for the task.
+// The task judge's verdict and what it means for the task (J2): done, another worker iteration,
+// re-decomposition, or blocked.
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema';
 import { itemToText } from '../text';
 
 /**
- * J1: the judge's reply. Missing flags default to false, a missing list to []. P2: `confidence`
- * (0..1, how sure the judge is that the task's current plan leads to the goal) must be given; null
- * when the judge cannot say. It becomes the task's mood.
+ * The judge's reply. Missing flags default to false, a missing list to []. `confidence` (0..1,
+ * how sure the judge is that the task's current plan leads to the goal) must be given; null when
+ * the judge cannot say. It becomes the task's mood.
  */
 export const JudgeResultSchema = lazySchema(() =>
   z.object({
@@ -28,10 +29,10 @@ export type JudgeResult = z.output<typeof JudgeResultSchema>;
 export type JudgeOutcome = 'DONE' | 'NEEDS_CONTINUATION' | 'REPLAN' | 'BLOCKED';
 
 /**
- * J2, in the seed's order (first match wins):
+ * The verdict's meaning, first match wins:
  *   success → DONE; shouldContinue → NEEDS_CONTINUATION; shouldReplan → REPLAN; else BLOCKED.
- * When the judge sets both shouldContinue and shouldReplan, continuation wins: the seed checks
- * it first, and another worker iteration is cheaper than re-planning the task.
+ * When the judge sets both shouldContinue and shouldReplan, continuation wins: another worker
+ * iteration is cheaper than re-planning the task.
  */
 export function judgeOutcome(result: Pick<JudgeResult, 'success' | 'shouldContinue' | 'shouldReplan'>): JudgeOutcome {
   if (result.success) return 'DONE';

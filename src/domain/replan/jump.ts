@@ -1,5 +1,5 @@
-// X3 / X11: what a replan's jump does to the task list. Pure: the run calls it and goes to the
-// jump's target phase, from where it runs forward again.
+// What a replan's jump back to its target phase does to the task list (X3). Pure: the run calls it
+// and goes to the jump's target phase, from where it runs forward again.
 import { activeTasks } from '../plan-size';
 import type { Phase, TaskRecord } from '../types';
 import { TaskState } from '../types';
@@ -7,11 +7,11 @@ import { clipCounted } from '../text';
 
 export interface JumpEffect {
   target: Phase;
-  /** X11: levels 1–3 keep completed work; 4–5 re-plan from the tasks or the goal up. */
+  /** Levels 1–3 keep completed work; 4–5 re-plan from the tasks or the goal up. */
   keepsCompletedWork: boolean;
   /** Level 1 (retry): the one task to run again. */
   taskId?: string;
-  /** X3: a reflection plan_revision's `additional_actions`, to become new tasks. */
+  /** A reflection plan_revision's `additional_actions`, to become new tasks. */
   additionalActions?: string[];
 }
 
@@ -19,7 +19,7 @@ export interface JumpOutcome {
   tasks: TaskRecord[];
   /** Ids of the tasks made from additional actions, in order. */
   added: string[];
-  /** Additional actions left out because the plan would exceed planning.maxTasks (S3). */
+  /** Additional actions left out because the plan would exceed planning.maxTasks. */
   dropped: number;
 }
 
@@ -32,7 +32,7 @@ const reopen = (t: TaskRecord): TaskRecord => {
 };
 
 /**
- * X3 / X11, the one rule for which tasks a jump reopens and keeps:
+ * The one rule for which tasks a jump reopens and keeps:
  * - level 1 (target execution with a task): that task runs again, nothing else changes;
  * - levels 2–3 (keepsCompletedWork): DONE and REPLACED_BY_REPLAN tasks are kept, every unfinished
  *   task is READY again (it gets new actions), and a plan revision's additional actions become
@@ -52,7 +52,7 @@ export function applyJump(tasks: TaskRecord[], j: JumpEffect, maxTasks: number):
 }
 
 /**
- * X3: a reflection's additional actions as new tasks. Ids `add-<n>`, unique against `existing`;
+ * A reflection's additional actions as new tasks. Ids `add-<n>`, unique against `existing`;
  * each depends on the DONE tasks only (they exist and are finished, so the graph stays valid and
  * the task sees the finished work); blank actions are skipped; texts are bounded (any LLM reply
  * may ask for anything).

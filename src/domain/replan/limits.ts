@@ -1,5 +1,6 @@
-// X5 / seed §9.1: replan counters and their limits. Counters live in workflow state (X9/B2: they
-// survive pause/resume, crashes and continueAsNew), so they are plain JSON and updated immutably.
+// Replan counters and their limits (X5): each kind of replan has its own limit, and all replans
+// together have one too. Counters live in workflow state (they survive pause/resume, crashes and
+// continueAsNew), so they are plain JSON and updated immutably.
 import type { ReplannerConfig } from '../config';
 import { PHASES, type Phase } from '../types';
 import { REPLAN_TYPES, type ReplanType } from './decision';
@@ -9,9 +10,9 @@ export interface ReplanCounters {
   total: number;
   /** Per counted replan type (see ResolvedReplan.countedAs). */
   byType: Record<ReplanType, number>;
-  /** Per phase in which the decision was made (X9: "per-phase counts"). */
+  /** Per phase in which the decision was made (kept with the decision records). */
   byPhase: Record<Phase, number>;
-  /** Per trigger key (policy.triggerKey) — for loop detection (X6). */
+  /** Per trigger key (policy.triggerKey) — for loop detection. */
   byTrigger: Record<string, number>;
 }
 
@@ -24,10 +25,10 @@ export function emptyCounters(): ReplanCounters {
   };
 }
 
-/** The config key (under `replanning.`) that bounds a replan type; null = only the global limit (X5). */
+/** The config key (under `replanning.`) that bounds a replan type; null = only the global limit. */
 export const LIMIT_KEY: Readonly<Record<ReplanType, string | null>> = {
   clarification_request: 'goal_understanding.max_clarification_requests',
-  // X5 / seed 004 §9.1: goal revisions have no limit of their own, only the global one.
+  // Goal revisions have no limit of their own, only the global one.
   goal_revision: null,
   task_redecomposition: 'task_decomposition.max_redecomposition_attempts',
   action_regeneration: 'action_sequence.max_regeneration_attempts',
@@ -39,7 +40,7 @@ export const LIMIT_KEY: Readonly<Record<ReplanType, string | null>> = {
   plan_revision: 'reflection.max_plan_revisions',
 };
 
-/** X5: how many replans of this type a run may execute; null = bounded by the global limit only. */
+/** How many replans of this type a run may execute; null = bounded by the global limit only. */
 export function limitFor(type: ReplanType, config: ReplannerConfig): number | null {
   const r = config.replanning;
   switch (type) {
@@ -59,6 +60,15 @@ export function limitFor(type: ReplanType, config: ReplannerConfig): number | nu
     case 'plan_revision':
       return r.reflection.max_plan_revisions;
   }
+}
+
+/**
+ * V8: the plan changes a run carried out: every counted replan but the clarifications (a question to
+ * the user changes no plan; the limits still count it). `status`, `decisions` and the ReplanCount
+ * search attribute show this number.
+ */
+export function planChangesMade(c: { total: number; byType?: Partial<Record<string, number>> }): number {
+  return Math.max(0, c.total - (c.byType?.clarification_request ?? 0));
 }
 
 export function globalLimit(config: ReplannerConfig): number {

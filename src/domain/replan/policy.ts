@@ -1,26 +1,28 @@
-// X3 / X6 / X7 / X14: what the system does with an LLM replan decision (what the decision asks
-// for is resolved in ./resolve). Pure and deterministic: same input → same outcome, no clock, no
-// randomness; runs inside workflow sandboxes.
+// What the system does with an LLM replan decision: the overrides that refuse it (X6), the
+// confidence bands and clarification questions (what the decision asks for is resolved in
+// ./resolve). Pure and deterministic: same input → same outcome, no clock, no randomness; runs
+// inside workflow sandboxes.
 //
-// ORDER OF CHECKS (seed 004 §2.2 flow, §9.2 overrides in their listed order, §9.3 bands, §13.3–13.4):
+// ORDER OF CHECKS (the first that applies decides):
 //   1. not wanted            replan_needed false and no clarification asked      → none
-//   2. disabled              replanning.enabled false (§12.1/§12.2)              → override 'disabled'
-//   3. limits (§9.2-1, §2.2 "再計画可能?"): the type's limit, then the global one → override
-//                            'phase_limit' | 'global_limit'  (escalate: X8 — except for a decision
-//                            below user_confirmation_threshold, which step 4 would ignore anyway)
-//   4. confidence (§9.2-2, §9.3, §13.4):
+//   2. disabled              replanning.enabled false (config or REPLANNING_ENABLED) → override 'disabled'
+//   3. limits: can this replan still run? The type's limit, then the global one → override
+//                            'phase_limit' | 'global_limit'  (escalate: tell the LLM, ask for
+//                            alternatives, then the user — except for a decision below
+//                            user_confirmation_threshold, which step 4 would ignore anyway)
+//   4. confidence:
 //        < user_confirmation_threshold (0.3)            → ignore (keep the plan, log, notify user)
 //        < min_confidence_threshold (0.5), i.e. 0.3–0.5:
 //            clarification request                      → clarify (asking the user *is* the check)
 //            require_user_confirmation_on_low_confidence → confirm (ask the user), unless step 5
 //                                                         would refuse it anyway: users are never
 //                                                         asked to confirm a replan that cannot run
-//            flag off                                   → override 'low_confidence' (§9.2-2:
-//                                                         below the threshold it is not executed)
+//            flag off                                   → override 'low_confidence' (below the
+//                                                         minimum confidence a replan never runs)
 //        A user's "yes" (input.userConfirmed) skips this step on re-evaluation.
-//   5. loop (§9.2-3, §13.3): the same trigger already caused same_trigger_max_count replans
+//   5. loop detection: the same trigger already caused same_trigger_max_count replans
 //                            → override 'loop_detected' (the LLM is told to try another approach)
-//   6. bands (§9.3): ≥ 0.8 → replan at once; [min, 0.8) → replan with a warning
+//   6. bands: ≥ 0.8 → replan at once; [min, 0.8) → replan with a warning
 //      (clarification requests → clarify, with the same warning rule).
 // Boundaries: exactly 0.8 is "at once", exactly the min threshold (0.5) replans with a warning,
 // exactly 0.3 asks for confirmation; a limit is reached when used == max.
@@ -30,12 +32,14 @@ import type { Phase } from '../types';
 import type { ReplanDecision } from './decision';
 import { LIMIT_KEY, globalLimit, limitFor, type ReplanCounters } from './limits';
 import { describeTrigger, resolveReplan, wantsReplan, type ResolvedReplan } from './resolve';
+import { replanTypeName } from '../words/decisions';
+import { phaseName, withPhaseNames } from '../words/phases';
 
-/** X7: at or above this confidence a replan runs without a warning (seed §9.3; not configurable there). */
+/** At or above this confidence a replan runs at once, without a warning (a fixed band, not a setting). */
 export const HIGH_CONFIDENCE = 0.8;
 
 // ------------------------------------------------------------------------------------------------
-// X6 / X7: the outcome
+// The outcome
 
 export type OverrideReason = 'phase_limit' | 'global_limit' | 'low_confidence' | 'loop_detected' | 'disabled';
 
@@ -58,9 +62,9 @@ export type PolicyOutcome =
       action: 'clarify';
       confidence: number;
       questions: string[];
-      /** X14: what the run assumes if nobody answers. */
+      /** What the run assumes if nobody answers. */
       assumptions: string[];
-      /** X14: continue on the assumptions after timeoutMinutes without an answer. */
+      /** Continue on the assumptions after timeoutMinutes without an answer. */
       autoAssume: boolean;
       timeoutMinutes: number;
       warning?: string;
@@ -78,7 +82,7 @@ export type PolicyOutcome =
       confidence: number;
       reason: OverrideReason;
       message: string;
-      /** X8: limits and loops escalate (tell the LLM, ask for alternatives, then the user). */
+      /** Limits and loops escalate (tell the LLM, ask for alternatives, then the user). */
       escalate: boolean;
       limit?: LimitInfo;
     });
@@ -97,7 +101,7 @@ export interface PolicyInput {
 const pct = (c: number) => `${Math.round(c * 100)}%`;
 const num = (c: number) => String(Math.round(c * 100) / 100);
 
-/** X6/X7: decide what to do with the LLM's decision. See ORDER OF CHECKS at the top of this file. */
+/** Decide what to do with the LLM's decision. See ORDER OF CHECKS at the top of this file. */
 export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const { phase, decision: d, counters, config } = input;
   const replanning = config.replanning;
@@ -110,7 +114,8 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const resolved = resolveReplan(phase, d);
   if (input.triggerKey) resolved.triggerKey = input.triggerKey;
   const base = { ...resolved, confidence: c };
-  const what = `${resolved.type} from ${phase} (level ${resolved.level}, back to ${resolved.targetPhase})`;
+  // V8: the change in words (the machine names stay in the record's fields).
+  const what = `to ${replanTypeName(resolved.type)} after the ${phaseName(phase)} phase (back to ${phaseName(resolved.targetPhase)})`;
   const refuse = (reason: OverrideReason, escalate: boolean, message: string, limit?: LimitInfo): PolicyOutcome => ({
     ...base,
     action: 'override',
@@ -131,13 +136,13 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   const used = counters.byType[resolved.countedAs] ?? 0;
   if (max !== null && used >= max) {
     const key = `replanning.${LIMIT_KEY[resolved.countedAs] ?? ''}`;
-    const message = `Replan refused: the ${resolved.countedAs} limit is reached (${used}/${max}, ${key}). The AI proposed ${what}.`;
+    const message = `Plan change refused: the limit for "${replanTypeName(resolved.countedAs)}" is reached (${used}/${max}, ${key}). The AI proposed ${what}.`;
     return refuse('phase_limit', escalate, message, { key, used, max });
   }
   const gmax = globalLimit(config);
   if (counters.total >= gmax) {
     const key = 'replanning.global.max_total_replans';
-    const message = `Replan refused: this run has used all of its replans (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`;
+    const message = `Plan change refused: this run has used all of its plan changes and questions (${counters.total}/${gmax}, ${key}). The AI proposed ${what}.`;
     return refuse('global_limit', escalate, message, { key, used: counters.total, max: gmax });
   }
 
@@ -150,24 +155,20 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
       action: 'ignore',
       reason: 'very_low_confidence',
       notifyUser: true,
-      message: `Replan decision ignored: confidence ${pct(c)} is below ${num(thresholds.user_confirmation_threshold)}; keeping the current plan. The AI proposed ${what}.`,
+      message: `Plan kept: the AI's confidence ${pct(c)} is below ${num(thresholds.user_confirmation_threshold)}, too unsure to change it. The AI proposed ${what}.`,
     };
   }
   const belowMin = c < thresholds.min_confidence_threshold && !input.userConfirmed;
   if (belowMin && !clarification) {
     if (!thresholds.require_user_confirmation_on_low_confidence) {
       const below = `confidence ${pct(c)} is below min_confidence_threshold ${num(thresholds.min_confidence_threshold)}`;
-      return refuse(
-        'low_confidence',
-        false,
-        `Replan not executed: ${below} and user confirmation is off; keeping the current plan. The AI proposed ${what}.`,
-      );
+      return refuse('low_confidence', false, `Plan kept: ${below} and user confirmation is off. The AI proposed ${what}.`);
     }
     if (!loop) {
       return {
         ...base,
         action: 'confirm',
-        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${clipCounted(d.reasoning || '(none given)', 500)} Confirm to replan, or decline to keep the current plan.`,
+        message: `The AI proposes ${what} with low confidence (${pct(c)}). Reason: ${clipCounted(d.reasoning || '(none given)', 500)} Confirm to change the plan, or decline to keep it.`,
       };
     }
   }
@@ -200,7 +201,7 @@ export function evaluateReplanDecision(input: PolicyInput): PolicyOutcome {
   return warning ? { ...base, action: 'replan', band: 'warning', warning } : { ...base, action: 'replan', band: 'immediate' };
 }
 
-/** X13: a reply that could not be parsed counts as "no replan"; any other decision goes through the policy. */
+/** A reply that could not be parsed counts as "no replan"; any other decision goes through the policy. */
 export function decisionOutcome(input: PolicyInput & { parseError?: string }): PolicyOutcome {
   return input.parseError ? { action: 'none', reason: `unparseable reply: ${input.parseError}` } : evaluateReplanDecision(input);
 }
@@ -218,11 +219,11 @@ function loopCheck(
     reason: 'loop_detected',
     escalate: true,
     limit: { key: 'replanning.global.same_trigger_max_count', used: n, max: g.same_trigger_max_count },
-    message: `Replan refused as a loop: the same trigger (${describeTrigger(resolved.triggerKey)}) has already caused ${n} replans (same_trigger_max_count ${g.same_trigger_max_count}). Try a different approach instead of repeating this replan.`,
+    message: `Plan change refused as a loop: the same reason (${withPhaseNames(describeTrigger(resolved.triggerKey))}) has already caused ${n} plan changes (same_trigger_max_count ${g.same_trigger_max_count}). Try a different approach instead of repeating this change.`,
   };
 }
 
-/** X14: the questions to ask; if the LLM gave none, one built from its issues or reasoning. */
+/** The questions to ask; if the LLM gave none, one built from its issues or reasoning. */
 function clarificationQuestions(d: ReplanDecision): string[] {
   const qs = d.clarification_questions.filter((q) => q.trim() !== '');
   if (qs.length) return qs;

@@ -1,10 +1,11 @@
-// X1 / X4: the context of a replan decision (what the workflow tells the replan-decision LLM about
-// the phase that ended) and the execution phase's progress, with the remaining actions a decision
-// keeps. Pure. Their words are in src/llm/prompts (replan.ts, instruction.ts).
+// The context of a replan decision (what the workflow tells the replan-decision LLM about the
+// phase that ended) and the execution phase's progress (X4: actions done of total, errors,
+// consecutive errors and the actions left). Pure. Their words are in src/llm/prompts (replan.ts,
+// instruction.ts).
 import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../types';
 
 // ------------------------------------------------------------------------------------------------
-// X4: execution progress for the execution-phase replan prompt
+// Execution progress for the execution-phase replan prompt
 
 export interface ExecutionProgress {
   completed: number;
@@ -15,7 +16,7 @@ export interface ExecutionProgress {
   remaining: string[];
 }
 
-/** X1: what the workflow tells the replan-decision LLM about the phase that just ended (src/llm/prompts/replan.ts). */
+/** What the workflow tells the replan-decision LLM about the phase that just ended (src/llm/prompts/replan.ts). */
 export type ReplanContext =
   | { phase: 'goal_understanding'; goal: Goal; workspaceListing?: string }
   | { phase: 'task_decomposition'; goal: Goal; tasks: TaskSpec[] }
@@ -46,13 +47,13 @@ export function recordActionResult(p: ExecutionProgress, ok: boolean): Execution
   };
 }
 
-/** X4: remaining actions a prompt lists; the rest is counted. */
+/** Remaining actions a prompt lists; the rest is counted. */
 export const PROMPT_REMAINING = 20;
 
 /**
- * X4: the remaining actions as the prompt shows them (at most PROMPT_REMAINING lines, the last
+ * The remaining actions as the prompt shows them (at most PROMPT_REMAINING lines, the last
  * one "… N more"). The execution phase keeps only this in a decision's context: the whole list
- * in every decision's input made the history grow with the square of the plan (issue 11).
+ * in every decision's input made the history grow with the square of the plan.
  */
 export function remainingForPrompt(all: readonly string[], max = PROMPT_REMAINING): string[] {
   return all.length <= max ? [...all] : [...all.slice(0, max - 1), `… ${all.length - (max - 1)} more`];

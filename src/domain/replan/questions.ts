@@ -1,14 +1,15 @@
-// X7 / X8 / X14: questions the run asks the user, and what makes an answer acceptable. Pure: the
+// Questions the run asks the user, and what makes an answer acceptable. Pure: the
 // Update validator of answerClarification calls answerProblem synchronously.
 import type { Phase } from '../types';
 
 /**
- * clarification: the LLM asks (X14) · confirmation: a low-confidence replan waits for yes/no (X7) ·
- * escalation: a wanted replan cannot run; the user says how to go on (X8) ·
- * budget: the run's budget is used up; raise it or stop (O3, checked by budgetAnswerProblem).
+ * clarification: the LLM asks · confirmation: a low-confidence replan waits for yes/no ·
+ * escalation: a wanted replan cannot run; the user says how to go on ·
+ * budget: the run's budget is used up; raise it or stop (checked by budgetAnswerProblem).
  */
 export type QuestionKind = 'clarification' | 'confirmation' | 'escalation' | 'budget';
-export type QuestionStatus = 'pending' | 'answered' | 'timed_out';
+/** closed: the run ended while it was still open (cancelled, failed, terminated, …): nobody can answer it now. */
+export type QuestionStatus = 'pending' | 'answered' | 'timed_out' | 'closed';
 
 export interface Question {
   /** `q1`, `q2`, … unique within the run (carried across continue-as-new). */
@@ -29,6 +30,8 @@ export interface Question {
   answeredAt?: string;
   /** Who answered, where it is known (e.g. "@alice on GitHub"); absent: the CLI, the Web UI or the API. */
   answeredBy?: string;
+  /** Why a closed question can no longer be answered ("the run was cancelled"). */
+  closedWhy?: string;
 }
 
 export interface QuestionAnswer {
@@ -64,7 +67,11 @@ export function answerProblem(questions: readonly Question[], input: unknown): s
   }
   if (q.status !== 'pending') {
     const why =
-      q.status === 'answered' ? `it was already answered: "${q.answer ?? ''}"` : 'nobody answered in time and the run went on with its assumptions';
+      q.status === 'answered'
+        ? `it was already answered: "${q.answer ?? ''}"`
+        : q.status === 'closed'
+          ? `closed: ${q.closedWhy ?? 'the run ended'}`
+          : 'nobody answered in time and the run went on with its assumptions';
     return `question ${q.id} is no longer pending: ${why}`;
   }
   if (typeof a.answer !== 'string' || a.answer.trim() === '') return `the answer to ${q.id} is empty`;

@@ -1,6 +1,6 @@
-// J5–J8 (seed 000 §3–§4): re-decomposing a task the judge said to replan. Pure: the planner call
-// happens in an activity; this module decides whether it may happen and applies its result to
-// the task list.
+// Re-decomposing a task its judge said to replan (J5–J8): the planner splits it into smaller tasks
+// that replace it, a bounded number of times per chain. Pure: the planner call happens in an
+// activity; this module decides whether it may happen and applies its result to the task list.
 import type { ReplannerConfig } from '../config';
 import { describeGraphProblem, validateTaskGraph } from '../graph';
 import { TaskState, type TaskRecord, type TaskSpec } from '../types';
@@ -13,7 +13,7 @@ export type CanRedecompose =
   { ok: true; iteration: number; nextIteration: number } | { ok: false; reason: 'disabled' | 'max_iterations'; message: string };
 
 /**
- * J7/J8: may this task be re-decomposed? A task's iteration is how many re-decompositions
+ * May this task be re-decomposed? A task's iteration is how many re-decompositions
  * produced it (0 for a planner task). iteration ≥ maxIterations → no (the task is BLOCKED), so a
  * chain allows maxIterations re-decompositions; task_replanning.enabled false → no.
  */
@@ -47,7 +47,7 @@ export type RedecompositionResult =
   | { ok: false; reason: string };
 
 /**
- * J5/J6: replaces task `originalId` by `newTasks`.
+ * Replaces task `originalId` by `newTasks`.
  * - The original becomes REPLACED_BY_REPLAN with replanningInfo.replacedBy = the new ids.
  * - New tasks are READY with replanningInfo { iteration: original's + 1, maxIterations,
  *   originalTaskId: the first task of the chain, replacedBy: [], replanReason }.
@@ -159,7 +159,7 @@ export function applyRedecomposition(
       out.push(replacedOriginal, ...replacements);
       continue;
     }
-    // J6 rewiring: dependents of the original wait for all of its replacements.
+    // Rewiring: dependents of the original wait for all of its replacements.
     if (t.dependencies.includes(originalId)) {
       out.push({ ...t, dependencies: dedupe(t.dependencies.flatMap((d) => (d === originalId ? finalIds : [d]))) });
     } else {

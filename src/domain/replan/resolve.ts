@@ -1,6 +1,6 @@
-// X3 / X6: what an LLM replan decision asks for: whether it wants a replan at all, its type, level
-// and target phase (resolved from what it names), and the key of its trigger for loop detection,
-// with the triggers that already looped (the next decision's prompt warns about them).
+// What an LLM replan decision asks for: whether it wants a replan at all, its type, level and
+// target phase (resolved from what it names), and the key of its trigger for loop detection, with
+// the triggers that already looped (the next decision's prompt warns about them).
 import type { ReplannerConfig } from '../config';
 import { normalizeForKey } from '../text';
 import type { Phase } from '../types';
@@ -23,9 +23,9 @@ export interface ResolvedReplan {
   /** The counter and limit it is charged to (a full replan counts as the type of its level). */
   countedAs: ReplanType;
   level: ReplanLevel;
-  /** X3: the phase the run jumps back to. */
+  /** The phase the run jumps back to. */
   targetPhase: Phase;
-  /** X11: whether completed work/checks are kept (levels 1–3) or a new checklist starts (4–5). */
+  /** Whether completed work and its checklist checks are kept (levels 1–3) or a new checklist starts (4–5). */
   keepsCompletedWork: boolean;
   /** Loop-detection key of this trigger. */
   triggerKey: string;
@@ -33,7 +33,7 @@ export interface ResolvedReplan {
   note?: string;
 }
 
-/** X14: the LLM asks the user something (explicit type, or the flag with at least one question). */
+/** The LLM asks the user something (explicit type, or the flag with at least one question). */
 export function wantsClarification(d: ReplanDecision): boolean {
   return d.replan_type === 'clarification_request' || (d.clarification_needed && d.clarification_questions.length > 0);
 }
@@ -59,11 +59,11 @@ const LEVEL_FOR_TARGET: Readonly<Record<Phase, ReplanLevel>> = {
 const LEVEL_FOR_SCOPE = { minor: 2, moderate: 3, major: 4 } as const;
 
 /**
- * X3: type, level and target phase of a decision.
+ * Type, level and target phase of a decision.
  * - Clarification wins when asked for. Otherwise the named type, else the type of the named level,
- *   else of the named target phase, else the phase's own default (seed §4.4–§8.4).
- * - Specific types fix their level and target (the type is the decision's most telling field; the
- *   seed's own example pairs partial_replan with task_decomposition). The generic full_replan and
+ *   else of the named target phase, else the phase's own default.
+ * - Specific types fix their level and target (the type is the decision's most telling field; an
+ *   LLM may well pair partial_replan with task_decomposition). The generic full_replan and
  *   plan_revision take the decision's replan_level, else its target_phase, else (plan_revision)
  *   its revision_scope minor/moderate/major → 2/3/4, else their default level. A full replan is at
  *   least level 3.
@@ -112,7 +112,7 @@ function levelOf(type: ReplanType, d: ReplanDecision): ReplanLevel {
 }
 
 // ------------------------------------------------------------------------------------------------
-// X6: trigger keys for loop detection
+// Trigger keys for loop detection
 
 /** The first stated problem of a decision (what "triggered" it). */
 function firstIssue(d: ReplanDecision): string {
@@ -133,7 +133,7 @@ function firstIssue(d: ReplanDecision): string {
 }
 
 /**
- * X6: a stable key of "the same trigger": phase + resolved replan type + the first issue,
+ * A stable key of "the same trigger": phase + resolved replan type + the first issue,
  * normalised (case, punctuation, numbers folded) so rephrasings like "Error at line 12" and
  * "error at line 13." match.
  */
@@ -147,14 +147,14 @@ export function describeTrigger(key: string): string {
   return `${phase} / ${type}${issue ? `: "${issue}"` : ''}`;
 }
 
-/** X6: a trigger that already caused `count` replans. */
+/** A trigger that already caused `count` replans. */
 export interface LoopingTrigger {
   key: string;
   count: number;
 }
 
 /**
- * X6: the triggers that already reached same_trigger_max_count (sorted by key), which the next
+ * The triggers that already reached same_trigger_max_count (sorted by key), which the next
  * replan-decision prompt names so the LLM tries a different approach (src/llm/prompts/replan-feedback.ts).
  * None while loop detection is off.
  */

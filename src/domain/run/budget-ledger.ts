@@ -1,10 +1,10 @@
-// O3: the run is its budget's ledger. RunState.budget holds the limits (raised only by the user's
+// The run is its budget's ledger (O3). RunState.budget holds the limits (raised only by the user's
 // answer) and the loans to running children; planningUsage is what was spent (finished phases and
 // the run's own calls). When the budget is used up the run pauses with its budget question.
 import { applyRaise, budgetQuestionText, parseBudgetAnswer, stoppedReason, type RunBudget } from '../budget';
 import type { QuestionAnswer } from '../replan/questions';
 import { addUsage, type TokenUsage } from '../usage';
-import { closeOpenTasks } from './phases';
+import { closeOpenTasks, endedEarly } from './phases';
 import { askQuestions } from './questions';
 import type { PauseState, RunBudgetState, RunState } from './state';
 
@@ -28,7 +28,7 @@ export function budgetUsage(s: RunState): TokenUsage {
 
 /**
  * A running child's budget request said it has spent `spent` so far (it never goes down). Capped at
- * what it was lent plus one call (S2: a forged request cannot make the run look spent beyond that).
+ * what it was lent plus one call (a forged request cannot make the run look spent beyond that).
  */
 export function noteReportedSpend(s: RunState, childId: string, spent: number): RunState {
   if (!s.budget) return s;
@@ -37,7 +37,7 @@ export function noteReportedSpend(s: RunState, childId: string, spent: number): 
   return { ...s, budget: { ...s.budget, reported: { ...s.budget.reported, [childId]: capped } } };
 }
 
-/** O3: the budget's pause, while the run waits for the answer to its budget question. */
+/** The budget's pause, while the run waits for the answer to its budget question. */
 export function budgetPauseView(s: RunState): PauseState | undefined {
   const w = s.budget?.waiting;
   if (!s.budget || !w) return undefined;
@@ -86,7 +86,7 @@ export function noteLargestCall(s: RunState, tokens: number): RunState {
   return { ...s, budget: { ...s.budget, largest: tokens } };
 }
 
-/** O3: the budget is used up: the run pauses with its budget question (once). */
+/** The budget is used up: the run pauses with its budget question (once). */
 export function pauseForBudget(s: RunState, at: string): RunState {
   if (!s.budget || s.budget.waiting || s.status !== 'RUNNING') return s;
   const asked = askQuestions(s, {
@@ -110,7 +110,7 @@ export function budgetAnswerProblem(s: RunState, a: QuestionAnswer): string | un
 }
 
 /**
- * O3: the budget question was answered: a raise sets the new limit and ends the budget pause; a stop
+ * The budget question was answered: a raise sets the new limit and ends the budget pause; a stop
  * ends the run STOPPED with the reason. Undefined: the budget question is still waiting.
  */
 export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: boolean } | undefined {
@@ -125,8 +125,8 @@ export function applyBudgetAnswer(s: RunState): { state: RunState; stopped: bool
   return { state: stopByBudget({ ...s, budget }), stopped: true };
 }
 
-/** O3: the run ends STOPPED: "stopped by its budget: used N of M tokens". */
+/** The run ends STOPPED: "stopped by its budget: used N of M tokens". */
 export function stopByBudget(s: RunState): RunState {
   const error = s.budget ? stoppedReason(s.budget.limits, budgetUsage(s)) : 'stopped by its budget';
-  return { ...closeOpenTasks(s), error, status: 'STOPPED', phase: 'finished' };
+  return endedEarly({ ...closeOpenTasks(s), error, status: 'STOPPED', phase: 'finished' });
 }

@@ -1,18 +1,20 @@
-// V1 / X11: the run's plan checklist, built from its RunState. One source for every place a person
+// The run's plan checklist (V1, X11), built from its RunState. One source for every place a person
 // sees the plan: the run workflow's current details in the Web UI, the run's memo (shown with no
 // worker running) and the checklist comment on the run's issue or merge request. Pure.
 import { carriesOverChecks, renderChecklist, renderUnderRevision, type ChecklistInput } from '../checklist';
 import { TaskState } from '../types';
 import { clipCounted, clipUtf8, oneLine, utf8Bytes } from '../text';
+import { replanTypeName } from '../words/decisions';
+import { phaseName } from '../words/phases';
 import type { Goal, TaskRecord } from '../types';
 
-/** X11 §11.4.4: the checklist's revisions so far, kept in RunState (bounded). */
+/** The checklist's revisions so far (earlier plans are folded away under the current one), kept in RunState (bounded). */
 export interface ChecklistHistory {
   /** Plan revisions so far (n of "Execution Plan (Revised #n)"). */
   revision: number;
   /** Why the current plan was revised (the deciding LLM's reasoning, short). */
   reason?: string;
-  /** The replan type of the current revision (seed 004 names, e.g. partial_replan). */
+  /** The replan type of the current revision (its machine name, e.g. partial_replan). */
   type?: string;
   /** Workflow time of the current revision. */
   at?: string;
@@ -20,7 +22,7 @@ export interface ChecklistHistory {
   previousPlans: string[];
   /** Earlier checklists dropped to keep the history small. */
   dropped: number;
-  /** X11: a revision that starts a new checklist (task redecomposition, goal reconfirmation) waits for its new plan. */
+  /** A revision that starts a new checklist (task redecomposition, goal reconfirmation) waits for its new plan. */
   awaitingPlan?: boolean;
 }
 
@@ -41,7 +43,7 @@ export interface ChecklistSource {
 
 export const emptyChecklistHistory = (): ChecklistHistory => ({ revision: 0, previousPlans: [], dropped: 0 });
 
-/** V1: the run's static summary (one line, the list view) and static details (the instruction), clipped to the UI's limits. */
+/** The run's static summary (one line, the list view) and static details (the instruction), clipped to the UI's limits. */
 export function runStaticMetadata(instruction: string, instructionFile?: string): { staticSummary: string; staticDetails: string } {
   const line = oneLine(instruction);
   const file = instructionFile ? `\n\n_The whole instruction is in ${instructionFile}._` : '';
@@ -57,19 +59,19 @@ const STOPPED: readonly TaskState[] = [TaskState.BLOCKED, TaskState.CANCELLED];
 /** The checklist input of a run's current plan. */
 function checklistInput(s: ChecklistSource): ChecklistInput {
   const h = s.checklist ?? emptyChecklistHistory();
-  // X11: a new checklist is being made (the planner runs): the old tasks are in the history, none here.
+  // A new checklist is being made (the planner runs): the old tasks are in the history, none here.
   const tasks = h.awaitingPlan
     ? []
     : s.tasks.map((t) => ({
         id: t.id,
         title: clipCounted(t.title, MAX_TITLE_CHARS),
         state: t.state,
-        // X11: a blocked or cancelled task says why on its line.
+        // A blocked or cancelled task says why on its line.
         ...(STOPPED.includes(t.state) && t.summary ? { reason: t.summary } : {}),
       }));
   return {
     revision: h.revision,
-    ...(h.reason ? { reason: h.type ? `${h.reason} (${h.type})` : h.reason } : {}),
+    ...(h.reason ? { reason: h.type ? `${h.reason} (${replanTypeName(h.type)})` : h.reason } : {}),
     tasks,
     previousPlans: h.previousPlans,
     replanCount: h.revision,
@@ -87,15 +89,15 @@ export interface ChecklistExtras {
   maxBytes?: number;
 }
 
-/** X11: the banner of a plan under revision (a new checklist is being made). */
+/** The banner of a plan under revision (a new checklist is being made). */
 function revisionBanner(h: ChecklistHistory): string {
-  const what = h.type ? ` (${h.type.replace(/_/g, ' ')})` : '';
+  const what = h.type ? ` (${replanTypeName(h.type)})` : '';
   const why = h.reason ? `: ${h.reason}` : '';
   return `> 🔄 **Under revision #${h.revision}**${what}${why}. This plan stands until the new one is made.`;
 }
 
 /**
- * X11: the run's checklist in Markdown (seed 004 §11.4.2–11.4.5), bounded to DETAILS_MAX_BYTES:
+ * The run's checklist in Markdown (revision number and reason, progress, earlier plans folded away, a progress line), bounded to DETAILS_MAX_BYTES:
  * the oldest earlier plans go first, then the plan list is cut. While a revision makes a new
  * checklist, the last real plan is shown marked as under revision (never an empty 0/0 plan).
  */
@@ -121,19 +123,19 @@ export function runChecklist(s: ChecklistSource, extras: ChecklistExtras = {}): 
 }
 
 /**
- * V1: what the run's current details show in the Web UI: what it waits for from a person (`lead`,
+ * What the run's current details show in the Web UI: what it waits for from a person (`lead`,
  * first: the question and how to answer it, or the pause and how to resume), the goal, where the
  * run is, and the checklist.
  */
 export function runDetails(s: ChecklistSource & { phase: string; goal?: Goal }, status: string, lead = ''): string {
-  const head = [...(lead ? [lead] : []), `**Status**: ${status} · phase ${s.phase}`];
+  const head = [...(lead ? [lead] : []), `**Status**: ${status} · phase ${phaseName(s.phase)}`];
   if (s.goal) head.push(`**Goal**: ${clipCounted(s.goal.main_objective.replace(/\s+/g, ' '), 500)}`);
   const text = `${head.join('\n\n')}\n\n${runChecklist(s)}`;
   return clipUtf8(text, DETAILS_MAX_BYTES);
 }
 
 /**
- * X11 §11.4.3 / §11.4.4: a replan is carried out. The checklist gets its next revision; the one
+ * A replan is carried out. The checklist gets its next revision; the one
  * before goes into the history. Partial replan and action regeneration (and retry, plan revision)
  * keep the completed checks (the jump keeps DONE tasks); task redecomposition and goal
  * reconfirmation start a new checklist (awaitingPlan until the new decomposition). A replan before
@@ -153,12 +155,12 @@ export function reviseChecklist(s: ChecklistSource, r: { type: string; keepsChec
   };
   if (r.reason) next.reason = clipCounted(oneLine(r.reason), MAX_REASON_CHARS);
   if (r.at) next.at = r.at;
-  // The jump's own rule where known (a generic type's level decides), else the type's (§11.4.3).
+  // The jump's own rule where known (a generic type's level decides), else the type's (which types keep completed checks is listed above).
   if (!(r.keepsChecks ?? carriesOverChecks(r.type))) next.awaitingPlan = true;
   return next;
 }
 
-/** X11: the new plan of a revision that started a new checklist has arrived. */
+/** The new plan of a revision that started a new checklist has arrived. */
 export function planArrived(h: ChecklistHistory | undefined): ChecklistHistory | undefined {
   if (!h?.awaitingPlan) return h;
   const next = { ...h };
@@ -170,7 +172,7 @@ export function planArrived(h: ChecklistHistory | undefined): ChecklistHistory |
 export const CHECKLIST_MEMO_INTERVAL_MS = 5_000;
 
 /**
- * V1: whether a changed checklist is written to the memo now. Each write is a history event
+ * Whether a changed checklist is written to the memo now. Each write is a history event
  * carrying the text, and during execution the checklist changes at every task transition: a
  * checklist-only change is written at most every CHECKLIST_MEMO_INTERVAL_MS (the Web UI's current
  * details, answered by a worker, show every change at once). Phase, status, decision and question

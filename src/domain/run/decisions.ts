@@ -1,7 +1,7 @@
-// X3 / X5 / X9 / X13: the run's replan decisions and counters: every decision enters the log here,
-// a replan is counted when it is carried out, the replan under way is started (with its jump) and
-// ended, succeeded or failed, and what the user said and the alternatives already asked for are
-// kept for later prompts.
+// The run's replan decisions and counters: every decision enters the log here (X9), a replan is
+// counted when it is carried out, the replan under way is started (with its jump back to its
+// target phase) and ended, succeeded or failed, and what the user said and the alternatives
+// already asked for are kept for later prompts.
 import {
   appendDecision,
   completeDecision,
@@ -19,17 +19,17 @@ import type { Phase } from '../types';
 import { addAssumptions, planSummary, type Jump } from './plan';
 import type { ReplanInProgress, RunState } from './state';
 
-/** X9: every decision about an action names the task it was about. */
+/** Every decision about an action names the task it was about. */
 const taskOf = (context: ReplanContext): string | undefined => (context.phase === 'execution' ? context.executed.taskId : undefined);
 
-/** X9: one decision, whatever route it came by, enters the log here. */
+/** One decision, whatever route it came by, enters the log here. */
 export function recordDecision(s: RunState, input: NewDecisionInput): { state: RunState; record: DecisionRecord } {
   const r = appendDecision(s.log, input);
   return { state: { ...s, log: r.log }, record: r.record };
 }
 
 /**
- * X9: the decision taken after `phase`, with the plan it would change: kept only when something
+ * The decision taken after `phase`, with the plan it would change: kept only when something
  * was proposed (the log stays small), and the task an execution decision was about.
  */
 export function recordReplanDecision(
@@ -51,12 +51,12 @@ export function completeReplan(s: RunState, replanId: string, c: CompletionInput
   return { ...s, log: completeDecision(s.log, replanId, c) };
 }
 
-/** A confirmed decision (X7) now runs: executed, still pending until its phase finishes. */
+/** A decision the user confirmed (its confidence was low) now runs: executed, still pending until its phase finishes. */
 export function markExecuted(s: RunState, replanId: string): RunState {
   return { ...s, log: { ...s.log, records: s.log.records.map((r) => (r.replan_id === replanId ? { ...r, executed: true } : r)) } };
 }
 
-/** X5: a replan (or a clarification) is counted when it is carried out. */
+/** A replan (or a clarification) is counted, against its type's limit and the total, when it is carried out. */
 export function countReplan(s: RunState, type: ReplanType, triggerKey: string, phase: Phase): RunState {
   return { ...s, counters: recordReplan(s.counters, type, triggerKey, phase) };
 }
@@ -80,7 +80,7 @@ export function markAlternativesAsked(s: RunState, key: string): RunState {
 }
 
 /**
- * X3 / X11: where a replan decided after `phase` sends the run, and what the target phase is told
+ * Where a replan decided after `phase` sends the run, and what the target phase is told
  * (`feedback`, worded by src/llm/prompts/replan-feedback.ts). A retry names its task; a plan
  * revision brings its additional actions, which become tasks.
  */
@@ -104,7 +104,7 @@ export function replanJump(j: {
   };
 }
 
-/** X9: the target phase of the replan under way finished: the replan succeeded, with the plan after. */
+/** The target phase of the replan under way finished: the replan succeeded, with the plan after. */
 export function finishReplan(s: RunState, nowMs: number): RunState {
   const p = s.inProgress;
   if (!p) return s;
@@ -112,7 +112,7 @@ export function finishReplan(s: RunState, nowMs: number): RunState {
 }
 
 /**
- * X13: the replan under way failed. The run restores the plan before it, so that plan (from the
+ * The replan under way failed. The run restores the plan before it, so that plan (from the
  * decision's record) is the plan after, with why it failed.
  */
 export function failReplan(s: RunState, detail: string, nowMs: number): RunState {
@@ -126,7 +126,7 @@ export function failReplan(s: RunState, detail: string, nowMs: number): RunState
   });
 }
 
-/** X8 / X14: nobody answered: the run goes on with these assumptions (the goal keeps them) and notes it. */
+/** Nobody answered a question or a replan that could not run: the run goes on with these assumptions (the goal keeps them) and notes it. */
 export function continueOnAssumptions(s: RunState, note: string, assumptions: string[]): RunState {
   return addAssumptions(addNotes(s, [note]), assumptions);
 }

@@ -1,4 +1,4 @@
-// X10 / X11: the run's record of what it posts to its issue or merge request, and the policy of
+// The run's record of what it posts to its issue or merge request, and the policy of
 // its one delivery queue. The notifications waiting to be posted live here, in the run's state
 // (carried across continue-as-new), in order: one that meets an outage or a rate limit waits (one
 // workflow timer, backed off or until the server's reset) and is posted later, for as long as the
@@ -28,7 +28,7 @@ export interface RefusedNotification {
 /** What the run keeps about its notifications (RunState.notifications). */
 export interface NotificationLedger {
   target: string;
-  /** X11: the checklist comment, once created (edited in place from then on). */
+  /** The checklist comment, once created (edited in place from then on). */
   checklistCommentId?: number;
   delivered: number;
   /** Notifications (and checklist edits) given up after their retries (runs from before the queue). */
@@ -122,7 +122,7 @@ export interface DeliveryFailureFacts {
   retryAfterMs?: number;
 }
 
-/** X10: how long to wait after the `tries`-th failure in a row: the server's wait, else doubling from `initialMs` up to MAX_BACKOFF_MS. */
+/** How long to wait after the `tries`-th failure in a row: the server's wait, else doubling from `initialMs` up to MAX_BACKOFF_MS. */
 export function deliveryWaitMs(tries: number, initialMs: number, retryAfterMs?: number): number {
   if (typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs > 0) return Math.round(retryAfterMs);
   const first = Math.max(1, Math.min(initialMs, MAX_BACKOFF_MS));
@@ -130,7 +130,7 @@ export function deliveryWaitMs(tries: number, initialMs: number, retryAfterMs?: 
 }
 
 /**
- * X10: a try failed. Refused for good: a notification leaves the queue, counted, its text kept
+ * A try failed. Refused for good: a notification leaves the queue, counted, its text kept
  * (newest MAX_REFUSED_KEPT); a checklist text is not tried again (the next change is). Anything
  * else: the delivery waits (the server's wait, else backoff) and is tried again, first looking for
  * what this try may have posted.
@@ -169,7 +169,7 @@ export function waitLeftMs(l: NotificationLedger, nowMs: number): number {
   return l.waiting ? Math.max(0, Date.parse(l.waiting.until) - nowMs) : 0;
 }
 
-/** X10: the run ends and its final flush is over: what is still queued (and a checklist edit not made) is counted as not delivered. */
+/** The run ends and its final flush is over: what is still queued (and a checklist edit not made) is counted as not delivered. */
 export function noteLeft(l: NotificationLedger, checklist: string | undefined): NotificationLedger {
   const checklistPending = checklist !== undefined && fingerprint(checklist) !== l.checklistSent;
   const left = (l.queue?.length ?? 0) + (checklistPending ? 1 : 0);
@@ -181,7 +181,7 @@ export function noteLeft(l: NotificationLedger, checklist: string | undefined): 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * X10: what `status` shows, the current state first: "Notifications: 4 delivered to GitHub o/r#12",
+ * What `status` shows, the current state first: "Notifications: 4 delivered to GitHub o/r#12",
  * then what waits ("· 3 waiting until 12:00:03Z (GitHub: 500 server error)"), what was refused
  * ("· 2 could not be posted (GitHub: 422 refused — …)") and what the run's end left.
  */

@@ -1,4 +1,4 @@
-// V2: the run's event log, what `watch` and the demo print. Bounded and sequence-numbered, kept in
+// The run's event log (V2), what `watch` and the demo print. Bounded and sequence-numbered, kept in
 // the run's state (carried across continue-as-new, so sequence numbers never restart) and read by
 // the `events` query with a cursor: every event exactly once, in order, or "N events dropped" when
 // the reader fell behind the window. The events are not written anywhere by themselves (no history
@@ -7,6 +7,8 @@
 import { newGitNotes } from '../git/run-git';
 import { TaskState, type Phase } from '../types';
 import type { DecisionRecord } from '../replan/decision-log';
+import { runLanguage } from '../language';
+import { decisionFactsOf } from '../words/decisions';
 import { clipLine } from '../text';
 
 /** The newest events the run keeps (a reader polling every second never falls this far behind). */
@@ -18,65 +20,8 @@ const TEXT_CHARS = 300;
 /** An event's text: one line of at most `max` characters (absent stays absent). */
 const lineOf = (s: string | undefined, max = TEXT_CHARS): string | undefined => (s === undefined ? undefined : clipLine(s, max));
 
-export type RunEventBody =
-  | { kind: 'phase'; phase: Phase; n: number }
-  | { kind: 'task'; taskId: string; title: string; state: TaskState; summary?: string }
-  | {
-      kind: 'decision';
-      /** Absent when the decision is told while its execution phase still runs (the record, with its id, follows as decision_result). */
-      replanId?: string;
-      phase: Phase;
-      /** In execution: the task whose outcome the decision was about. */
-      taskId?: string;
-      /** What the policy did: none (no replan), replan, clarify, confirm, ignore, override. */
-      outcome: string;
-      replanType?: string;
-      targetPhase?: Phase;
-      confidence: number;
-      executed: boolean;
-      result: string;
-      reasoning?: string;
-      message?: string;
-      /** A decision that changes nothing ("no replan"): shown only with --verbose. */
-      noop: boolean;
-    }
-  | {
-      kind: 'decision_result';
-      replanId: string;
-      taskId?: string;
-      /** Set when the decision itself was told earlier without its record: what the policy did. */
-      outcome?: string;
-      replanType?: string;
-      executed: boolean;
-      result: string;
-      overrideReason?: string;
-      /** The decision changed nothing ("no replan"): shown only with --verbose. */
-      noop: boolean;
-    }
-  | { kind: 'question'; questionId: string; questionKind: string; phase: Phase; text: string; assumptions: string[] }
-  | { kind: 'question_closed'; questionId: string; status: 'answered' | 'timed_out' | 'withdrawn'; answer?: string }
-  | { kind: 'consultation'; consultationId: string; taskId: string; consultationKind: string; message: string }
-  | { kind: 'consultation_closed'; consultationId: string; taskId: string }
-  | {
-      kind: 'notification';
-      target: string;
-      delivered: number;
-      failed: number;
-      error?: string;
-      /** X10: deliveries wait until then (an outage or a rate limit); refused: how many so far; left: not delivered at the run's end. */
-      waitingUntil?: string;
-      refused?: number;
-      left?: number;
-      /** Delivered again after a wait. */
-      recovered?: boolean;
-    }
-  | { kind: 'pause'; pauseKind: string; by: string; reason?: string; since: string }
-  | { kind: 'resume'; pauseKind: string }
-  | { kind: 'git'; text: string }
-  | { kind: 'run_end'; status: string; error?: string };
-
-/** One event: its place in the run's sequence (1, 2, … over the whole run) and workflow time. */
-export type RunEvent = RunEventBody & { seq: number; time: string };
+export type { RunEvent, RunEventBody } from './event-types';
+import type { RunEvent, RunEventBody } from './event-types';
 
 export interface RunEventLog {
   /** The seq the next event gets (1 + the last one's). */
@@ -181,8 +126,26 @@ export interface EventSource {
       | 'override_reason'
     >[];
   };
-  questions: readonly { id: string; kind: string; phase: Phase; text: string; assumptions: string[]; status: string; answer?: string }[];
-  consultations: readonly { id: string; taskId: string; kind: string; message: string }[];
+  questions: readonly {
+    id: string;
+    kind: string;
+    phase: Phase;
+    text: string;
+    assumptions: string[];
+    status: string;
+    answer?: string;
+    closedWhy?: string;
+  }[];
+  consultations: readonly {
+    id: string;
+    taskId: string;
+    kind: string;
+    message: string;
+    messageJa?: string;
+    choices?: readonly { number: number; label: string; ja: string; needsText: boolean }[];
+  }[];
+  /** The run's instruction, whose language a consultation is shown in. */
+  instruction?: string;
   notifications?: {
     target: string;
     delivered: number;
@@ -299,16 +262,18 @@ function decisionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
         result: r.result,
         ...(reasoning ? { reasoning } : {}),
         ...(message ? { message } : {}),
+        ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
         noop: outcome === 'none',
       });
     } else if (was.result !== r.result || was.executed !== r.executed) {
+      // V8: what came of it, so the result line says it in words.
+      const { targetPhase: _target, ...facts } = decisionFactsOf(r);
       results.push({
         kind: 'decision_result',
         replanId: r.replan_id,
         ...(r.task_id !== undefined ? { taskId: r.task_id } : {}),
-        executed: r.executed,
-        result: r.result,
-        ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
+        ...facts,
+        ...(r.target_phase ? { targetPhase: r.target_phase } : {}),
         noop: false,
       });
     }
@@ -333,8 +298,9 @@ function questionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
       });
     }
     if (q.status !== 'pending' && (was === undefined || was === 'pending')) {
-      const status = q.status === 'answered' || q.status === 'timed_out' ? q.status : 'withdrawn';
-      out.push({ kind: 'question_closed', questionId: q.id, status, ...(q.answer !== undefined ? { answer: clipLine(q.answer, TEXT_CHARS) } : {}) });
+      const status = q.status === 'answered' || q.status === 'timed_out' || q.status === 'closed' ? q.status : 'withdrawn';
+      const told = { ...(q.answer !== undefined ? { answer: clipLine(q.answer, TEXT_CHARS) } : {}), ...(q.closedWhy ? { why: q.closedWhy } : {}) };
+      out.push({ kind: 'question_closed', questionId: q.id, status, ...told });
     }
   }
   return out;
@@ -344,16 +310,24 @@ function consultationEvents(prev: EventSource, next: EventSource): RunEventBody[
   const out: RunEventBody[] = [];
   const openBefore = new Set(prev.consultations.map((c) => c.id));
   const openNow = new Set(next.consultations.map((c) => c.id));
+  const language = runLanguage(next.instruction ?? '');
   for (const c of next.consultations) {
-    if (!openBefore.has(c.id))
-      out.push({ kind: 'consultation', consultationId: c.id, taskId: c.taskId, consultationKind: c.kind, message: clipLine(c.message, 1000) });
+    if (openBefore.has(c.id)) continue;
+    // V9: the situation and the choices in the run's language; the lines of the situation kept.
+    const message = (language === 'ja' && c.messageJa ? c.messageJa : c.message).slice(0, 1000);
+    const choices = (c.choices ?? []).map((x) => ({
+      number: x.number,
+      label: clipLine(language === 'ja' ? x.ja : x.label, 200),
+      needsText: x.needsText,
+    }));
+    out.push({ kind: 'consultation', consultationId: c.id, taskId: c.taskId, consultationKind: c.kind, message, language, choices });
   }
   for (const c of prev.consultations) if (!openNow.has(c.id)) out.push({ kind: 'consultation_closed', consultationId: c.id, taskId: c.taskId });
   return out;
 }
 
 /**
- * X10: deliveries to the run's issue: one event when deliveries go on (verbose), when a wait starts
+ * Deliveries to the run's issue: one event when deliveries go on (verbose), when a wait starts
  * (with its error and until when), when a notification is refused for good, and what the run's end
  * left undelivered.
  */

@@ -1,4 +1,4 @@
-// O2: an LLM the user can fix never ends a run FAILED. The pure rules the workflows call:
+// An LLM the user can fix never ends a run FAILED (O2). The pure rules the workflows call:
 // which failures are LLM trouble, how long a prober waits between probes, and which pauses a
 // prober may go through. The run's pause transitions live in ./state (applyLlmTrouble).
 import { clipLine } from '../text';
@@ -6,10 +6,10 @@ import { clipLine } from '../text';
 /** ApplicationFailure types set by src/llm/errors.ts (kept here so workflow code can read them without the openai client). */
 export const LLM_UNAVAILABLE = 'LlmUnavailable';
 export const LLM_ACCESS_REJECTED = 'LlmAccessRejected';
-/** M1: the model or server cannot make tool calls (src/domain/llm-form.ts). */
+/** The model or server cannot make tool calls (src/domain/llm-form.ts). */
 export const LLM_UNSUPPORTED = 'LlmUnsupported';
 /**
- * M1: the server connected and then ran out of a progress limit (no first token, a stalled reply,
+ * The server connected and then ran out of a progress limit (no first token, a stalled reply,
  * the total cap: src/domain/llm-timeouts.ts). Not an outage: the call is retried like a blip; past
  * its quick retries the run pauses with the setting to raise named, until resumed.
  */

@@ -1,15 +1,18 @@
-// X10 / X11: what a change of the run's state makes due on its issue or merge request (seed 004
-// §11): the notifications with their texts, and the checklist comment's text. Keyed so that nothing
-// is posted twice however the states are grouped. Pure: src/workflows/run/notifications.ts compares
+// What a change of the run's state makes due on its issue or merge request (X10, X11): the
+// notifications with their texts, and the checklist comment's text. Keyed so that nothing is
+// posted twice however the states are grouped. Pure: src/workflows/run/notifications.ts compares
 // the last published state with the current one; src/domain/notifications.ts says how to deliver.
 import type { DecisionRecord, PlanSnapshot } from '../replan/decision-log';
 import type { Question } from '../replan/questions';
 import { clip, clipLine } from '../text';
-import { TaskState, type Phase } from '../types';
+import { TaskState } from '../types';
+import { decisionName, replanTypeName } from '../words/decisions';
+import { phaseName } from '../words/phases';
 import { runChecklist } from './checklist';
 import type { RunState } from './state';
+import { replannerCommand } from '../printed-commands';
 
-// ---------------------------------------------------------------- the checklist (X11)
+// ---------------------------------------------------------------- the checklist
 
 const reasonOf = (r: DecisionRecord): string | undefined => {
   const x = r.llm_decision.reasoning;
@@ -17,7 +20,7 @@ const reasonOf = (r: DecisionRecord): string | undefined => {
 };
 
 /**
- * X11: the checklist comment's text: the run's own checklist (the Web UI's, runChecklist: bounded to
+ * The checklist comment's text: the run's own checklist (the Web UI's, runChecklist: bounded to
  * 20 KB, well under GitHub's 65,536-character comment limit), or undefined while the run has no plan
  * yet (nothing to post).
  */
@@ -25,7 +28,7 @@ export function checklistText(s: RunState): string | undefined {
   return s.tasks.length === 0 ? undefined : runChecklist(s);
 }
 
-// ---------------------------------------------------------------- notifications (X10)
+// ---------------------------------------------------------------- notifications
 
 export type NotificationKind =
   'replan_decided' | 'replan_started' | 'replan_completed' | 'replan_failed' | 'replan_overridden' | 'clarification_needed';
@@ -47,29 +50,22 @@ export const NOTIFICATION_HEADINGS: Readonly<Record<NotificationKind, string>> =
   clarification_needed: '## ❓ Clarification Needed (AI Decision)',
 };
 
-const PHASE_NAMES: Readonly<Record<Phase, string>> = {
-  goal_understanding: 'Goal Understanding',
-  task_decomposition: 'Task Decomposition',
-  action_sequence: 'Action Sequence Generation',
-  execution: 'Execution',
-  reflection: 'Reflection',
-};
-
 const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : []);
 const bullets = (items: string[]) => (items.length ? items.slice(0, 20).map((x) => `- ${clipLine(x, 500)}`) : ['- none']);
-const typeName = (t: string | undefined) => (t ? t.replace(/_/g, ' ') : 'replan');
+// V8: the kinds of change and the phases in the README's words.
+const typeName = replanTypeName;
 const percent = (c: number) => `${Math.round(c * 100)}%`;
 
-/** X10 / seed §11.2: "Plan Revision Decided by AI" with its fields. */
+/** A replan was decided: "Plan Revision Decided by AI" with the phase, confidence, reasoning, issues found and recommended actions. */
 export function replanDecidedMessage(r: DecisionRecord): string {
   const d = r.llm_decision;
   const issues = [...textList(d.issues_found), ...textList(d.issues_identified), ...textList(d.missing_steps)];
   return [
     NOTIFICATION_HEADINGS.replan_decided,
     '',
-    `**Phase**: ${PHASE_NAMES[r.phase]}`,
+    `**Phase**: ${phaseName(r.phase)}`,
     `**Confidence**: ${percent(r.confidence)}`,
-    `**Revision**: ${typeName(r.replan_type)}${r.target_phase ? ` (back to ${PHASE_NAMES[r.target_phase]})` : ''} · ${r.replan_id}`,
+    `**Revision**: ${typeName(r.replan_type)}${r.target_phase ? ` (back to ${phaseName(r.target_phase)})` : ''} · ${decisionName(r.replan_id)}`,
     ...(r.message ? [`**Note**: ${clipLine(r.message, 500)}`] : []),
     '',
     '**Reasoning**:',
@@ -85,14 +81,32 @@ export function replanDecidedMessage(r: DecisionRecord): string {
   ].join('\n');
 }
 
-/** X10: the replan under way (its phase runs again). */
+/**
+ * An answered question is no plan change: the comments its phase's rerun makes due (posted as
+ * before, so the run's steps stay the same) say what happens in words.
+ */
+function answeredQuestionMessage(r: DecisionRecord, at: string, started: boolean): string {
+  const phase = phaseName(r.target_phase ?? r.phase);
+  return [
+    started ? `## ▶️ Working With Your Answer` : `## ✅ Your Answer Is Taken In`,
+    '',
+    started
+      ? `The ${phase} phase runs again with your answer (${decisionName(r.replan_id)}).`
+      : `The ${phase} phase ran again with your answer (${decisionName(r.replan_id)}); the plan goes on from there.`,
+    '',
+    `*${at}*`,
+  ].join('\n');
+}
+
+/** The replan under way (its phase runs again). */
 export function replanStartedMessage(r: DecisionRecord, at: string): string {
+  if (r.outcome === 'clarify') return answeredQuestionMessage(r, at, true);
   return [
     NOTIFICATION_HEADINGS.replan_started,
     '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
-    `**Decided in**: ${PHASE_NAMES[r.phase]}`,
-    ...(r.target_phase ? [`**Running again from**: ${PHASE_NAMES[r.target_phase]}`] : []),
+    `**Revision**: ${typeName(r.replan_type)} · ${decisionName(r.replan_id)}`,
+    `**Decided in**: ${phaseName(r.phase)}`,
+    ...(r.target_phase ? [`**Running again from**: ${phaseName(r.target_phase)}`] : []),
     '',
     `*${at}*`,
   ].join('\n');
@@ -104,14 +118,15 @@ function progressOf(p: PlanSnapshot | undefined): string | undefined {
   return `${counted.filter((t) => t.state === TaskState.DONE).length}/${counted.length} tasks done`;
 }
 
-/** X10: the replan's phase finished: the new plan stands. */
+/** The replan's phase finished: the new plan stands. */
 export function replanCompletedMessage(r: DecisionRecord, at: string): string {
+  if (r.outcome === 'clarify') return answeredQuestionMessage(r, at, false);
   const after = r.plan_after;
   const progress = progressOf(after);
   return [
     NOTIFICATION_HEADINGS.replan_completed,
     '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
+    `**Revision**: ${typeName(r.replan_type)} · ${decisionName(r.replan_id)}`,
     ...(r.duration_ms !== undefined ? [`**Duration**: ${(r.duration_ms / 1000).toFixed(1)} s`] : []),
     ...(after?.tasks.length ? [`**New plan**: ${after.tasks.length} task(s)${progress ? `, ${progress}` : ''}`] : []),
     ...(after?.note ? [`**Note**: ${clipLine(after.note, 500)}`] : []),
@@ -120,13 +135,13 @@ export function replanCompletedMessage(r: DecisionRecord, at: string): string {
   ].join('\n');
 }
 
-/** X10 / X13: the replan failed to execute; the plan before it was restored. */
+/** The replan failed to execute; the plan before it was restored. */
 export function replanFailedMessage(r: DecisionRecord, at: string): string {
   const why = r.plan_after?.note?.replace(/^failed: /, '') ?? r.override_reason ?? 'not known';
   return [
     NOTIFICATION_HEADINGS.replan_failed,
     '',
-    `**Revision**: ${typeName(r.replan_type)} · ${r.replan_id}`,
+    `**Revision**: ${typeName(r.replan_type)} · ${decisionName(r.replan_id)}`,
     `**Reason**: ${clipLine(why, 1000)}`,
     '',
     'The plan before this revision was restored; the run asks the AI for alternatives and goes on.',
@@ -135,14 +150,14 @@ export function replanFailedMessage(r: DecisionRecord, at: string): string {
   ].join('\n');
 }
 
-/** X10 / X6: the LLM wanted a replan, the limits (or loop detection) refused it. */
+/** The LLM wanted a replan, the limits (or loop detection) refused it. */
 export function replanOverriddenMessage(r: DecisionRecord): string {
   return [
     NOTIFICATION_HEADINGS.replan_overridden,
     '',
-    `**Phase**: ${PHASE_NAMES[r.phase]}`,
+    `**Phase**: ${phaseName(r.phase)}`,
     `**Confidence**: ${percent(r.confidence)}`,
-    `**Wanted**: ${typeName(r.replan_type ?? (typeof r.llm_decision.replan_type === 'string' ? r.llm_decision.replan_type : undefined))} · ${r.replan_id}`,
+    `**Wanted**: ${typeName(r.replan_type ?? (typeof r.llm_decision.replan_type === 'string' ? r.llm_decision.replan_type : undefined))} · ${decisionName(r.replan_id)}`,
     `**Why not**: ${clipLine(r.message ?? r.override_reason ?? 'a replan limit was reached', 1000)}`,
     '',
     '**Reasoning**:',
@@ -155,7 +170,7 @@ export function replanOverriddenMessage(r: DecisionRecord): string {
 }
 
 /**
- * X10 / seed §11.3: "Clarification Needed (AI Decision)" — the questions, why, and the assumptions
+ * "Clarification Needed (AI Decision)" — the questions, why, and the assumptions
  * used if nobody answers. How to answer: a reply `/answer q1 …` when the run reads its thread
  * (`repliesRead`; runs from before that answer through the CLI only), or the CLI.
  */
@@ -180,13 +195,13 @@ export function clarificationMessage(runId: string, qs: readonly Question[], con
     ...bullets(assumptions),
     '',
     repliesRead
-      ? `Please answer with a reply \`/answer ${qs[0]?.id ?? 'q1'} <your answer>\` (one per question; write access needed), or \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\`.`
-      : `Please answer with \`replanner answer ${runId} ${qs[0]?.id ?? 'q1'} "<your answer>"\` (one per question; replies to this comment are not read).`,
+      ? `Please answer with a reply \`/answer ${qs[0]?.id ?? 'q1'} <your answer>\` (one per question; write access needed), or \`${replannerCommand('answer', runId, qs[0]?.id ?? 'q1', '"<your answer>"')}\`.`
+      : `Please answer with \`${replannerCommand('answer', runId, qs[0]?.id ?? 'q1', '"<your answer>"')}\` (one per question; replies to this comment are not read).`,
   ].join('\n');
 }
 
 /**
- * X10: the notifications due between two states of a run (the last one published and the current
+ * The notifications due between two states of a run (the last one published and the current
  * one): a decision to replan, a replan started, completed or failed, an override by a limit, and
  * questions to the user. Keyed by replan id and question id, so nothing is posted twice however
  * the states are grouped.

@@ -1,14 +1,16 @@
-// O1 / O2: the run's pauses. The user pauses and resumes; an LLM call past its quick retries
-// pauses the run for an outage, a rejected key or a model without tool calls; a workspace host with
-// no worker pauses it too. The budget's pause (O3) is kept by ./budget-ledger and shown here.
+// The run's pauses. The user pauses and resumes (O1); an LLM call past its quick retries pauses the
+// run for an outage, a rejected key or a model without tool calls, so a run never fails for a
+// reason the user can fix (O2); a workspace host with no worker pauses it too. The budget's pause
+// is kept by ./budget-ledger and shown here.
 import { lowerRung, type LlmRung } from '../llm-form';
 import { budgetPaused, budgetPauseView } from './budget-ledger';
 import { PROBE_INITIAL_MS, PROBE_MAX_MS, shortError, type LlmTrouble, type PauseKind } from './llm-outage';
 import type { Applied, PauseState, RunState, RunStatusValue } from './state';
+import { replannerCommand } from '../printed-commands';
 
 export const MAX_PAUSE_REASON_CHARS = 2000;
 
-/** The one predicate: no new phase, task, worker step or LLM call starts while it holds (O1, O2, O3). */
+/** The one predicate: no new phase, task, worker step or LLM call starts while it holds, whoever paused. */
 export const isPaused = (s: RunState): boolean => s.status === 'RUNNING' && (s.pause !== undefined || s.llmPause !== undefined || budgetPaused(s));
 
 /** Every pause that holds, the user's first. */
@@ -31,13 +33,10 @@ export const displayStatus = (s: RunState): RunStatusValue => {
   return s.git?.pr?.following ? 'FOLLOWING' : 'RUNNING';
 };
 
-/** What the ReplannerStatus search attribute showed before WAITING existed (runs recorded then replay with it). */
-export const statusBeforeWaiting = (s: RunState): RunStatusValue => (isPaused(s) ? 'PAUSED' : s.status);
-
 /** The outcome of a pause or resume: `changed` false when it was already so (acknowledged, not an error). */
 export type PauseApplied = { ok: true; state: RunState; changed: boolean } | { ok: false; reason: string };
 
-/** O1: pause a running run; pausing a paused run keeps the first pause (its reason and since). */
+/** Pause a running run; pausing a paused run keeps the first pause (its reason and since). */
 export function pauseRun(s: RunState, p: { reason?: string; at: string }): PauseApplied {
   if (s.status !== 'RUNNING') return { ok: false, reason: `the run already ended: ${s.status}` };
   if (s.pause) return { ok: true, state: s, changed: false };
@@ -46,8 +45,8 @@ export function pauseRun(s: RunState, p: { reason?: string; at: string }): Pause
 }
 
 /**
- * O1: resume a paused run; resuming a running one is acknowledged and changes nothing. It ends the
- * user's pause and an LLM pause too (O2: after a rejected key, `resume` retries at once; during an
+ * Resume a paused run; resuming a running one is acknowledged and changes nothing. It ends the
+ * user's pause and an LLM pause too (after a rejected key, `resume` retries at once; during an
  * outage, every call tries again and the first that still fails pauses the run again).
  */
 export function resumeRun(s: RunState): PauseApplied {
@@ -60,7 +59,7 @@ export function resumeRun(s: RunState): PauseApplied {
 }
 
 /**
- * O2: between phases no LLM call is in flight, so nothing probes an outage any more (its prober's
+ * Between phases no LLM call is in flight, so nothing probes an outage any more (its prober's
  * workflow ended): the outage pause ends and the next phase's first call is the probe (a failing
  * one pauses again). The user's pause and a rejection stay.
  */
@@ -72,8 +71,8 @@ export function endUnprobedOutage(s: RunState): RunState {
 }
 
 /**
- * M1: a workflow of the run learned a lower rung of the fallback ladder, or that the server refuses
- * streaming (`stream` false); neither ever goes back up.
+ * A workflow of the run learned that the server needs a lower rung of the structured-output
+ * fallback ladder, or that the server refuses streaming (`stream` false); neither ever goes back up.
  */
 export function noteLlmRung(s: RunState, rung: LlmRung | undefined, stream?: false): RunState {
   const low = lowerRung(s.llmRung, rung);
@@ -82,7 +81,7 @@ export function noteLlmRung(s: RunState, rung: LlmRung | undefined, stream?: fal
   return { ...s, llmRung: low, ...(noStream ? { llmNoStream: true as const } : {}) };
 }
 
-/** O2: an LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
+/** An LLM call of the run reports trouble past its quick retries, or that it succeeded again. */
 export interface LlmTroubleMessage {
   /** 'host_back': a call on the workspace host's queue got through after 'host_offline'. */
   trouble: LlmTrouble | 'recovered' | 'host_back';
@@ -91,20 +90,20 @@ export interface LlmTroubleMessage {
 }
 
 /**
- * Workspace affinity (O2): the run's workspace host has no worker. Nothing is lost: the call that
+ * Workspace affinity: the run's workspace host has no worker. Nothing is lost: the call that
  * found it gone waits and probes, and the run goes on by itself when that host's worker polls again.
  */
 export function hostOfflineReason(s: Pick<RunState, 'host' | 'runId'>, at: string): string {
   const host = s.host ?? 'of the workspace';
   return (
     `workspace host ${host} offline since ${at}: no worker of that host takes the run's workspace work; ` +
-    `it goes on by itself when one polls again (on ${host}: replanner worker, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
-    `or stop it: replanner cancel ${s.runId}`
+    `it goes on by itself when one polls again (on ${host}: ${replannerCommand('worker')}, with REPLANNER_HOST=${host} and REPLANNER_WORKSPACE_ROOTS holding the workspace), ` +
+    `or stop it: ${replannerCommand('cancel', s.runId)}`
   );
 }
 
 /**
- * O2: an outage pauses the run ('llm_outage', since the first report; a rejection stays a
+ * An outage pauses the run ('llm_outage', since the first report; a rejection stays a
  * rejection); a rejected access pauses it with the fix named ('llm_rejected', replacing an
  * outage); 'recovered' ends only an outage pause — never the user's, never a rejection (only
  * `resume` ends those). Changes nothing on a finished run.
@@ -129,7 +128,7 @@ export function applyLlmTrouble(s: RunState, m: LlmTroubleMessage, at: string): 
   }
   const kind = m.trouble === 'unsupported' ? 'llm_unsupported' : m.trouble === 'slow' ? 'llm_slow' : 'llm_rejected';
   if (s.llmPause?.kind === kind) return { ok: true, state: s };
-  // M1: a model without tool calls, or too slow for the run's limits, pauses with the fix named, like a rejected key: `resume` retries.
+  // A model without tool calls, or too slow for the run's limits, pauses with the fix named, like a rejected key: `resume` retries.
   const what =
     m.trouble === 'unsupported' ? 'LLM cannot make tool calls' : m.trouble === 'slow' ? 'LLM too slow for its limits' : 'LLM access rejected';
   const reason = `${what}: ${shortError(m.error ?? 'no detail', 600).replace(/<runId>/g, s.runId)}`;

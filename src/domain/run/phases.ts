@@ -1,13 +1,15 @@
-// X1: the phase order and the run's end. A phase starts (enterPhase), the execution phase ends
+// The phase order (X1: goal understanding, task decomposition, action sequence, execution,
+// reflection) and the run's end. A phase starts (enterPhase), the execution phase ends
 // (finishExecution), the phases run out (completeRun), or the run fails or is cancelled.
 import { PHASES, TaskState, type Phase, type TaskRecord } from '../types';
 import { addUsage, ZERO_USAGE, type TokenUsage } from '../usage';
+import { closedWhy, closeOpenQuestions } from './closed';
 import type { RunState } from './state';
 
 export const nextPhase = (p: Phase): Phase | 'done' => PHASES[PHASES.indexOf(p) + 1] ?? 'done';
 
 /**
- * X1 / X3: where the run goes once the execution phase has ended and each decision it asked went
+ * Where the run goes once the execution phase has ended and each decision it asked went
  * through the replan policy (the same route as any phase's "replan?"): to the first replan's
  * target; with no replan, the execution phase once more while tasks wait READY (not started
  * because a replan was proposed that did not run), else reflection.
@@ -17,7 +19,7 @@ export function afterExecution(tasks: readonly Pick<TaskRecord, 'state'>[], repl
   return tasks.some((t) => t.state === TaskState.READY) ? 'execution' : 'reflection';
 }
 
-/** X1: a phase starts; returns its run number (1, 2, … after replans). */
+/** A phase starts; returns its run number (1, 2, … after replans). */
 export function enterPhase(s: RunState, phase: Phase): { state: RunState; n: number } {
   const n = (s.phaseRuns[phase] ?? 0) + 1;
   const state: RunState = { ...s, phase, phaseRuns: { ...s.phaseRuns, [phase]: n } };
@@ -47,12 +49,20 @@ export function completeRun(s: RunState): RunState {
 }
 
 export function failRun(s: RunState, error: string): RunState {
-  return { ...s, error, status: 'FAILED', phase: 'finished' };
+  return endedEarly({ ...s, error, status: 'FAILED', phase: 'finished' });
 }
 
 /** Cancelled: what was still open is CANCELLED. */
 export function cancelRun(s: RunState): RunState {
-  return { ...closeOpenTasks(s), status: 'CANCELLED', phase: 'finished' };
+  return endedEarly({ ...closeOpenTasks(s), status: 'CANCELLED', phase: 'finished' });
+}
+
+/**
+ * The run ended (failed, cancelled, stopped) while questions were still open: each is closed,
+ * with why ("the run was cancelled"), so no view offers to answer it.
+ */
+export function endedEarly(s: RunState): RunState {
+  return s.questions.some((q) => q.status === 'pending') ? { ...s, questions: closeOpenQuestions(s.questions, closedWhy(s.status)) } : s;
 }
 
 /** The run ends early (cancelled, stopped by its budget): every task still open is CANCELLED, no consultation waits. */

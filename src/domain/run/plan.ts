@@ -1,5 +1,6 @@
-// X1 / X3 / X13 / S2: the run's plan: its goal, tasks and actions, the jump a replan makes and
-// the plan restored when that replan fails, and the execution phase's reports of its tasks.
+// The run's plan: its goal, tasks and actions, the jump a replan makes back to an earlier phase and
+// the plan restored when that replan fails, and the execution phase's reports of its tasks (taken
+// only from that phase itself, so a forged or stale report changes nothing).
 import { planSnapshot, type PlanSnapshot } from '../replan/decision-log';
 import type { ReplanType } from '../replan/decision';
 import { applyJump as jumpTasks } from '../replan/jump';
@@ -13,12 +14,12 @@ export function setGoal(s: RunState, goal: Goal): RunState {
   return { ...s, goal };
 }
 
-/** X14: assumptions the run goes on with (nobody answered) join the goal. */
+/** Assumptions the run goes on with when nobody answered its questions join the goal. */
 export function addAssumptions(s: RunState, assumptions: string[]): RunState {
   return s.goal ? { ...s, goal: { ...s.goal, assumptions: [...s.goal.assumptions, ...assumptions] } } : s;
 }
 
-/** A new decomposition is a new plan (X11: a new checklist): its tasks READY, no actions yet. */
+/** A new decomposition is a new plan (and a new checklist): its tasks READY, no actions yet. */
 export function setDecomposition(s: RunState, specs: TaskSpec[], quality?: PlanQuality): RunState {
   const checklist = planArrived(s.checklist);
   return {
@@ -62,19 +63,20 @@ export function takeFeedback(s: RunState, phase: Phase): { state: RunState; feed
   return { state: { ...s, feedback }, ...(text ? { feedback: text } : {}) };
 }
 
-/** X9: the current plan as a decision record keeps it (goal and every task with its state). */
+/** The current plan as a decision record keeps it (goal and every task with its state). */
 export function planSummary(s: RunState, note?: string): PlanSnapshot {
   return planSnapshot(s.goal?.main_objective, s.tasks, note);
 }
 
 /**
- * X3: a jump keeps the plan before it (X13), tells the target phase why, and changes the tasks by
- * the one jump rule (src/domain/replan/jump: which tasks it reopens and keeps, and a plan
- * revision's additional actions as new tasks, at most planning.maxTasks in all).
+ * A jump back to a replan's target phase keeps the plan before it (restored if the replan fails),
+ * tells the target phase why, and changes the tasks by the one jump rule (src/domain/replan/jump:
+ * which tasks it reopens and keeps, and a plan revision's additional actions as new tasks, at most
+ * planning.maxTasks in all).
  */
 export function applyJump(s: RunState, j: Jump, maxTasks: number, at?: string): { state: RunState; added: string[]; dropped: number } {
   const applied = jumpTasks(s.tasks, j, maxTasks);
-  // X11: the checklist's next revision (the plan before it goes into its history).
+  // The checklist's next revision (the plan before it goes into its history).
   const checklist = reviseChecklist(s, {
     type: j.type,
     keepsChecks: j.keepsCompletedWork,
@@ -94,12 +96,12 @@ export function applyJump(s: RunState, j: Jump, maxTasks: number, at?: string): 
   };
 }
 
-/** X13: the replan under way failed: back to the plan before it. */
+/** The replan under way failed: back to the plan before it. */
 export function restorePrevious(s: RunState): RunState {
   if (!s.previous) return s;
   const { goal, tasks, actions } = s.previous;
   const restored: RunState = { ...s, tasks, actions };
-  // X11: the plan before is back: nothing is awaited any more.
+  // The plan before is back: nothing is awaited any more.
   const checklist = planArrived(s.checklist);
   if (checklist) restored.checklist = checklist;
   if (goal) restored.goal = goal;
@@ -107,7 +109,7 @@ export function restorePrevious(s: RunState): RunState {
   return restored;
 }
 
-/** X3: where the run goes after a replan decision. */
+/** Where the run goes after a replan decision: back to the decision's target phase. */
 export interface Jump {
   target: Phase;
   /** Why, for the target phase's prompt. */
@@ -116,13 +118,13 @@ export interface Jump {
   /** The action (task) the decision is about, for a retry. */
   taskId?: string;
   keepsCompletedWork: boolean;
-  /** X3: a plan revision's additional actions, which become new tasks. */
+  /** A plan revision's additional actions, which become new tasks. */
   additionalActions?: string[];
-  /** X11: why (the decision's reasoning), for the checklist's "Revision Reason". */
+  /** Why (the decision's reasoning), for the checklist's "Revision Reason". */
   reason?: string;
 }
 
-// ---------------------------------------------------------------- internal progress (S2)
+// ---------------------------------------------------------------- internal progress (checked against the state)
 
 export interface TaskProgressMessage {
   /** The execution round (phaseRuns.execution) the sender belongs to. */
@@ -133,7 +135,7 @@ export interface TaskProgressMessage {
   tasks: TaskRecord[];
   /** The phase's usage so far (cumulative). */
   usage: TokenUsage;
-  /** V2: the replan decisions the phase asked after its tasks, from number `decisionsFrom` (0-based) on. */
+  /** The replan decisions the phase asked after its tasks, from number `decisionsFrom` (0-based) on. */
   decisions?: ExecutionDecisionNote[];
   decisionsFrom?: number;
 }
@@ -154,7 +156,7 @@ export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied 
   if (s.phase !== 'execution') return { ok: false, reason: `no execution phase is running (phase: ${s.phase})` };
   const round = s.phaseRuns.execution ?? 0;
   if (m.round !== round) return { ok: false, reason: `round ${m.round} is not the current execution round ${round}` };
-  // S2: read from the execution phase itself (its version of the task list): nothing new, nothing to do.
+  // Read from the execution phase itself (its version of the task list): nothing new, nothing to do.
   if (m.seq === s.progressSeq && m.tasks.length === 0) return { ok: true, state: withDecisionNotes(s, m) };
   if (m.seq <= s.progressSeq) return { ok: false, reason: `version ${m.seq} is not newer than ${s.progressSeq}` };
   const known = new Map(s.tasks.map((t) => [t.id, t]));
@@ -193,7 +195,7 @@ export function applyTaskProgress(s: RunState, m: TaskProgressMessage): Applied 
 }
 
 /**
- * V2: the decisions the phase asked since the run last read them, told at once (src/domain/run/event-log).
+ * The decisions the phase asked since the run last read them, told at once (src/domain/run/event-log).
  * Taken only when they follow on from those it has (`decisionsFrom`), so none is told twice.
  */
 function withDecisionNotes(s: RunState, m: TaskProgressMessage): RunState {

@@ -1,4 +1,4 @@
-// X7 / X8 / X14 / P7: the run's questions to the user (numbered q1, q2, … over the run) and the
+// The run's questions to the user (numbered q1, q2, … over the run) and the pacemaker
 // consultations its running tasks open and close.
 import type { Question, QuestionAnswer, QuestionKind } from '../replan/questions';
 import { TaskState, type Phase } from '../types';
@@ -14,7 +14,7 @@ export interface NewQuestions {
   askedAt: string;
 }
 
-/** X7 / X8 / X14: questions to the user, numbered q1, q2, … over the run. */
+/** Questions to the user (confirm a low-confidence replan, a replan that cannot run, a clarification), numbered q1, q2, … over the run. */
 export function askQuestions(s: RunState, q: NewQuestions): { state: RunState; ids: string[] } {
   const asked: Question[] = q.texts.map((text, i) => ({
     id: `q${s.nextQuestion + i}`,
@@ -61,7 +61,7 @@ export interface ConsultationMessage {
 const CONSULTING: TaskState[] = [TaskState.RUNNING, TaskState.NEEDS_CONTINUATION];
 
 /**
- * P7: a task opens or closes a consultation. Opening is accepted only for a running task of the
+ * A task opens or closes a consultation. Opening is accepted only for a running task of the
  * plan, with the id its own numbering gives next (`<taskId>-c<n>`, n above the last seen);
  * closing only the consultation open on that task.
  */

@@ -4,7 +4,7 @@
 // (replan records and counters), questions (questions and consultations), pause (the user's, the
 // LLM's and the host's pauses), budget-ledger (usage and the budget's loans), events (the event log)
 // and views (`status`, `decisions`, the memo). Messages from other workflows are checked against
-// this state (S2): a forged or stale one is refused with a reason and changes nothing.
+// this state: a forged or stale one is refused with a reason and changes nothing.
 import type { RunBudget } from '../budget';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
@@ -28,16 +28,16 @@ import type { TrackerPollState } from './tracker-answers';
  */
 export type RunStatusValue = 'RUNNING' | 'WAITING' | 'PAUSED' | 'FOLLOWING' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
-/** Issue 23: what a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
+/** What a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
 export type ShownRunStatus = RunStatusValue | 'TERMINATED' | 'TIMED_OUT';
 
-/** O1/O2: why the run is paused (src/domain/run/llm-outage: PAUSE_KINDS). */
+/** Why the run is paused (src/domain/run/llm-outage: PAUSE_KINDS). */
 export type { PauseKind } from './llm-outage';
 
-/** O1: the run is paused: no new phase, task, worker step or LLM call starts until it resumes. */
+/** The run is paused: no new phase, task, worker step or LLM call starts until it resumes. */
 export interface PauseState {
   kind: PauseKind;
-  /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries, O2; 'budget': the run's budget, O3). */
+  /** Who or what paused it ('user': the pause update/signal; 'llm': an LLM call past its quick retries; 'budget': the run's budget is used up). */
   by: 'user' | 'llm' | 'budget' | 'host';
   /** The user's reason, if given (≤ MAX_PAUSE_REASON_CHARS); for 'llm' and 'budget', what happened and what to do. */
   reason?: string;
@@ -45,10 +45,10 @@ export interface PauseState {
   since: string;
 }
 
-/** R1: the refinement loop's record (src/domain/refinement/record.ts). */
+/** The plan-quality refinement loop's record (src/domain/refinement/record.ts). */
 export type { PlanQuality, PlanQualityAttempt } from '../refinement/record';
 
-/** P7: a consultation the pacemaker opened, waiting for `answerConsultation`. */
+/** A consultation the pacemaker opened, waiting for `answerConsultation`. */
 export interface PendingConsultation {
   /** `<taskId>-c<n>`; an answer naming another id is rejected. */
   id: string;
@@ -56,16 +56,18 @@ export interface PendingConsultation {
   kind: InterventionKind;
   iteration: number;
   maxLoops: number;
-  /** The situation (seed 002 wording, English). */
+  /** The situation (the pacemaker's fixed wording, in English). */
   message: string;
+  /** V9: the situation in the pacemaker design's own Japanese wording, shown to a run whose instruction is Japanese (absent in older runs). */
+  messageJa?: string;
   trigger: string;
-  /** P7: seed 002's four choices of this pattern: number, key (either answers), effect, English and Japanese label. */
+  /** The four choices the pacemaker offers for this pattern: number, key (either answers), effect, English and Japanese label. */
   choices: { number: number; key: string; effect: ConsultationEffect; label: string; ja: string; needsText: boolean }[];
   /** Minutes the task waits before on_consultation_timeout applies. */
   timeoutMinutes: number;
 }
 
-/** The replan under way: completed when its target phase finishes, or failed (X13). */
+/** The replan under way: completed when its target phase finishes, or failed (the plan before it is then restored). */
 export interface ReplanInProgress {
   replanId: string;
   startedMs: number;
@@ -75,7 +77,7 @@ export interface ReplanInProgress {
   context: ReplanContext;
 }
 
-/** The plan before the replan under way, restored if that replan fails (X13). */
+/** The plan before the replan under way, restored if that replan fails. */
 export interface PreviousPlan {
   goal?: Goal;
   tasks: TaskRecord[];
@@ -102,9 +104,9 @@ export interface RunState {
   /** Usage of finished phases; the running execution phase's usage is kept apart until it ends. */
   planningUsage: TokenUsage;
   executionUsage: TokenUsage;
-  /** The execution phase's task-list version the run last read (S2: from the phase itself) in this round (0: none yet). */
+  /** The execution phase's task-list version the run last read in this round, from the phase itself, never from a message (0: none yet). */
   progressSeq: number;
-  /** P7: consultations open on running tasks, and the last consultation number seen per task. */
+  /** The pacemaker's consultations open on running tasks, and the last consultation number seen per task. */
   consultations: PendingConsultation[];
   consultationSeq: Record<string, number>;
   counters: ReplanCounters;
@@ -113,37 +115,41 @@ export interface RunState {
   nextQuestion: number;
   /** What the user said (answers, instructions) and assumptions made: told to later prompts. */
   notes: string[];
-  /** X8: triggers for which the LLM was already asked for alternatives. */
+  /** Triggers of a wanted replan that could not run, for which the LLM was already asked for alternatives. */
   alternativesAsked: string[];
   inProgress?: ReplanInProgress;
   /** Why a replan sent the run back to a phase, for that phase's prompt (taken once). */
   feedback: Partial<Record<Phase, string>>;
   previous?: PreviousPlan;
-  /** O1: set while the user paused the run. */
+  /** Set while the user paused the run. */
   pause?: PauseState;
-  /** O2: set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected'), cannot make tool calls ('llm_unsupported', M1) or is too slow for its limits ('llm_slow', M1); apart from the user's pause. */
+  /**
+   * Set while the LLM is unavailable ('llm_outage'), rejected access ('llm_rejected'), cannot make
+   * tool calls ('llm_unsupported') or is too slow for its limits ('llm_slow'); apart from the
+   * user's pause. The run retries or waits rather than fail for what the user can fix.
+   */
   llmPause?: PauseState;
-  /** O3: the run's budget (absent: none) and its ledger. */
+  /** The run's budget of tokens and cost (absent: none) and its ledger. */
   budget?: RunBudgetState;
-  /** M1: the fallback ladder's rung the run's requests start at (absent: the top, json_schema). */
+  /** Where on the structured-output fallback ladder the run's requests start (absent: the top, json_schema). */
   llmRung?: LlmRung;
-  /** M1: the server refused streaming: the run's requests no longer stream (absent: they do). */
+  /** The server refused streaming: the run's requests no longer stream (absent: they do). */
   llmNoStream?: true;
-  /** X10/X11: deliveries to the run's issue or merge request (absent: the config names none). */
+  /** Notifications and the plan checklist delivered to the run's issue or merge request (absent: the config names none). */
   notifications?: NotificationLedger;
-  /** X14 / P7: the reading of the issue's replies for answers (absent: never read). */
+  /** The reading of the issue's replies for answers to questions and consultations (absent: never read). */
   tracker?: TrackerPollState;
-  /** X11: the plan checklist's revisions and earlier plans (absent: no revision yet). */
+  /** The plan checklist's revisions and earlier plans (absent: no revision yet). */
   checklist?: ChecklistHistory;
-  /** V2: what `watch` prints, bounded and numbered over the whole run (absent: nothing happened yet). */
+  /** What `watch` prints, bounded and numbered over the whole run (absent: nothing happened yet). */
   events?: RunEventLog;
-  /** V2: the decisions of this execution round read from the phase while it runs (told at once; recorded when it ends). */
+  /** The decisions of this execution round read from the phase while it runs (told at once; recorded when it ends). */
   executionDecisions?: ExecutionDecisionNote[];
   /** G1–G5: the run's branch, its commits and pushes (absent: the run commits nothing). */
   git?: RunGit;
 }
 
-/** O3: the budget's limits, the loans to running children, and the pause when it is used up. */
+/** The budget's limits, the loans to running children, and the pause when it is used up. */
 export interface RunBudgetState {
   limits: RunBudget;
   /** Tokens lent to running children (phase or execution workflow id → tokens). */

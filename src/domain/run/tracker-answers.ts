@@ -1,4 +1,4 @@
-// X14 / P7 / S2: answers from the run's issue or merge request. While a question or a consultation
+// Answers from the run's issue or merge request. While a question or a consultation
 // waits, the run reads the thread's new replies (a conditional request on a durable timer, backed
 // off while nothing changes); a reply `/answer q1 <text>` or `/consult t2 <choice> [text]` from a
 // user with write access answers through the same path as the CLI's (the first answer wins, from
@@ -184,7 +184,7 @@ export type ReplyAction =
   | { do: 'ignore'; why: string; tell?: string };
 
 /**
- * S2: what a reply command does. Unauthorised authors, edits of a reply already acted on, and
+ * What a reply command does. Unauthorised authors, edits of a reply already acted on, and
  * replies older than their question change nothing (logged). A question or consultation that no
  * longer waits is said so on the thread: whoever answered first (CLI, Web UI, thread) wins.
  */

@@ -1,13 +1,16 @@
-// X11 / X10 / X14 / P7: the checklist comment as the run's issue or merge request shows it: the
+// The checklist comment as the run's issue or merge request shows it: the
 // run's own checklist (the Web UI's, ./checklist.ts), and under the plan what only the thread
 // needs: the questions and consultations waiting for an answer and how to answer them (a reply
 // here, or the CLI), the answers given, and the notifications that could not be posted (their
 // text kept in the history section). Pure.
-import { clipLine } from '../text';
+import { runLanguage } from '../language';
+import { consultationMarkdown } from '../pacemaker/display';
+import { clipCounted, clipLine } from '../text';
 import { runChecklist } from './checklist';
 import type { NotificationLedger } from './deliveries';
 import type { RunState } from './state';
 import { awaitingAnswers } from './tracker-answers';
+import { replannerCommand } from '../printed-commands';
 
 /** GitHub takes 65,536 characters a comment: the comment stays below in UTF-8 bytes (hence in characters). */
 export const TRACKER_MAX_BYTES = 60_000;
@@ -16,7 +19,7 @@ const SHOWN_ANSWERS = 5;
 /** Markdown headings of a kept notification sink below the history's own. */
 const demoted = (body: string) => body.replace(/^(#{1,4}) /gm, '#### ');
 
-/** X10: the notifications refused for good: said under the plan, their text kept in the history. */
+/** The notifications refused for good: said under the plan, their text kept in the history. */
 function refusedParts(l: NotificationLedger | undefined): { notes: string[]; history: string[] } {
   if (!l?.refused) return { notes: [], history: [] };
   const kept = l.refusedKept ?? [];
@@ -31,7 +34,7 @@ function refusedParts(l: NotificationLedger | undefined): { notes: string[]; his
   return { notes: [note], history };
 }
 
-/** X14 / P7: what waits for an answer, and how to give it; then the newest answers. */
+/** The questions and consultations that wait for an answer, and how to give it; then the newest answers. */
 function questionsPart(s: RunState, service: string): string[] {
   const { questions, consultations } = awaitingAnswers(s);
   const out: string[] = [];
@@ -41,16 +44,19 @@ function questionsPart(s: RunState, service: string): string[] {
       const how = q.kind === 'confirmation' ? `\`/answer ${q.id} yes\` or \`/answer ${q.id} no\`` : `\`/answer ${q.id} <your answer>\``;
       lines.push(`- **${q.id}** (${q.kind}): ${clipLine(q.text, 500)} — reply ${how}`);
     }
+    // V9: each task that asks how to go on, as the pacemaker's design shows it, in the run's language.
+    const language = runLanguage(s.instruction);
     for (const c of consultations) {
-      const choices = c.choices.map((x) => `${x.number} ${clipLine(x.label, 80)}${x.needsText ? ' (add your text)' : ''}`).join(' · ');
+      const shown = { ...c, message: clipCounted(c.message, 500), ...(c.messageJa ? { messageJa: clipCounted(c.messageJa, 500) } : {}) };
       lines.push(
-        `- **${c.id}** (consultation on task ${c.taskId}): ${clipLine(c.message, 500)} — reply \`/consult ${c.taskId} <choice>\`: ${choices}`,
+        '',
+        consultationMarkdown(shown, language, `reply \`/consult ${c.taskId} <number>\` (with your text after the number where the choice says so)`),
       );
     }
     lines.push(
       '',
       `_A reply from someone with write access to this ${service === 'GitHub' ? 'repository' : 'project'} answers; the run confirms it here. ` +
-        `The CLI works too: \`replanner answer ${s.runId} <id> "<answer>"\`. The first answer wins._`,
+        `The CLI works too: \`${replannerCommand('answer', s.runId, '<id>', '"<answer>"')}\`. The first answer wins._`,
     );
     out.push(lines.join('\n'));
   }
@@ -65,7 +71,7 @@ function questionsPart(s: RunState, service: string): string[] {
 }
 
 /**
- * X11: the checklist comment's text, or undefined while there is nothing to show (no plan and no
+ * The checklist comment's text, or undefined while there is nothing to show (no plan and no
  * question). Before the first plan a waiting question still makes the comment (it says how to
  * answer), never with an empty plan: "the plan is not made yet".
  */

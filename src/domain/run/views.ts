@@ -1,18 +1,19 @@
-// V1 / X9 / O5: what clients see of the run: the `status` and `decisions` views, computed from the
-// state on every query, and the memo that keeps them for when no worker can answer.
+// What clients see of a run: the `status` and `decisions` views, computed from the state on every
+// query, and the memo that keeps them for when no worker can answer (a run can be inspected with
+// no worker, O5).
 import { budgetView, type BudgetView } from '../budget';
 import { runGitView, type RunGitView } from '../git/run-git';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
 import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
 import type { Question } from '../replan/questions';
-import type { Goal, Phase, Reflection, TaskRecord } from '../types';
+import type { Goal, Phase, Reflection } from '../types';
 import { clipAfter } from '../text';
 import { addUsage, type TokenUsage } from '../usage';
 import { budgetUsage } from './budget-ledger';
 import { runChecklist } from './checklist';
+import type { ShownTask } from './task-liveness';
 import { activePauses, displayStatus, isPaused } from './pause';
-import { pendingQuestions } from './questions';
 import { waitingLine } from './waiting';
 import type { PauseState, PendingConsultation, PlanQuality, RunState, ShownRunStatus } from './state';
 
@@ -28,38 +29,42 @@ export interface RunStatusView {
   host?: string;
   phase: Phase | 'finished';
   status: ShownRunStatus;
-  tasks: TaskRecord[];
+  /** The plan's tasks (a client marks one whose worker was lost: a task never shows as moving backwards). */
+  tasks: ShownTask[];
   phaseRuns: Partial<Record<Phase, number>>;
   usage: TokenUsage;
   goal?: Goal;
   reflection?: Reflection;
   blocked: { taskId: string; reason: string }[];
   error?: string;
-  /** R1: the plan-quality judgement of task_decomposition. */
+  /** The quality judge's verdict on the plan task_decomposition made. */
   quality?: PlanQuality;
-  /** P7: consultations of running tasks waiting for the user's answer. */
+  /** The pacemaker's consultations of running tasks, waiting for the user's answer. */
   consultations?: PendingConsultation[];
-  /** X9: replans executed so far: total, per replan type (the one name `decisions` uses too) and per phase where they were decided. */
+  /** Replans executed so far: total, per replan type (the one name `decisions` uses too) and per phase where they were decided. */
   replans?: { total: number; byType?: Partial<Record<ReplanType, number>>; byPhase: Partial<Record<Phase, number>> };
-  /** X9: the newest replan decision. The whole log is the `decisions` query. */
+  /** The newest replan decision. The whole log is the `decisions` query. */
   lastDecision?: DecisionRecord;
-  /** X9: the newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
+  /** The newest few decisions (LLM decision cut to its reasoning), so `watch` misses none between polls. */
   recentDecisions?: DecisionRecord[];
-  /** X7 / X8 / X14: questions waiting for `answerClarification`. */
+  /**
+   * Questions waiting for `answerClarification` (a low-confidence replan to confirm, a replan that
+   * cannot run, a clarification); once the run has ended, those it closed unanswered.
+   */
   questions?: Question[];
-  /** O1: why and since when the run is paused (status PAUSED): the user's pause, else the LLM's (O2). */
+  /** Why and since when the run is paused (status PAUSED): the user's pause, else the LLM's. */
   pause?: PauseState;
-  /** O1/O2/O3: every pause that holds (the user's, the LLM's and the budget's can coexist), the user's first. */
+  /** Every pause that holds (the user's, the LLM's and the budget's can coexist), the user's first. */
   pauses?: PauseState[];
-  /** O3: usage against the budget (absent: the run has none). */
+  /** Tokens and cost used against the run's budget (absent: the run has none). */
   budget?: BudgetView;
-  /** M1: the fallback ladder's rung the run's structured requests use (absent: the top, strict json_schema). */
+  /** The form the run's structured requests use, as far down the fallback ladder as the server needed (absent: the top, strict json_schema). */
   llmRung?: LlmRung;
-  /** M1: true once the server refused streaming (the run's requests no longer stream). */
+  /** True once the server refused streaming (the run's requests no longer stream). */
   llmNoStream?: true;
-  /** X10/X11: notifications delivered to the run's issue or merge request, and the last failure. */
+  /** Notifications and the plan checklist delivered to the run's issue or merge request, and the last failure. */
   notifications?: NotificationLedger;
-  /** V1: what the run waits for from a person and how to give it, or why it is paused and how to resume (one line; absent: neither). */
+  /** What the run waits for from a person and how to give it, or why it is paused and how to resume (one line; absent: neither). */
   waiting?: string;
   /** G1: the run's branch and the commit of each task (absent: the run commits nothing). */
   git?: RunGitView;
@@ -91,7 +96,7 @@ export function statusView(s: RunState): RunStatusView {
     },
     ...(last ? { lastDecision: last } : {}),
     recentDecisions: s.log.records.slice(-RECENT_DECISIONS).map((r) => ({ ...r, llm_decision: { reasoning: r.llm_decision.reasoning } })),
-    questions: pendingQuestions(s),
+    questions: s.questions.filter((q) => q.status === 'pending' || q.status === 'closed'),
     ...(isPaused(s) ? { pause: activePauses(s)[0], pauses: activePauses(s) } : {}),
     ...(s.budget ? { budget: budgetView(s.budget.limits, budgetUsage(s)) } : {}),
     ...(s.llmRung ? { llmRung: s.llmRung } : {}),
@@ -102,7 +107,7 @@ export function statusView(s: RunState): RunStatusView {
   };
 }
 
-/** X9: the decision log of a run with its counters and every question asked. */
+/** The decision log of a run with its counters and every question asked. */
 export interface DecisionsView {
   records: DecisionRecord[];
   /** Old records dropped to keep the log small. */
@@ -115,14 +120,14 @@ export function decisionsView(s: RunState): DecisionsView {
   return { records: s.log.records, dropped: s.log.dropped, counters: s.counters, questions: s.questions };
 }
 
-/** O5: the memo keys that hold the run's last recorded `status` and `decisions`. */
+/** The memo keys that hold the run's last recorded `status` and `decisions`. */
 export const MEMO_STATUS = 'replannerStatus';
 export const MEMO_DECISIONS = 'replannerDecisions';
-/** V1 / X11: the memo key holding the run's plan checklist (Markdown), shown with no worker running. */
+/** The memo key holding the run's plan checklist (Markdown), shown in the Web UI with no worker running. */
 export const MEMO_CHECKLIST = 'replannerChecklist';
 
 /**
- * O5 / V1: what of the plan's progress the memo must never lag behind: the tasks that finished (and
+ * What of the plan's progress the memo must never lag behind: the tasks that finished (and
  * the plan's size). Without it a task's end reached the memo only with the next phase or decision,
  * so `status` read from the memo after a worker was killed showed fewer tasks done than before.
  */
@@ -133,13 +138,13 @@ export function memoProgressKey(s: RunState): string {
   return `${s.tasks.length}:${ended.map((t) => `${t.id}=${t.state}`).join(',')}${pr}`;
 }
 
-/** O5: the memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
+/** The memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */
 const MEMO_RECORDS = 30;
 const MEMO_RECORDS_WITH_PLANS = 5;
 const MEMO_SUMMARY_CHARS = 400;
 
 /**
- * O5: the views a client shows when no worker can answer a query (finished, paused or stuck run),
+ * The views a client shows when no worker can answer a query (finished, paused or stuck run),
  * bounded: task summaries clipped, the newest decision records only (plans on the newest few that have them). The
  * instruction and workspace stay under their own memo keys, written at start.
  */

@@ -1,15 +1,18 @@
-// V1 / X14 / P7 / O1: what a run waits for from a person — its pending questions and consultations,
+// What a run waits for from a person — its pending questions and consultations,
 // and its pauses — and exactly how to give it, from wherever the person is: the `replanner` CLI,
-// the `temporal` CLI (an update, refused with its reason when it cannot be taken) and the Web UI's
+// the Temporal CLI through it (an update, refused with its reason when it cannot be taken) and the Web UI's
 // own "Send a Signal" action (the run's `answer` signal, JSON a person can type). One source for the
 // run's current details, `status`, `list` and the tracker comment. Pure.
 import { followingLine } from '../git/run-git';
-import { choicesFor } from '../pacemaker/choices';
+import { runLanguage } from '../language';
+import { consultationDisplay } from '../pacemaker/display';
 import type { Question } from '../replan/questions';
 import { clipCounted, clipLine } from '../text';
+import { pauseTitle } from '../words/pauses';
 import { activePauses } from './pause';
 import { pendingQuestions } from './questions';
 import type { PauseState, PendingConsultation, RunState } from './state';
+import { replannerCommand, temporalCliCommand } from '../printed-commands';
 
 /** The run's signal a person sends from the Web UI to answer a question or a consultation. */
 export const ANSWER_SIGNAL = 'answer';
@@ -33,8 +36,10 @@ export interface WaitingItem {
   title: string;
   /** What is asked (one paragraph, clipped). */
   text: string;
-  /** The answers it takes, where it takes only some (a confirmation: yes / no; a consultation: its four choices). */
+  /** The answers it takes, where it takes only some (a confirmation: yes / no; a consultation: its four choices, numbered). */
   choices: string[];
+  /** V9: a consultation's question above its numbered choices ("How should it go on?"), in the run's language. */
+  question?: string;
   /** What happens when nobody answers. */
   otherwise: string;
   ways: AnswerWays;
@@ -56,6 +61,11 @@ const workflowIdOf = (s: RunState) => `run-${s.runId}`;
 /** The task's workflow id (the execution round's: `run-<id>.task-<taskId>`, `.<round>` after the first). */
 export function taskWorkflowIdOf(runWorkflowId: string, taskId: string, round = 1): string {
   return `${runWorkflowId}.task-${taskId}${round > 1 ? `.${round}` : ''}`;
+}
+
+/** A phase child's workflow id: `run-<id>.<phase>-<n>` (the phase's n-th run). */
+export function phaseWorkflowIdOf(runWorkflowId: string, phase: string, n: number): string {
+  return `${runWorkflowId}.${phase}-${n}`;
 }
 
 /** JSON inside single quotes on a shell line: a single quote in it is closed, escaped and reopened. */
@@ -84,28 +94,28 @@ function questionItem(s: RunState, q: Question): WaitingItem {
     choices: q.kind === 'confirmation' ? ['yes', 'no'] : q.kind === 'budget' ? ['raise <tokens>', 'raise $<usd>', 'stop'] : [],
     otherwise,
     ways: {
-      cli: `replanner answer ${s.runId} ${q.id} "${example}"`,
-      temporal: `temporal workflow update execute --workflow-id ${workflowIdOf(s)} --name answerClarification --input ${shellJson(input)}`,
+      cli: replannerCommand('answer', s.runId, q.id, `"${example}"`),
+      temporal: temporalCliCommand(`workflow update execute --workflow-id ${workflowIdOf(s)} --name answerClarification --input ${shellJson(input)}`),
       signal: { name: ANSWER_SIGNAL, input: JSON.stringify(input) },
     },
   };
 }
 
 function consultationItem(s: RunState, c: PendingConsultation): WaitingItem {
-  const choices = c.choices.length
-    ? c.choices.map((x) => `${x.number} ${x.key}: ${x.label}${x.needsText ? ' (with your text)' : ''}`)
-    : choicesFor(c.kind).map((x) => `${x.number} ${x.key}: ${x.label.en}`);
+  // V9: as the pacemaker's design shows it, in the run's language.
+  const shown = consultationDisplay(c, runLanguage(s.instruction));
   const taskWf = taskWorkflowIdOf(workflowIdOf(s), c.taskId, s.phaseRuns.execution ?? 1);
   return {
     kind: 'consultation',
     id: c.id,
-    title: `consultation ${c.id} of task ${c.taskId} (${c.kind.replace(/_/g, ' ')})`,
-    text: clipCounted(c.message.trim(), MAX_TEXT_CHARS),
-    choices,
+    title: shown.title,
+    text: clipCounted(shown.situation, MAX_TEXT_CHARS),
+    choices: shown.choices,
+    question: shown.question,
     otherwise: `If nobody answers within ${c.timeoutMinutes} min, the task goes on as the pacemaker's on_consultation_timeout says.`,
     ways: {
-      cli: `replanner consult ${s.runId} ${c.taskId} <choice> ["<text>"]`,
-      temporal: `temporal workflow update execute --workflow-id ${taskWf} --name answerConsultation --input ${shellJson({ choice: 1 })}`,
+      cli: replannerCommand('consult', s.runId, c.taskId, '<choice> ["<text>"]'),
+      temporal: temporalCliCommand(`workflow update execute --workflow-id ${taskWf} --name answerConsultation --input ${shellJson({ choice: 1 })}`),
       signal: { name: ANSWER_SIGNAL, input: JSON.stringify({ taskId: c.taskId, choice: 1 }) },
     },
   };
@@ -117,21 +127,26 @@ export function waitingItems(s: RunState): WaitingItem[] {
   return [...pendingQuestions(s).map((q) => questionItem(s, q)), ...s.consultations.map((c) => consultationItem(s, c))];
 }
 
-const PAUSED_BY: Record<PauseState['by'], string> = { user: 'by you', llm: 'by the LLM', budget: 'by its budget', host: 'by its workspace host' };
+/** Who paused a run, in words: "paused by you". */
+export const PAUSED_BY: Record<PauseState['by'], string> = {
+  user: 'by you',
+  llm: 'because of the model',
+  budget: 'by its budget',
+  host: 'by its workspace host',
+};
 
 function pausedItem(s: RunState, p: PauseState): PausedItem {
-  const title = `paused ${PAUSED_BY[p.by]} since ${p.since}`;
-  const reason = p.reason ? clipLine(p.reason, 600) : undefined;
-  const base = reason ? { title, reason } : { title };
+  // V8: what is wrong and since when, in words (the reason is part of it).
+  const base = { title: pauseTitle({ ...p, ...(p.reason ? { reason: clipLine(p.reason, 600) } : {}) }) };
   if (p.kind === 'budget')
     return { ...base, ends: `it resumes when the budget question${s.budget?.waiting ? ` ${s.budget.waiting.questionId}` : ''} is answered` };
-  if (p.kind === 'llm_outage') return { ...base, ends: 'it resumes by itself when the LLM answers again' };
+  if (p.kind === 'llm_outage') return { ...base, ends: 'it goes on by itself when the model answers again' };
   if (p.kind === 'host_offline') return { ...base, ends: "it resumes by itself when the workspace host's worker polls again" };
   return {
     ...base,
     ways: {
-      cli: `replanner resume ${s.runId}`,
-      temporal: `temporal workflow update execute --workflow-id ${workflowIdOf(s)} --name resume`,
+      cli: replannerCommand('resume', s.runId),
+      temporal: temporalCliCommand(`workflow update execute --workflow-id ${workflowIdOf(s)} --name resume`),
       signal: { name: 'resumeSignal' },
     },
   };
@@ -154,7 +169,7 @@ function waysMarkdown(w: AnswerWays, verb: string): string[] {
 }
 
 /**
- * V1: the head of the run's current details while it waits or is paused: each question or
+ * The head of the run's current details while it waits or is paused: each question or
  * consultation, its choices or default, and exactly how to answer it; each pause, its reason and
  * how to resume. Empty when nothing waits.
  */
@@ -162,7 +177,8 @@ export function waitingMarkdown(s: RunState): string {
   const blocks: string[] = [];
   for (const w of waitingItems(s)) {
     const lines = [`**Waiting for your answer**: ${w.title}`, '', `> ${w.text.replace(/\n+/g, '\n> ')}`, ''];
-    if (w.choices.length) lines.push(`Choices: ${w.choices.join(' · ')}`, '');
+    if (w.question) lines.push(w.question, '', ...w.choices, '');
+    else if (w.choices.length) lines.push(`Choices: ${w.choices.join(' · ')}`, '');
     lines.push(w.otherwise, '', ...waysMarkdown(w.ways, 'Answer it'));
     blocks.push(lines.join('\n'));
   }

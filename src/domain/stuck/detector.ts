@@ -1,7 +1,7 @@
-// P9: the stuck detector, fed each worker step as it finishes (its small fingerprints only, see
+// The stuck detector (P9), fed each worker step as it finishes (its small fingerprints only, see
 // fingerprint.ts). It watches the task's stream of tool calls and replies across steps and
 // iterations and names the first pattern that shows the worker going round in circles. The window
-// is part of the task workflow's state (B2): a worker crash mid-pattern does not reset it. Pure.
+// is part of the task workflow's state: a worker crash mid-pattern does not reset it. Pure.
 import type { StuckConfig } from '../config/stuck';
 import { type CallPrint, failureReason } from './fingerprint';
 
@@ -10,7 +10,7 @@ export type StuckPattern = (typeof STUCK_PATTERNS)[number];
 
 /** One finished worker step as the detector is fed it (from the step's report). */
 export interface StuckStepInput {
-  /** The step's call fingerprints; absent in reports from before P9 (such a step is skipped). */
+  /** The step's call fingerprints; absent in reports from before the detector existed (such a step is skipped). */
   prints?: readonly CallPrint[];
   toolCalls: number;
   /** replyPrint of the reply when the step called no tool. */
@@ -66,14 +66,14 @@ const KNOWN_KEPT = 64;
 const key = (c: CallPrint) => `${c.call}:${c.out}`;
 
 /**
- * P9: feed one finished step. Returns the new window and, when a pattern shows, what it found; the
+ * Feed one finished step. Returns the new window and, when a pattern shows, what it found; the
  * window then starts afresh (what the worker already knows is kept). Patterns, first match:
  * same_failure, same_result, alternation, failing_calls (tool calls in a row), repeated_messages
  * (replies without a tool call), idle_steps (steps with no file change and nothing new).
  */
 export function feedStep(w: StuckWindow, input: StuckStepInput, config: StuckConfig): { window: StuckWindow; finding?: StuckFinding } {
   if (!config.enabled) return { window: w };
-  // A report from before P9 carries no prints: nothing to compare it with.
+  // A report from before the detector existed carries no prints: nothing to compare it with.
   if (input.toolCalls > 0 && !input.prints) return { window: w };
   const step = w.steps + 1;
   const prints = input.prints ?? [];
@@ -176,7 +176,7 @@ function idleSteps(idle: StuckWindow['idle'], config: StuckConfig): StuckFinding
   };
 }
 
-/** P9: the note shown for a finding (status, watch, the details, the judge): the pattern and what it cost. */
+/** The note shown for a finding (status, watch, the details, the judge): the pattern and what it cost. */
 export function stuckNote(f: StuckFinding): string {
   return `stuck: ${f.summary} (${f.wastedSteps} wasted step${f.wastedSteps === 1 ? '' : 's'}, ${f.wastedTokens} tokens)`;
 }

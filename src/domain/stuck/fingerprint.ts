@@ -1,4 +1,4 @@
-// P9: the small, normalised fingerprints a worker step reports for the stuck detector (detector.ts).
+// The small, normalised fingerprints a worker step reports for the stuck detector (detector.ts).
 // The worker step activity computes them from the tool calls it ran, so the workflow never needs a
 // tool's full output: per call a hash of the normalised call, a hash of its output, whether it
 // failed, a short label and the first line of what the tool answered. Pure.
@@ -117,7 +117,7 @@ export function firstLine(output: string): string {
   return clip(line.trim(), SAID_CHARS);
 }
 
-/** P9: a tool call's fingerprint, as the worker step reports it. */
+/** A tool call's fingerprint, as the worker step reports it. */
 export function callPrint(name: string, rawArgs: string, ok: boolean, output: string): CallPrint {
   const args = normaliseArgs(rawArgs);
   // A tool's error starts with its name ("list_dir: not found: x"): the label says it already.
@@ -131,7 +131,7 @@ export function callPrint(name: string, rawArgs: string, ok: boolean, output: st
   };
 }
 
-/** P9: a reply with no tool call, as compared: case, digits, punctuation and blanks do not count. */
+/** A reply with no tool call, as compared: case, digits, punctuation and blanks do not count. */
 export function replyPrint(content: string): string {
   return fingerprint(
     decodeHtmlEntities(content)

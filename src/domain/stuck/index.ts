@@ -1,4 +1,5 @@
-// P9: the stuck detector inside a worker's tool loop. Pure policy.
+// The stuck detector inside a worker's tool loop: it ends an iteration that goes round in
+// circles. Pure policy.
 export * from './fingerprint';
 export * from './detector';
 export * from './task';

@@ -1,5 +1,6 @@
-// P9 in a task: what a worker step's report gives the detector, what the judge reads when the
-// detector ended an iteration, and the task's running account of it (status, watch, details). Pure.
+// The stuck detector in a task: what a worker step's report gives the detector, what the judge
+// reads when the detector ended an iteration, and the task's running account of it (status, watch,
+// details). Pure.
 import type { TokenUsage } from '../usage';
 import type { WorkerStepReport } from '../worker-steps';
 import { stuckNote, type StuckFinding, type StuckPattern, type StuckStepInput } from './detector';
@@ -15,14 +16,14 @@ export function stuckStepInput(r: WorkerStepReport & { usage?: TokenUsage }): St
   };
 }
 
-/** J1 + P9: the worker summary the judge reads for an iteration the detector ended. */
+/** The worker summary the judge reads for an iteration the detector ended. */
 export function stuckWorkerSummary(f: StuckFinding, steps: number, lastReply?: string): string {
   const answers = f.answers.length ? ` What the tools answered: ${f.answers.join('; ')}.` : '';
   const reply = lastReply !== undefined ? ` Its last reply: ${lastReply}` : ' It gave no final answer; judge the workspace as it is.';
   return `The worker was stopped after ${steps} steps by the stuck detector (${f.pattern}): ${f.summary}.${answers}${reply}`;
 }
 
-/** P9: the task's account of the detector (taskStatus, watch, the details): the newest finding and the totals. */
+/** The task's account of the detector (taskStatus, watch, the details): the newest finding and the totals. */
 export interface StuckStatus {
   /** stuckNote of the newest finding. */
   note: string;
@@ -37,7 +38,7 @@ export interface StuckStatus {
   wastedTokens: number;
 }
 
-/** P9: the task's stuck line: the newest note where it fired, with the totals once it fired more than once. */
+/** The task's stuck line: the newest note where it fired, with the totals once it fired more than once. */
 export function stuckStatusLine(s: StuckStatus): string {
   const at = `iteration ${s.iteration}, step ${s.step}`;
   return s.times > 1

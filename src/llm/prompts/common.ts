@@ -1,4 +1,4 @@
-// Pieces every prompt shares. The user's instruction opens every prompt (C1/C2) so no path of the
+// Pieces every prompt shares. The user's instruction opens every prompt so no path of the
 // run ever plans without it.
 import { userInstructionSection } from './instruction';
 import type { TaskSpec } from '../../domain/types';
@@ -9,7 +9,7 @@ export interface Prompt {
   user: string;
 }
 
-/** C1/C2/C5: the instruction, never dropped; a very long one is cut to a token budget. */
+/** The instruction, never dropped; a very long one is cut to a token budget. */
 export function instructionBlock(instruction: string): string {
   return userInstructionSection(instruction);
 }

@@ -1,9 +1,9 @@
-// X8 / X13: the LLM is told why the replan it proposed cannot run (a limit, a loop, or it failed)
+// Escalation: the LLM is told why the replan it proposed cannot run (a limit, a loop, or it failed)
 // and asked for alternatives (src/domain/replan/escalation.ts decides when).
 import { whyNotCarriedOut, type EscalationInput } from '../../domain/replan/escalation';
 import { clipCounted } from '../../domain/text';
 
-/** X8 / X13: the "Your Previous Proposal Was Refused" part of the next replan-decision prompt. */
+/** The "Your Previous Proposal Was Refused" part of the next replan-decision prompt. */
 export function alternativesPrompt(input: Pick<EscalationInput, 'phase' | 'trigger' | 'detail' | 'decision'>): string {
   const d = input.decision;
   return [

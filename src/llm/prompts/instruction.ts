@@ -1,4 +1,4 @@
-// C1 / C2 / C4 / C5: the pieces every planning and replanning prompt opens with: the user's
+// The pieces every planning and replanning prompt opens with: the user's
 // original instruction (never dropped, bounded by a token budget) and, for a replan, the Coverage
 // criterion (a replanned plan must still cover the whole instruction).
 
@@ -16,7 +16,7 @@ function charCost(ch: string): number {
   return cp > 0xffff ? 2 : 0.5;
 }
 
-/** C5: token estimate — ASCII chars/4, one token per CJK character (see charCost). */
+/** Token estimate — ASCII chars/4, one token per CJK character (see charCost). */
 export function estimateTokens(text: string): number {
   let cost = 0;
   for (const ch of text) cost += charCost(ch);
@@ -24,7 +24,7 @@ export function estimateTokens(text: string): number {
 }
 
 /**
- * C2/C5: the user's instruction as it goes into a prompt. Never dropped: an empty one becomes
+ * The user's instruction as it goes into a prompt. Never dropped: an empty one becomes
  * "(empty instruction)"; one over `maxTokens` keeps its head (~70%) and tail (~30%) around a
  * "[truncated N chars]" marker, the whole staying within the budget. Characters are code points,
  * so Japanese and emoji are never split.
@@ -52,12 +52,15 @@ export function instructionForPrompt(instruction: string, maxTokens = 2000): str
   return chars.slice(0, head).join('') + markerFor(cut) + chars.slice(chars.length - tail).join('');
 }
 
-/** C1/C2: the block that opens every planning/replanning prompt. */
+/** The block that opens every planning/replanning prompt. */
 export function userInstructionSection(instruction: string, maxTokens = 2000): string {
   return `USER INSTRUCTION:\n${instructionForPrompt(instruction, maxTokens)}`;
 }
 
-/** C1/C2/C4: the Coverage criterion of seed 003 (CRITICAL), with the tagging rule. */
+/**
+ * The Coverage criterion (a critical one: do the tasks together cover the whole instruction?), with
+ * the rule that tags coverage issues `[Coverage]`.
+ */
 export const COVERAGE_CRITERION = [
   '**Coverage**: Do all tasks together fully satisfy the original instruction?',
   '   - All explicit requirements must be addressed by at least one task',
@@ -68,7 +71,7 @@ export const COVERAGE_CRITERION = [
   '   - Report every requirement of the instruction that no task covers as an issue starting with "[Coverage]"',
 ].join('\n');
 
-/** C2: instruction + Coverage criterion, for every replanning prompt (task re-decomposition, phase replans). */
+/** Instruction + Coverage criterion, for every replanning prompt (task re-decomposition, phase replans). */
 export function replanningContext(instruction: string, maxTokens = 2000): string {
   return [
     userInstructionSection(instruction, maxTokens),

@@ -1,5 +1,5 @@
-// R1 / R7 / C1: the plan-quality judge's prompt. It opens with the USER INSTRUCTION (C1) and lists
-// the weighted criteria, Coverage included (R7), from the domain's QUALITY_CRITERIA.
+// The plan-quality judge's prompt. It opens with the USER INSTRUCTION and lists the weighted
+// criteria, Coverage included, from the domain's QUALITY_CRITERIA.
 import { COVERAGE_ISSUE_PREFIX, renderQualityCriteria } from '../../domain/refinement/quality';
 import type { TaskSpec } from '../../domain/types';
 import type { Goal } from '../../domain/types';
@@ -9,9 +9,9 @@ export function qualityJudgePrompt(input: {
   instruction: string;
   goal: Goal;
   tasks: TaskSpec[];
-  /** Pass mark 0..100 (RefinementConfig.qualityThreshold); guidance for the judge only (R6). */
+  /** Pass mark 0..100 (RefinementConfig.qualityThreshold); guidance for the judge only: a score never overrules "not acceptable". */
   qualityThreshold: number;
-  /** Hours a task may take at most (R7 "max task duration"). */
+  /** Hours a task may take at most (the "max task duration" criterion). */
   maxTaskDuration?: number;
 }): Prompt {
   return {

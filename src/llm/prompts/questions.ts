@@ -1,34 +1,34 @@
-// X7 / X8 / X14: the words around the run's questions to the user: the confirmation it asks, and
+// The words around the run's questions to the user: the confirmation it asks, and
 // the notes and feedback its answers (or their absence) become. The notes go into later
 // replan-decision prompts ("The User Said"); the feedback goes to the phase a replan reruns.
 import type { Question } from '../../domain/replan/questions';
 
-/** X7: the assumption a confirmation question states: no answer keeps the plan. */
+/** The assumption a confirmation question states: no answer keeps the plan. */
 export const KEEP_PLAN_ASSUMPTION = 'the current plan is kept';
 
-/** X7: the question a low-confidence replan asks. */
+/** The question a low-confidence replan asks. */
 export function confirmationQuestion(proposal: string): string {
   return `${proposal} (answer yes or no)`;
 }
 
-/** X14: the question and its answer, or the assumptions it falls back to. */
+/** A clarification: the question and its answer, or the assumptions it falls back to. */
 export function clarificationAnswers(questions: readonly Question[], assumed: readonly string[]): string[] {
   return questions.map((q) =>
     q.status === 'answered' ? `Q: ${q.text}\nA: ${q.answer}` : `Q: ${q.text}\nA: (no answer; assume ${assumed.join('; ')})`,
   );
 }
 
-/** X14: the answers as notes for later prompts, one line each. */
+/** The answers as notes for later prompts, one line each. */
 export function answerNotes(answers: readonly string[]): string[] {
   return answers.map((x) => x.replace('\n', ' '));
 }
 
-/** X14: what the phase a clarification reruns is told. */
+/** What the phase a clarification reruns is told. */
 export function userAnsweredFeedback(answers: readonly string[]): string {
   return `THE USER ANSWERED:\n${answers.join('\n')}`;
 }
 
-/** X14: nobody answered the clarification: the note for later prompts… */
+/** Nobody answered the clarification: the note for later prompts… */
 export function unansweredNote(questionIds: readonly string[], assumed: readonly string[]): string {
   return `Assumed (no answer to ${questionIds.join(', ')}): ${assumed.join('; ')}`;
 }
@@ -38,12 +38,12 @@ export function unansweredMessage(timeoutMinutes: number, assumed: readonly stri
   return `No answer within ${timeoutMinutes} min; continuing on these assumptions: ${assumed.join('; ')}`;
 }
 
-/** X8: what the user said when a wanted replan could not run. */
+/** What the user said when a wanted replan could not run. */
 export function escalationAnswerNote(answer: string | undefined): string {
   return `User instruction after a replan could not run: ${answer}`;
 }
 
-/** X8: nobody answered the escalation: the run goes on with these assumptions. */
+/** Nobody answered the escalation: the run goes on with these assumptions. */
 export function escalationAssumedNote(assumed: readonly string[]): string {
   return `Assumed (no answer): ${assumed.join('; ')}`;
 }

@@ -1,4 +1,4 @@
-// R1 / R3 / S3: what the planner is told when its task graph goes back to it: a graph that is not
+// What the planner is told when its task graph goes back to it: a graph that is not
 // valid, and the plan-quality judge's issues and suggestions. (The plan-size note is the domain's
 // planSizeFeedback, src/domain/plan-size.ts.)
 import type { QualityJudgeResult, RefinementDecision } from '../../domain/refinement';
@@ -13,7 +13,7 @@ export function graphRepairFeedback(problems: readonly string[]): string {
   return `Your previous task graph was invalid: ${problems.join('; ')}. Return a valid graph.`;
 }
 
-/** R1: the planner's feedback for a re-plan: the judge's issues and suggestions. */
+/** The planner's feedback for a re-plan: the judge's issues and suggestions. */
 export function refinementFeedback(phaseFeedback: string | undefined, decision: RefinementDecision, result: QualityJudgeResult): string {
   const issues = decision.issues ?? result.issues;
   const suggestions = decision.suggestions ?? result.suggestions;

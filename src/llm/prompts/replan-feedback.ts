@@ -1,4 +1,4 @@
-// X1 / X6 / X9 / X14: what the replanning layer adds to a replan-decision prompt (the run's replan
+// What the replanning layer adds to a replan-decision prompt (the run's replan
 // history, the triggers that already looped, what the user said) and what a replan tells the phase
 // it sends the run back to.
 import type { DecisionRecord, LoopingTrigger, ReplanDecision, ReplanType } from '../../domain/replan';
@@ -7,9 +7,9 @@ import { clipCounted } from '../../domain/text';
 import type { Phase } from '../../domain/types';
 import type { ReplanPromptInput } from './replan';
 
-/** X9: how many decisions the prompt's "Replan History" shows. */
+/** How many decisions the prompt's "Replan History" shows. */
 const HISTORY_LINES = 6;
-/** X14 / X8: how many of the user's latest answers the prompt shows. */
+/** How many of the user's latest answers the prompt shows. */
 const USER_ANSWER_LINES = 10;
 
 export type ReplanPromptExtras = Pick<ReplanPromptInput, 'loopWarning' | 'history' | 'userAnswers'>;
@@ -28,7 +28,7 @@ export function replanPromptExtras(run: {
   };
 }
 
-/** X9: one short line per recent decision. */
+/** One short line per recent decision. */
 function replanHistory(records: readonly DecisionRecord[]): string[] {
   return records
     .slice(-HISTORY_LINES)
@@ -38,7 +38,7 @@ function replanHistory(records: readonly DecisionRecord[]): string[] {
     );
 }
 
-/** X6: names the triggers that already looped, so the LLM tries a different approach. '' when there are none. */
+/** Names the triggers that already looped, so the LLM tries a different approach. '' when there are none. */
 export function loopWarning(looping: readonly LoopingTrigger[]): string {
   if (looping.length === 0) return '';
   return [
@@ -49,7 +49,7 @@ export function loopWarning(looping: readonly LoopingTrigger[]): string {
   ].join('\n');
 }
 
-/** X3: what the target phase is told about why it runs again (`extra`: e.g. the user's answers). */
+/** What the target phase is told about why it runs again (`extra`: e.g. the user's answers). */
 export function replanFeedback(phase: Phase, type: ReplanType, d: ReplanDecision, extra = ''): string {
   const issues = [...d.issues_found, ...(d.issues_identified ?? []), ...(d.missing_steps ?? []), ...(d.additional_actions ?? [])];
   return [

@@ -1,6 +1,6 @@
-// Replanning prompts: the phase-end replan decision of each phase (X1, seed 004 §4.2–§8.2) and
-// the judge-driven task re-decomposition (J6, seed 000). Both open with the user's instruction and
-// the Coverage criterion (C2), whatever path of the run asks.
+// Replanning prompts: the replan decision at the end of each phase, with that phase's own
+// criteria (X1), and the re-decomposition of a task its judge said to replan. Both open with the
+// user's instruction and the Coverage criterion, whatever path of the run asks (C2).
 import { PROMPT_REMAINING, type ExecutionProgress, type ReplanContext } from '../../domain/replan/prompt-context';
 import { replanningContext } from './instruction';
 import type { Phase, TaskSpec } from '../../domain/types';
@@ -10,13 +10,13 @@ export interface ReplanPromptInput {
   instruction: string;
   context: ReplanContext;
   toolNames: readonly string[];
-  /** X6: triggers that already reached the loop limit (replan-feedback.ts loopWarning). */
+  /** Triggers that already reached the loop limit (replan-feedback.ts loopWarning). */
   loopWarning?: string;
-  /** X9: short lines about earlier replans of this run. */
+  /** Short lines about earlier replans of this run. */
   history?: string[];
-  /** X8: why the replan just proposed cannot run, asking for alternatives. */
+  /** Why the replan just proposed cannot run, asking for alternatives. */
   escalation?: string;
-  /** X14 / X8: what the user answered to earlier questions. */
+  /** What the user answered to earlier questions. */
   userAnswers?: string[];
 }
 
@@ -32,7 +32,10 @@ const DECISION_FORMAT = [
   '4 re-decompose the tasks, 5 re-understand the goal.',
 ].join('\n');
 
-/** X4: the "Current Plan Progress" and "Remaining Actions" blocks of the execution decision (seed 004 §7.2). */
+/**
+ * The "Current Plan Progress" and "Remaining Actions" blocks of the execution decision: actions
+ * done of total, errors, consecutive errors, the actions left.
+ */
 export function progressForPrompt(p: ExecutionProgress, maxRemaining = PROMPT_REMAINING): string {
   const rem = p.remaining.slice(0, maxRemaining).map((r) => `- ${r}`);
   if (p.remaining.length > maxRemaining) rem.push(`- … ${p.remaining.length - maxRemaining} more`);
@@ -193,7 +196,7 @@ const PHASE_TEXT: { [P in Phase]: PhaseText<P> } = {
   },
 };
 
-/** X1 / C2: the replan-decision prompt of a phase. */
+/** The replan-decision prompt of a phase. */
 export function replanDecisionPrompt(input: ReplanPromptInput): Prompt {
   // One cast where the phase picks its text: PHASE_TEXT[p].facts takes the context of phase p.
   const t = PHASE_TEXT[input.context.phase] as PhaseText;
@@ -219,7 +222,7 @@ export function replanDecisionPrompt(input: ReplanPromptInput): Prompt {
   };
 }
 
-/** J6: re-decompose one task the judge said cannot be finished as designed. */
+/** Re-decompose into smaller tasks one task the judge said cannot be finished as designed. */
 export function taskReplanPrompt(input: {
   instruction: string;
   task: TaskSpec;
@@ -227,7 +230,7 @@ export function taskReplanPrompt(input: {
   missingRequirements: string[];
   runLog: string;
   otherTasks: { id: string; title: string; state: string }[];
-  /** S3: why the previous answer was refused (e.g. the plan grew over planning.maxTasks). */
+  /** Why the previous answer was refused (e.g. the plan grew over planning.maxTasks). */
   feedback?: string;
 }): Prompt {
   return {

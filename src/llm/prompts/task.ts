@@ -1,14 +1,14 @@
-// Prompts of a task: the worker's tool-using session and the judge of its result (J1, J3).
+// Prompts of a task: the worker's tool-using session and the judge of its result, with when to ask for a replan (J3).
 import type { TaskSpec } from '../../domain/types';
 import { bullets, instructionBlock, JSON_ONLY, taskBlock, type Prompt } from './common';
 
-/** P9: what the stuck detector saw in the previous iteration (its summary and the tools' answers). */
+/** What the stuck detector saw in the previous iteration (its summary and the tools' answers). */
 export interface StuckPromptInput {
   summary: string;
   answers: string[];
 }
 
-/** P9: tells the worker what it repeated, what the tools answered, and not to do it again. */
+/** Tells the worker what it repeated, what the tools answered, and not to do it again. */
 function stuckBlock(s: StuckPromptInput, iteration: number): string {
   const answers = s.answers.length ? `\nThe tools answered:\n${bullets(s.answers.map((a) => a.slice(0, 300)))}` : '';
   return (

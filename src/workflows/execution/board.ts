@@ -1,5 +1,5 @@
 // The phase's task list. Every change bumps its version and each task remembers the version it
-// last changed in, so the run reads only what changed since it last looked (S2: the run's history
+// last changed in, so the run reads only what changed since it last looked (the run's history
 // grows with the changes, not with the plan's size times its changes).
 import { changedTasks } from '../../domain/graph';
 import { remainingForPrompt } from '../../domain/replan';
@@ -17,7 +17,7 @@ export interface TaskBoard {
   get(id: string): TaskRecord;
   /** The tasks changed after version `since`. */
   changedSince(since: number): TaskRecord[];
-  /** X4: the actions of this plan (not replaced by a re-decomposition), and the open ones for the prompt. */
+  /** The actions of this plan (not replaced by a re-decomposition), and the open ones for the prompt. */
   active(): TaskRecord[];
   remaining(): string[];
 }

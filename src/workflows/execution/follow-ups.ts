@@ -1,5 +1,5 @@
-// What runs after a task ends, beside the scheduler and never in front of it (B1): the replan
-// decision (X1) and the re-decomposition of a task its judge sent back (J6). Each job is numbered;
+// What runs after a task ends, beside the scheduler and never in front of it: the replan decision
+// and the re-decomposition of a task its judge sent back. Each job is numbered;
 // its end comes to the scheduler as an event in the inbox, in the order things happened.
 import type { Inbox } from './inbox';
 import type { SchedulerEvent } from './types';

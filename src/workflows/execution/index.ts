@@ -1,3 +1,3 @@
-// The execution phase (phase 4, B1, X1, X4, J6): ExecutionWorkflow in workflow.ts, its parts beside it.
+// The execution phase (phase 4: the tasks run, each followed by a replan decision): ExecutionWorkflow in workflow.ts, its parts beside it.
 export { ExecutionWorkflow } from './workflow';
 export { taskWorkflowId } from './types';

@@ -1,10 +1,10 @@
-// S2: the execution phase's progress, for the run (its `status` stays live while tasks run). The
+// The execution phase's progress, for the run (its `status` stays live while tasks run). The
 // phase only pokes the run ("look again"); the run reads the task states from this workflow itself
 // (the executionProgress query, through a local activity that checks this workflow is its child),
 // so a poke forged from outside shows nothing the phase did not do. The query answers a delta: the
 // tasks changed after the version the run has. Pokes are fired, never awaited on the critical
 // path; none when nothing changed since the last.
-import { CancellationScope, log, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { CancellationScope, log, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { executionDecisionNote, MAX_NOTES_PER_READ } from '../../domain/run/event-log';
 import { TaskState } from '../../domain/types';
@@ -37,28 +37,26 @@ export function reportProgress(
   spent: () => { usage: TokenUsage; decisions: ExecutionDecision[] },
 ): ProgressReports {
   // The poke is a local activity: one marker in this history where a signal command is two events
-  // (initiated, signaled), at one poke per scheduler turn that changed a task (issue 21: history per
-  // LLM call). It holds this workflow task's completion for one signal round trip (a few ms).
+  // (initiated, signaled), at one poke per scheduler turn that changed a task (so the history grows
+  // by a few events per LLM call). It holds this workflow task's completion for one signal round
+  // trip (a few ms).
   const pokeRun = proxyLocalActivities<Activities>({
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
   }).pokeRunProgress;
   let poked = 0;
-  let inFlight: Promise<void> | undefined;
   /** Set when the phase ends: its result carries the final states. */
   let closing = false;
   // A poke's reply may reach this workflow in a later workflow task than the one that sent it (the
   // worker evicted it meanwhile, or the task was heartbeated), and a replay delivers that reply at
   // the start of the task that recorded it: earlier than it came. So what is sent must not depend
   // on when replies come: each change is poked once, when this turn's events are all taken, however
-  // many pokes are still in flight. Runs recorded before this rule keep the old one (one poke in
-  // flight at a time, the next sent when it answers), which replays only what it recorded.
-  const pokeOnce = patched('execution-pokes-independent-of-replies');
+  // many pokes are still in flight.
   const pokes = new Set<Promise<void>>();
   setHandler(executionProgressQuery, (since?: unknown, decisionsFrom?: unknown) => {
     const { usage, decisions } = spent();
     const from = typeof since === 'number' && Number.isFinite(since) ? since : 0;
-    // V2: the decisions asked since the run's count, so `watch` shows them while the phase runs.
+    // The decisions asked since the run's count, so `watch` shows them while the phase runs.
     const told = typeof decisionsFrom === 'number' && Number.isSafeInteger(decisionsFrom) && decisionsFrom >= 0 ? decisionsFrom : decisions.length;
     const notes = decisions.slice(told, told + MAX_NOTES_PER_READ).map((d) => executionDecisionNote(d.taskId, d.decision, d.parseError));
     return {
@@ -75,42 +73,25 @@ export function reportProgress(
   const wanted = (force: boolean) => !closing && board.version > poked && (force || board.tasks.some((t) => t.state === TaskState.RUNNING));
 
   const report = (force = false) => {
-    if (pokeOnce) {
-      if (!wanted(force)) return;
-      poked = board.version;
-      const sent: Promise<void> = poke().then(
-        () => void pokes.delete(sent),
-        (e: unknown) => {
-          pokes.delete(sent);
-          warn(e);
-        },
-      );
-      pokes.add(sent);
-      return;
-    }
-    if (inFlight || !wanted(force)) return;
-    const sent = board.version;
-    inFlight = poke().then(
-      () => {
-        poked = sent;
-        inFlight = undefined;
-        report(force);
-      },
+    if (!wanted(force)) return;
+    poked = board.version;
+    const sent: Promise<void> = poke().then(
+      () => void pokes.delete(sent),
       (e: unknown) => {
-        inFlight = undefined;
+        pokes.delete(sent);
         warn(e);
       },
     );
+    pokes.add(sent);
   };
   const delivered = async () => {
     closing = true;
-    if (pokeOnce) await CancellationScope.nonCancellable(() => Promise.all([...pokes]));
-    while (inFlight) await CancellationScope.nonCancellable(() => inFlight!);
+    await CancellationScope.nonCancellable(() => Promise.all([...pokes]));
   };
   return {
     report,
     turnDone: () => {
-      if (!pokeOnce || !events.waiting()) report();
+      if (!events.waiting()) report();
     },
     delivered,
     async lastReport() {

@@ -1,7 +1,8 @@
-// J6 / J7 / S3: a task its judge (or the user, P7) sent back is replaced by its re-decomposition,
+// A task its judge (or the user, in a consultation) sent back is replaced by its re-decomposition,
 // asked of the planner beside the scheduler; it stays RUNNING meanwhile, so its dependents wait.
-// When that may not or cannot happen (J8 limits, a failing planner, a plan grown past maxTasks),
-// the task is BLOCKED instead: a failing planner never fails the run.
+// When that may not or cannot happen (re-decomposition off or at its maximum for the chain, a
+// failing planner, a plan grown past maxTasks), the task is BLOCKED instead: a failing planner
+// never fails the run.
 import { isCancellation, log } from '@temporalio/workflow';
 import { activeTasks, planSizeVerdict } from '../../domain/plan-size';
 import { applyRedecomposition, canRedecompose } from '../../domain/replan';
@@ -50,7 +51,7 @@ export async function redecompose(
         board.set(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition failed: ${applied.reason}` });
         return;
       }
-      // S3: the whole plan after the replacement counts; once back to the planner, then BLOCKED.
+      // The whole plan after the replacement counts; once back to the planner, then BLOCKED.
       const size = planSizeVerdict(activeTasks(applied.tasks).length, input.maxTasks, sizeRepairs);
       if (size.kind === 'ask_again') {
         feedback = size.feedback;
@@ -67,7 +68,7 @@ export async function redecompose(
     }
   } catch (err) {
     if (isCancellation(err)) throw err;
-    // J7: a failing planner blocks the task (fallback), it does not fail the run.
+    // A failing planner blocks the task (fallback), it does not fail the run.
     board.set(task.id, { state: TaskState.BLOCKED, summary: `re-decomposition failed: ${rootMessage(err)}` });
   }
 }

@@ -1,4 +1,4 @@
-// X1 / X4: after each action (task) of the phase, the replan-decision LLM is asked whether the run
+// After each action (task) of the phase, the replan-decision LLM is asked whether the run
 // should replan, with the progress over the plan's actions. A decision that wants a replan stops
 // further task starts (running tasks and pending decisions finish first). Every decision, replan or
 // not, goes to the run in the phase's result: the run owns the policy, counters, log and questions.
@@ -13,9 +13,9 @@ import type { ExecutionDecision, ExecutionInput, ExecutionReplanInput, Spend } f
 export interface ReplanDecisions {
   /** A decision wants a replan: no task starts any more. */
   readonly replanWanted: boolean;
-  /** X1/X4: after an action, should the run replan? */
+  /** After an action, should the run replan? */
   decideAfter(task: TaskRecord, ok: boolean, replan: ExecutionReplanInput): Promise<void>;
-  /** X4: the plan's actions changed (a re-decomposition). */
+  /** The plan's actions changed (a re-decomposition). */
   planChanged(): void;
 }
 

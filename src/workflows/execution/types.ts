@@ -12,7 +12,7 @@ import type { LeaseInput } from '../budget-lease';
 import type { RunOptions } from '../options';
 import type { TaskOutcome } from '../task';
 
-/** What the run gives the phase for its replan-decision prompts (X6 loop warning, X9 history). */
+/** What the run gives the phase for its replan-decision prompts (the triggers that looped, the history of decisions). */
 export interface ExecutionReplanInput {
   loopWarning?: string;
   history?: string[];
@@ -28,17 +28,17 @@ export interface ExecutionInput {
   runWorkflowId: string;
   /** Execution round of the run (1, 2, … after replans); from 2 on, task workflow ids get `.<round>`. */
   round: number;
-  /** X1: ask the replan-decision LLM after each action; null: replanning is disabled. */
+  /** Ask the replan-decision LLM after each action; null: replanning is disabled. */
   replan: ExecutionReplanInput | null;
-  /** J6–J8: re-decompose a task the judge sends back. */
+  /** Re-decompose a task the judge sends back. */
   taskReplanning: TaskReplanningConfig;
-  /** S3: planning.maxTasks, for the plan's size after a re-decomposition. */
+  /** planning.maxTasks, for the plan's size after a re-decomposition. */
   maxTasks: number;
-  /** O3: the tokens the run lends this phase, which lends on to its tasks (absent: no budget). */
+  /** The tokens the run lends this phase, which lends on to its tasks (absent: no budget). */
   budget?: LeaseInput;
 }
 
-/** X1: a replan decision asked after an action (task) of this phase. */
+/** A replan decision asked after an action (task) of this phase. */
 export interface ExecutionDecision {
   /** The task whose outcome the decision is about. */
   taskId: string;

@@ -1,8 +1,8 @@
 // ExecutionWorkflow (phase 4): runs the task graph as TaskWorkflow children in DAG order, at most
-// maxParallelTasks at once; a freed slot or a newly ready task starts at once (B1). What follows a
+// maxParallelTasks at once; a freed slot or a newly ready task starts at once. What follows a
 // task's end runs beside the scheduler, never in front of it (follow-ups.ts): the replan decision
-// (X1, X4; replan-decision.ts), and the re-decomposition of a task its judge sent back (J6;
-// redecompose.ts). The run sees the task states live (progress.ts). The history is about a dozen
+// after each action (replan-decision.ts), and the re-decomposition of a task its judge sent back
+// (redecompose.ts). The run sees the task states live (progress.ts). The history is about a dozen
 // events per task; past the run's continue-as-new threshold no task starts and the run's next
 // execution round takes the READY rest, so no plan size makes it grow without bound.
 import { CancellationScope, executeChild, isCancellation, log, workflowInfo } from '@temporalio/workflow';
@@ -37,16 +37,16 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   /** Task ends and follow-up ends, in the order they happened (inbox.ts: one subscription per source, not one per turn). */
   const events = inbox<SchedulerEvent>();
   const jobs = followUps(events);
-  /** X1: every replan decision asked, in answer order. */
+  /** Every replan decision asked, in answer order. */
   const asked: ExecutionDecision[] = [];
   const reports = reportProgress(input, board, events, () => ({ usage, decisions: asked }));
-  // O3: this phase's loan from the run; its tasks borrow from it, and ask it when theirs runs out.
+  // This phase's loan from the run; its tasks borrow from it, and ask it when theirs runs out.
   const childId = (taskId: string) => taskWorkflowId(input.runWorkflowId, taskId, input.round);
   const lease = installLease(input.budget);
   lease.serveChildren((wfId) => [...running.keys()].some((id) => childId(id) === wfId));
-  // M1: the ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
+  // The structured-output fallback ladder's rung, from the run and from this phase's calls and tasks (given to the tasks it starts).
   const form = llmFormOn(input.options);
-  // O1: told by the run; relayed to the running tasks (again on every resume); gates this phase's
+  // The run's pause, told by the run; relayed to the running tasks (again on every resume); gates this phase's
   // LLM calls and task starts. A pause may hold the follow-ups for long: status must not wait for
   // the phase's result. (A holder: a buffered pauseGate signal may arrive while the gate is being installed.)
   const relay: { current?: PauseRelay } = {};
@@ -61,7 +61,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
   const llm = llmCalls(input.options, gate);
   const replans = replanDecisions(input, board, llm, spend, asked);
 
-  /** A task reached its end state: ask "replan?" beside the scheduler (X1), unless a replan is already wanted. */
+  /** A task reached its end state: ask "replan?" beside the scheduler, unless a replan is already wanted. */
   const finished = (id: string) => {
     const task = board.get(id);
     if (!input.replan || replans.replanWanted || task.state === TaskState.REPLACED_BY_REPLAN) return;
@@ -104,7 +104,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
     if (!o) return;
     spend(o.usage);
     if (o.state === 'REPLAN') {
-      // J6: the task stays RUNNING (its dependents wait) while the planner answers.
+      // Re-decomposition: the task stays RUNNING (its dependents wait) while the planner answers.
       const calls = { llm, spend, planChanged: () => replans.planChanged() };
       return jobs.start(redecompose(input, board, calls, board.get(ev.id), o), (job) => ({ kind: 'redecomposed', id: ev.id, job }));
     }
@@ -129,7 +129,7 @@ export async function ExecutionWorkflow(input: ExecutionInput): Promise<Executio
         log.info(`execution history at ${info.historyLength} events: no new task starts, the next round takes the rest`);
       }
       const startable = tasksToStart(board.tasks, new Set(running.keys()), input.options.maxParallelTasks, replans.replanWanted || handedOver);
-      // O1: the safe point before starting tasks.
+      // The safe point before starting tasks.
       if (startable.length) await gate.ready();
       for (const t of startable) startTask(t);
       reports.turnDone();

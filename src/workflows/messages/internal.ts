@@ -2,7 +2,7 @@
 // and checked like any other, S2). A child never tells the run what happened: it pokes ("look at
 // me"), and the run reads the child's own state with a query, through the inspectOwnWorkflow local
 // activity, which first checks the workflow is its own. A forged poke at worst makes the run look
-// again and see the truth. Downwards, the run relays its pause; budget loans go both ways (O3).
+// again and see the truth. Downwards, the run relays its pause; budget loans go both ways.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { lazySchema } from '../../domain/lazy-schema';
@@ -21,13 +21,13 @@ export type { LlmTroubleMessage } from '../../domain/run/pause';
 // ---------------------------------------------------------------- the execution phase's progress
 
 /**
- * S2: a poke from the execution phase to its run: "my tasks changed, look again". Its payload is
+ * A poke from the execution phase to its run: "my tasks changed, look again". Its payload is
  * never read: the run reads the task states from its execution child itself (executionProgressQuery).
  */
 export const taskProgressSignal = defineSignal<[unknown?]>('taskProgress');
 /**
- * S2: the execution phase's task states changed after version `since` (the run's last applied
- * `seq`), its current version and usage, and (V2) the replan decisions it asked from number
+ * The execution phase's task states changed after version `since` (the run's last applied
+ * `seq`), its current version and usage, and the replan decisions it asked from number
  * `decisionsFrom` on (the run's count of those it has). Asked by the run only.
  */
 export const executionProgressQuery = defineQuery<TaskProgressMessage, [number, number?]>('executionProgress');
@@ -54,19 +54,19 @@ export const TaskProgressSchema: z.ZodType<TaskProgressMessage> = lazySchema(() 
   }),
 );
 
-// ---------------------------------------------------------------- P7 a task's consultation
+// ---------------------------------------------------------------- a task's consultation with the user
 
-/** S2: the task whose consultation changed (the run reads it from the task). */
+/** The task whose consultation changed (the run reads it from the task). */
 export interface TaskConsultationPoke {
   taskId: string;
 }
 export const TaskConsultationPokeSchema: z.ZodType<TaskConsultationPoke> = lazySchema(() => z.strictObject({ taskId: idField }));
 /**
- * S2 / P7: a poke from a task to its run: "my consultation opened or closed, look again". It names
+ * A poke from a task to its run: "my consultation opened or closed, look again". It names
  * only the task: the run reads the task's consultation from the task itself (taskConsultationStateQuery).
  */
 export const taskConsultationSignal = defineSignal<[TaskConsultationPoke]>('taskConsultation');
-/** S2 / P7: the task's consultation waiting for the user's answer (null: none). Asked by the run. */
+/** The task's consultation waiting for the user's answer (null: none). Asked by the run. */
 export const taskConsultationStateQuery = defineQuery<PendingConsultation | null>('taskConsultationState');
 /** What the run reads from a task (taskConsultationStateQuery): checked like any payload. */
 export const CurrentConsultationSchema: z.ZodType<PendingConsultation | null> = lazySchema(() => ConsultationSchema.nullable());
@@ -79,11 +79,11 @@ export const TaskConsultationSchema: z.ZodType<ConsultationMessage> = lazySchema
   }),
 );
 
-// ---------------------------------------------------------------- O1 the pause, relayed down
+// ---------------------------------------------------------------- the pause, relayed down
 
 export interface PauseGateMessage {
   paused: boolean;
-  /** O2: why (absent in older messages: the user's pause); a prober of an outage goes on while only 'llm_outage' holds. */
+  /** Why (absent in older messages: the user's pause); a prober of an outage goes on while only 'llm_outage' holds. */
   kinds?: PauseKind[];
 }
 export const PauseGateSchema: z.ZodType<PauseGateMessage> = lazySchema(() =>
@@ -93,12 +93,12 @@ export const PauseGateSchema: z.ZodType<PauseGateMessage> = lazySchema(() =>
   }),
 );
 /**
- * O1: a run tells its current phase child, and the execution phase its running tasks, whether they
+ * A run tells its current phase child, and the execution phase its running tasks, whether they
  * may start LLM calls. A forged one is at worst a pause: `resume` on the run tells every child again.
  */
 export const pauseGateSignal = defineSignal<[PauseGateMessage]>('pauseGate');
 
-// ---------------------------------------------------------------- O2 LLM outage / rejected access
+// ---------------------------------------------------------------- LLM outage / rejected access
 
 /** Every trouble a workflow can observe: the LLM's, and its workspace host's (workspace affinity). */
 const TROUBLE_KINDS = ['unavailable', 'rejected', 'unsupported', 'slow', 'recovered', 'host_offline', 'host_back'] as const;
@@ -108,19 +108,19 @@ export const LlmTroubleSchema: z.ZodType<LlmTroubleMessage> = lazySchema(() =>
     error: textField(4000).optional(),
   }),
 );
-/** S2: who says it has LLM trouble: the workflow id of one of the run's own phase or task workflows. */
+/** Who says it has LLM trouble: the workflow id of one of the run's own phase or task workflows. */
 export interface LlmTroublePoke {
   from: string;
 }
 export const LlmTroublePokeSchema: z.ZodType<LlmTroublePoke> = lazySchema(() => z.strictObject({ from: idField }));
 /**
- * O2: an LLM call in one of the run's workflows (`from`) failed past its quick retries because the
- * LLM is unavailable or rejected access, or succeeded again after that. S2: the claim is not in the
+ * An LLM call in one of the run's workflows (`from`) failed past its quick retries because the
+ * LLM is unavailable or rejected access, or succeeded again after that. The claim is not taken from the
  * message: the run asks `from` itself (llmTroubleStateQuery) and pauses only on what that
  * workflow's own LLM calls returned. A forged one changes nothing. Sent only on trouble, never per call.
  */
 export const llmTroubleSignal = defineSignal<[LlmTroublePoke]>('llmTrouble');
-/** O2 / S2: a workflow's own latest LLM trouble, numbered per workflow (freshTroubleObservation). */
+/** A workflow's own latest LLM trouble, numbered per workflow (freshTroubleObservation). */
 export interface LlmTroubleObservation extends LlmTroubleMessage {
   n: number;
 }
@@ -131,10 +131,10 @@ export const LlmTroubleObservationSchema: z.ZodType<LlmTroubleObservation> = laz
     n: seqField,
   }),
 );
-/** O2 / S2: a workflow's own latest LLM trouble (null: none), asked by its run. */
+/** A workflow's own latest LLM trouble (null: none), asked by its run. */
 export const llmTroubleStateQuery = defineQuery<LlmTroubleObservation | null>('llmTroubleState');
 
-// ---------------------------------------------------------------- O3 budget leases
+// ---------------------------------------------------------------- budget leases
 
 export interface BudgetRequestMessage {
   /** The asking child's workflow id: a parent serves only its own running children. */
@@ -159,7 +159,7 @@ export const BudgetRequestSchema: z.ZodType<BudgetRequestMessage> = lazySchema((
   }),
 );
 /**
- * O3: a child whose token allowance is used up asks its parent (the run, or the execution phase
+ * A child whose token allowance is used up asks its parent (the run, or the execution phase
  * for its tasks) for more. Sent only when an allowance runs out, never per LLM call.
  */
 export const budgetRequestSignal = defineSignal<[BudgetRequestMessage]>('budgetRequest');
@@ -176,15 +176,15 @@ export const BudgetGrantSchema: z.ZodType<BudgetGrantMessage> = lazySchema(() =>
     tokens: tokens.min(1),
   }),
 );
-/** O3: a parent lends a child more tokens, answering its open request (once). */
+/** A parent lends a child more tokens, answering its open request (once). */
 export const budgetGrantSignal = defineSignal<[BudgetGrantMessage]>('budgetGrant');
 
-// ---------------------------------------------------------------- S3 the workspace lock
+// ---------------------------------------------------------------- the workspace lock (one running run per workspace)
 
 export interface WorkspaceReleaseMessage {
   /** The token the run gave its lock at start: only the run holding the workspace lets it go. */
   token: string;
 }
 export const WorkspaceReleaseSchema: z.ZodType<WorkspaceReleaseMessage> = lazySchema(() => z.strictObject({ token: textField(100) }));
-/** S3: the run ends: its workspace lock (`workspace-<sha256>`, its child) ends too. A wrong token is ignored and logged. */
+/** The run ends: its workspace lock (`workspace-<sha256>`, its child) ends too. A wrong token is ignored and logged. */
 export const releaseWorkspaceSignal = defineSignal<[WorkspaceReleaseMessage]>('releaseWorkspace');

@@ -1,4 +1,4 @@
-// What every message handler does first (S2): parse the payload with its zod schema. Anyone who
+// What every message handler does first: parse the payload with its zod schema. Anyone who
 // can reach Temporal can send anything, so nothing a message carries is used before this.
 import { z } from 'zod';
 import { lazySchema } from '../../domain/lazy-schema';
@@ -53,7 +53,7 @@ export const TaskRecordSchema: z.ZodType<TaskRecord> = lazySchema(() =>
   }),
 );
 
-/** A task's consultation waiting for the user (P7), as the run reads it from the task. */
+/** A task's consultation waiting for the user, as the run reads it from the task. */
 export const ConsultationSchema = lazySchema(() =>
   z.strictObject({
     id: idField,
@@ -62,6 +62,7 @@ export const ConsultationSchema = lazySchema(() =>
     iteration: countField,
     maxLoops: countField,
     message: textField(8000),
+    messageJa: textField(8000).optional(),
     trigger: textField(2000),
     choices: z
       .array(

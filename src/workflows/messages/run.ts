@@ -24,12 +24,12 @@ export type RunStatus = RunStatusView;
 export const statusQuery = defineQuery<RunStatus>('status');
 export const decisionsQuery = defineQuery<DecisionsView>('decisions');
 /**
- * V2: the run's events after seq `afterSeq` (0: from the oldest kept), with the oldest seq it still
+ * The run's events after seq `afterSeq` (0: from the oldest kept), with the oldest seq it still
  * keeps and how many after the cursor it dropped. `watch` reads it with its cursor: each event once, in order.
  */
 export const eventsQuery = defineQuery<RunEventsPage, [number]>('events');
 
-// ---------------------------------------------------------------- X14 the answer to a question
+// ---------------------------------------------------------------- the answer to a question
 
 export const ClarificationAnswerSchema: z.ZodType<QuestionAnswer> = lazySchema(() =>
   z.strictObject({
@@ -44,11 +44,11 @@ export interface ClarificationAnswerAck {
   stillPending: string[];
 }
 /**
- * X14: answer a question of the run. The validator rejects an unknown question id, an empty
+ * Answer a question of the run. The validator rejects an unknown question id, an empty
  * answer, a question no longer pending, and a confirmation answered with something other than yes/no.
  */
 export const answerClarificationUpdate = defineUpdate<ClarificationAnswerAck, [ClarificationAnswerInput]>('answerClarification');
-/** X14: the fire-and-forget twin of answerClarification; an invalid answer is logged and ignored. */
+/** The fire-and-forget twin of answerClarification; an invalid answer is logged and ignored. */
 export const answerClarificationSignal = defineSignal<[ClarificationAnswerInput]>('answerClarificationSignal');
 
 // ---------------------------------------------------------------- the Web UI's answer
@@ -76,7 +76,7 @@ export const RunAnswerSchema: z.ZodType<RunAnswerInput> = lazySchema(() =>
   ]),
 );
 /**
- * V1 / X14 / P7: answer a question (`{"questionId":"q1","answer":"…"}`) or a task's consultation
+ * Answer a question (`{"questionId":"q1","answer":"…"}`) or a task's consultation
  * (`{"taskId":"t2","choice":2}`) from the Web UI's own "Send a Signal" action, typed as JSON. Checked
  * like the updates; what cannot be taken (malformed, unknown, already answered) is logged and ignored.
  */
@@ -85,7 +85,7 @@ export const answerSignal = defineSignal<[RunAnswerInput]>(ANSWER_SIGNAL);
 export const ANSWER_SIGNAL_HELP =
   'Answer a question: {"questionId":"q1","answer":"your answer"}; or a task\'s consultation: {"taskId":"t2","choice":2} (with "guidance":"text" where the choice needs it). The run\'s current details show what waits.';
 
-// ---------------------------------------------------------------- O1 pause and resume
+// ---------------------------------------------------------------- pause and resume
 
 export interface PauseInput {
   /** Why (shown by `status`), at most MAX_PAUSE_REASON_CHARS. */
@@ -112,23 +112,23 @@ export interface PauseAck {
   pauses?: PauseState[];
 }
 /**
- * O1: pause the run at its next safe point: no new phase, task, worker step or LLM call starts;
+ * Pause the run at its next safe point: no new phase, task, worker step or LLM call starts;
  * calls in flight finish and are kept. Pausing a paused run is acknowledged; a finished run is
  * refused with its final status.
  */
 export const pauseUpdate = defineUpdate<PauseAck, [PauseInput]>('pause');
-/** O1: resume a paused run where it stopped; resuming a running run is acknowledged. */
+/** Resume a paused run where it stopped; resuming a running run is acknowledged. */
 export const resumeUpdate = defineUpdate<PauseAck, []>('resume');
-/** O1: the fire-and-forget twins; an invalid payload or a finished run is logged and ignored. */
+/** The fire-and-forget twins; an invalid payload or a finished run is logged and ignored. */
 export const pauseSignal = defineSignal<[PauseInput?]>('pauseSignal');
 export const resumeSignal = defineSignal<[]>('resumeSignal');
 
-// ---------------------------------------------------------------- S3 the run's workspace
+// ---------------------------------------------------------------- the run's workspace (one running run per workspace)
 
 /** Whether the run holds its workspace: it does, or another running run (`holder`) does and this run ended refused. */
 export type WorkspaceHold = { held: true } | { held: false; holder?: string; reason: string };
 /**
- * S3: waits until the run has taken its workspace's lock (its first step) or was refused it. The
+ * Waits until the run has taken its workspace's lock (its first step) or was refused it. The
  * client starts a run with this update (update-with-start), so it learns at once whether the run
  * starts or the workspace is busy. Carries nothing; asking again later answers the same.
  */

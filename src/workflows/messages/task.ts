@@ -1,5 +1,5 @@
 // A task's public messages (sent to the TaskWorkflow `<run workflow id>.task-<taskId>` by the CLI's
-// `watch` and `answer`): its status, and the answer to its pacemaker consultation (P7).
+// `watch` and `answer`): its status, and the answer to its pacemaker consultation.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ConsultationEffect, Vitals } from '../../domain/pacemaker';
 import type { PendingConsultation } from '../../domain/run/state';
@@ -15,22 +15,22 @@ export interface TaskStatus {
   maxIterations: number;
   lastJudgeReason?: string;
   usage: TokenUsage;
-  /** P2 / P7: the pacemaker's view of the task. */
+  /** The pacemaker's view of the task. */
   pacemaker?: { maxLoops: number; vitals: Vitals; interventions: number };
-  /** P7: the consultation waiting for the user's answer, if any. */
+  /** The consultation waiting for the user's answer, if any. */
   consultation?: PendingConsultation;
-  /** P8: the newest [DUCK_PACEMAKER] lines of this task (start, per-loop stall / vitals change, interventions, end). */
+  /** The newest [DUCK_PACEMAKER] lines of this task (start, per-loop stall / vitals change, interventions, end). */
   pacemakerLog?: string[];
-  /** P9: the stuck detector's newest finding in this task and the steps and tokens repeats cost. */
+  /** The stuck detector's newest finding in this task and the steps and tokens repeats cost. */
   stuck?: StuckStatus;
-  /** V2: the newest worker steps with their tool calls (what `watch` shows while the task runs). */
+  /** The newest worker steps with their tool calls (what `watch` shows while the task runs). */
   steps?: TaskStepLine[];
 }
 export const taskStatusQuery = defineQuery<TaskStatus>('taskStatus');
 
 // The consultation answer's schema lives with its validation in src/domain/pacemaker (one home).
 
-/** P7: the user's answer to a consultation: a choice 1–4, its key or its effect; the text where the choice needs it (validateConsultationAnswer). */
+/** The user's answer to a consultation: a choice 1–4, its key or its effect; the text where the choice needs it (validateConsultationAnswer). */
 export interface ConsultationAnswerInput {
   /** When given, it must be the pending consultation's id. */
   consultationId?: string;
@@ -45,9 +45,9 @@ export interface ConsultationAnswerAck {
   choice: string;
 }
 /**
- * P7: answer a task's pending consultation. The validator rejects: no consultation pending, a wrong
+ * Answer a task's pending consultation. The validator rejects: no consultation pending, a wrong
  * id, a malformed payload, a choice the pattern does not offer, a missing text where the choice needs one.
  */
 export const answerConsultationUpdate = defineUpdate<ConsultationAnswerAck, [ConsultationAnswerInput]>('answerConsultation');
-/** P7: the fire-and-forget twin of answerConsultation; an invalid answer is logged and ignored. */
+/** The fire-and-forget twin of answerConsultation; an invalid answer is logged and ignored. */
 export const answerConsultationSignal = defineSignal<[ConsultationAnswerInput]>('answerConsultationSignal');

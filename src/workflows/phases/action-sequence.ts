@@ -1,4 +1,4 @@
-// Phase 3 (X1): the ordered steps of every task.
+// Phase 3: the ordered steps of every task.
 import type { ActionPlan, Goal, TaskSpec } from '../../domain/types';
 import { installLease } from '../budget-lease';
 import { installChildGate } from '../child-gate';

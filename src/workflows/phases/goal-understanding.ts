@@ -1,4 +1,4 @@
-// Phase 1 (X1): the goal, understood from the instruction and the workspace's top level.
+// Phase 1: the goal, understood from the instruction and the workspace's top level.
 import type { Goal } from '../../domain/types';
 import { installLease } from '../budget-lease';
 import { installChildGate } from '../child-gate';

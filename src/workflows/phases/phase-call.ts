@@ -1,5 +1,5 @@
-// What the planning phases (X1) share: their input and result, and their LLM calls, each one
-// activity started through the phase's gate (paused with the run, O1; within its budget loan, O3)
+// What the planning phases share: their input and result, and their LLM calls, each one
+// activity started through the phase's gate (paused with the run; within its budget loan)
 // and on the workspace's host when it reads the workspace.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, RunRef } from '../../activities';
@@ -15,7 +15,7 @@ export interface PhaseInput {
   run: RunRef;
   options: RunOptions;
   feedback?: string;
-  /** O3: the tokens the run lends this phase (absent: no budget). */
+  /** The tokens the run lends this phase (absent: no budget). */
   budget?: LeaseInput;
 }
 
@@ -27,7 +27,7 @@ export interface PhaseResult<T> extends LlmRungReport {
 export type DecompositionInput = PhaseInput & {
   goal: Goal;
   previousTasks?: TaskSpec[];
-  /** S3: planning.maxTasks (absent: the default). */
+  /** planning.maxTasks (absent: the default). */
   maxTasks?: number;
 };
 

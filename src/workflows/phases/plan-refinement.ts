@@ -1,8 +1,8 @@
-// Task decomposition, step 2 (R1–R6, C3): the plan's quality. The judge scores the plan (R1),
-// src/domain/refinement decides accept, re-plan or reject (R2 makeRefinementDecision), and a
-// re-plan goes through the structure check with its per-task fallback (R3 refinedPlan) until the
-// plan is accepted, or rejected, which fails the run with the judge's issues. A failing judge
-// rejects the plan unless `refinement.failOpen` (C3).
+// Task decomposition, step 2: the plan's quality. The judge scores the plan, src/domain/refinement
+// decides accept, re-plan or reject (makeRefinementDecision), and a re-plan goes through the
+// structure check with its per-task fallback (refinedPlan) until the plan is accepted, or
+// rejected, which fails the run with the judge's issues. A failing judge rejects the plan unless
+// `refinement.failOpen`.
 import { ApplicationFailure, isCancellation, log } from '@temporalio/workflow';
 import { DEFAULT_CONFIG } from '../../domain/config';
 import {
@@ -22,7 +22,7 @@ import { rootMessage } from '../failures';
 import type { PlanQuality, PlanQualityAttempt } from '../messages';
 import { phaseLlm, type DecompositionCall } from './phase-call';
 
-/** R1–R6: judges and refines `initial` until the plan is accepted; throws PlanRejected when it is not. */
+/** Judges and refines `initial` until the plan is accepted; throws PlanRejected when it is not. */
 export async function refinePlan(call: DecompositionCall, initial: TaskSpec[]): Promise<{ tasks: TaskSpec[]; quality: PlanQuality }> {
   const { input } = call;
   const config = input.options.refinement ?? DEFAULT_REFINEMENT_CONFIG;
@@ -31,7 +31,7 @@ export async function refinePlan(call: DecompositionCall, initial: TaskSpec[]): 
   let tasks = initial;
   let previousScore: number | undefined;
   let suggestionReplansUsed = 0;
-  /** S3: set when a re-plan was refused for its size, so the next one is told the limit. */
+  /** Set when a re-plan was refused for its size, so the next one is told the limit. */
   let sizeNote = '';
   for (let attempt = 1; ; attempt++) {
     const judged = await judgePlan(call, tasks, attempt, config);
@@ -49,7 +49,7 @@ export async function refinePlan(call: DecompositionCall, initial: TaskSpec[]): 
       throw planRejected(decision, judged.result, quality);
     }
 
-    // replan (R1): feedback from the judge's issues and suggestions, then the structure check (R3).
+    // replan: feedback from the judge's issues and suggestions, then the structure check.
     if (decision.kind === 'suggestions') suggestionReplansUsed += 1;
     previousScore = judged.result.overallScore;
     const feedback = joinFeedback(refinementFeedback(input.feedback, decision, judged.result), sizeNote);
@@ -61,7 +61,7 @@ export async function refinePlan(call: DecompositionCall, initial: TaskSpec[]): 
   }
 }
 
-/** R1: the judge's verdict on the plan; C3: a judge that fails gives judgeFailureResult. */
+/** The judge's verdict on the plan; a judge that fails gives judgeFailureResult. */
 async function judgePlan(
   call: DecompositionCall,
   tasks: TaskSpec[],
@@ -80,12 +80,12 @@ async function judgePlan(
     return { result: r.value, judgeFailed: false };
   } catch (err) {
     if (isCancellation(err)) throw err;
-    // C3: LLM error after retries or an unparseable reply.
+    // The judge failed: LLM error after retries or an unparseable reply.
     return { result: judgeFailureResult(rootMessage(err), config), judgeFailed: true };
   }
 }
 
-/** R1: the planner's new plan, or why it failed (the previous plan is then kept). */
+/** The planner's new plan, or why it failed (the previous plan is then kept). */
 async function replan(
   call: DecompositionCall,
   tasks: TaskSpec[],
@@ -108,7 +108,7 @@ async function replan(
   }
 }
 
-/** R2: the plan was rejected: the phase fails with the judge's issues and the whole record. */
+/** The plan was rejected: the phase fails with the judge's issues and the whole record. */
 function planRejected(decision: RefinementDecision, result: QualityJudgeResult, quality: PlanQuality): ApplicationFailure {
   const issues = decision.issues ?? result.issues;
   return ApplicationFailure.nonRetryable(

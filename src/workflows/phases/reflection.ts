@@ -1,4 +1,4 @@
-// Phase 5 (X1): the run judged as a whole, against the instruction and the success criteria.
+// Phase 5: the run judged as a whole, against the instruction and the success criteria.
 import type { Goal, Reflection, TaskRecord } from '../../domain/types';
 import { installLease } from '../budget-lease';
 import { installChildGate } from '../child-gate';

@@ -1,5 +1,5 @@
-// Phase 2 (X1): the goal split into a task graph that can run (./task-graph.ts), then judged and
-// refined until its quality is accepted (./plan-refinement.ts, R1–R7).
+// Phase 2: the goal split into a task graph that can run (./task-graph.ts), then judged and
+// refined until its quality is accepted (./plan-refinement.ts).
 import type { TaskSpec } from '../../domain/types';
 import { addUsage, ZERO_USAGE } from '../../domain/usage';
 import { installLease } from '../budget-lease';

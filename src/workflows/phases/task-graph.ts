@@ -1,5 +1,5 @@
 // Task decomposition, step 1: a task graph that can run. An invalid graph (src/domain/graph.ts
-// taskGraphVerdict) or a plan over planning.maxTasks (S3, src/domain/plan-size.ts
+// taskGraphVerdict) or a plan over planning.maxTasks (src/domain/plan-size.ts
 // planSizeVerdict) goes back to the planner, and is refused past its repairs: never executed.
 import { ApplicationFailure } from '@temporalio/workflow';
 import { DEFAULT_CONFIG } from '../../domain/config';

@@ -1,4 +1,4 @@
-// O3: the run's side of the token leases (the children's side: ../budget-lease.ts). The run is the
+// The run's side of the token leases (the children's side: ../budget-lease.ts). The run is the
 // ledger: its book is RunState.budget (limits, loans) and planningUsage (spent), changed only by
 // the run's own transitions (src/domain/run/budget-ledger.ts). It lends each phase child an
 // allowance with its input, serves the running phase's requests for more, and with nothing left

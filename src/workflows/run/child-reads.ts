@@ -1,4 +1,4 @@
-// S2: what the run reads from its own children. A child never tells the run what happened: it pokes
+// What the run reads from its own children. A child never tells the run what happened: it pokes
 // (taskProgress, llmTrouble, taskConsultation), and the run reads the child's own state with a
 // query through the inspectOwnWorkflow local activity, which first asks the server whether that
 // workflow really is the run's (or its execution phase's) child. A forged poke at worst makes the
@@ -30,7 +30,7 @@ export interface ChildRef {
 
 /** The run's children running now. */
 export class RunningChildren {
-  /** The phase child running now: the one told of a pause (O1), the only one that may ask the budget (O3). */
+  /** The phase child running now: the one told of a pause, the only one that may ask the budget. */
   phase: string | undefined;
   /** The running execution phase (the run started it, so it knows the exact run it reads progress from). */
   execution: ChildRef | undefined;
@@ -46,7 +46,7 @@ export class ChildReads {
   private progressPokedAgain = false;
   /** Per workflow run of the run's children, the number of its last LLM trouble observation taken. */
   private readonly troubleTaken = new Map<string, number>();
-  /** P7: a task's consultation, one read per task at a time. */
+  /** A task's consultation, one read per task at a time. */
   private readonly readConsultation = coalescedPerKey(
     (taskId: string) => this.consultationOf(taskId),
     (taskId, e) => log.warn(`could not read task ${taskId}'s consultation: ${rootMessage(e)}`),
@@ -91,9 +91,9 @@ export class ChildReads {
     this.entity.applyRead('taskProgress', TaskProgressSchema, applyTaskProgress, r.value);
   }
 
-  // ---------------------------------------------------------------- O2 LLM trouble
+  // ---------------------------------------------------------------- LLM trouble
 
-  /** O2: the workflow of this run `from` names, asked what its own LLM calls returned; each observation taken once. */
+  /** The workflow of this run `from` names, asked what its own LLM calls returned; each observation taken once. */
   troublePoked(payload: unknown): void {
     const p = parsePayload(LlmTroublePokeSchema, payload);
     if (!p.ok) return log.warn(`ignored llmTrouble: ${p.reason}`);
@@ -125,7 +125,7 @@ export class ChildReads {
     return entity.state.tasks.some((t) => taskWorkflowId(runWorkflowId, t.id, round) === from) ? children.execution.workflowId : undefined;
   }
 
-  // ---------------------------------------------------------------- P7 a task's consultation
+  // ---------------------------------------------------------------- a task's consultation
 
   consultationPoked(payload: unknown): void {
     const p = parsePayload(TaskConsultationPokeSchema, payload);

@@ -1,4 +1,4 @@
-// S2: the run reads what a poke is about from the child itself. Reads of one key never overlap (two
+// The run reads what a poke is about from the child itself. Reads of one key never overlap (two
 // local activities may finish in either order, and an older answer must not land after a newer
 // one): a poke during a read asks for one more read after it, however many pokes came.
 

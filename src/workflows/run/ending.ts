@@ -1,6 +1,7 @@
 // How a run leaves this workflow: it continues as new between phases when its history grows, or
-// ends: done, blocked (V1: a failure, typed, with the final result), stopped by its budget (O3),
-// cancelled, or failed. Each ending publishes the final state and lets the notifications go out first.
+// ends: done, blocked (a failure, typed, with the final result: it must not look like a success),
+// stopped by its budget, cancelled, or failed. Each ending publishes the final state and lets the
+// notifications go out first.
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -54,7 +55,7 @@ export async function continueAsNewIfDue(
   await continueAsNew<(input: RunInput) => Promise<RunResult>>({ ...p.input, carry });
 }
 
-/** S3: another running run holds the workspace: this one fails at once, typed, naming it (and starts nothing). */
+/** Another running run holds the workspace: this one fails at once, typed, naming it (and starts nothing). */
 export function refused(entity: RunEntity, hold: { reason: string; holder?: string }): never {
   entity.apply((s) => failRun(s, hold.reason));
   entity.publish();
@@ -70,7 +71,7 @@ export async function completed({ entity, notifier }: RunEnd): Promise<void> {
 
 /**
  * The result of a completed run. One that did not reach its goal is not a green "Completed" in the
- * Web UI or `temporal workflow list`: it fails, typed, with the final result in the failure's details (V1).
+ * Web UI or `temporal workflow list`: it fails, typed, with the final result in the failure's details.
  */
 export function outcome(entity: RunEntity): RunResult {
   const final = resultOf(statusView(entity.state));
@@ -90,7 +91,7 @@ export async function endedEarly(err: unknown, { entity, notifier }: RunEnd): Pr
   if (entity.state.status === 'STOPPED') {
     entity.publish();
     await notifier.drain(true);
-    // O3: the user answered "stop" to the budget question: a failed workflow, typed, with the final result.
+    // The user answered "stop" to the budget question: a failed workflow, typed, with the final result.
     const final = resultOf(statusView(entity.state));
     throw ApplicationFailure.create({
       message: `run ${final.runId} ${entity.state.error ?? 'stopped by its budget'}`,

@@ -1,4 +1,4 @@
-// The run entity (docs/architecture.md §2): the run's one RunState, changed only through the pure
+// The run entity (docs/architecture.md, "The workflows of one run"): the run's one RunState, changed only through the pure
 // transitions of src/domain/run, and what each of the run's messages does with it. RunWorkflow's
 // handlers are one line each, delegating here (the entity pattern of temporalio/samples-typescript
 // message-passing/safe-message-handlers). Every change is published: the search attributes, the
@@ -8,27 +8,17 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
-  patched,
   setCurrentDetails,
   upsertMemo,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { answerProblem, type QuestionAnswer } from '../../domain/replan';
+import { answerProblem, planChangesMade, type QuestionAnswer } from '../../domain/replan';
 import { budgetAnswerProblem } from '../../domain/run/budget-ledger';
 import { checklistMemoDue, runChecklist, runDetails } from '../../domain/run/checklist';
 import { eventsView, withEvents } from '../../domain/run/events';
 import type { RunEventsPage } from '../../domain/run/event-log';
-import {
-  activePauses,
-  applyLlmTrouble,
-  displayStatus,
-  isPaused,
-  pauseRun,
-  resumeRun,
-  statusBeforeWaiting,
-  type PauseApplied,
-} from '../../domain/run/pause';
+import { activePauses, applyLlmTrouble, displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied } from '../../domain/run/pause';
 import { answerQuestion, pendingQuestions } from '../../domain/run/questions';
 import type { Applied, RunState } from '../../domain/run/state';
 import { decisionsView, inspectionMemo, MEMO_CHECKLIST, memoProgressKey, statusView, type DecisionsView } from '../../domain/run/views';
@@ -49,16 +39,10 @@ import {
 } from '../messages';
 import { PHASE_KEY, REPLAN_COUNT_KEY, STATUS_KEY } from '../search-attributes';
 
-/** The patch that writes the memo when a task ends (its progress never lags; runs recorded before it replay without). */
-export const MEMO_PROGRESS_PATCH = 'run-memo-tracks-finished-tasks';
-
-/** The patch that shows WAITING in the ReplannerStatus search attribute (a changed upsert: runs recorded before it replay without). */
-export const WAITING_STATUS_PATCH = 'replanner-status-waiting';
-
 /** Workflow time (deterministic in the sandbox), as the state records it. */
 export const isoNow = (): string => new Date().toISOString();
 
-/** What the user asks of the run's pause (O1). */
+/** What the user asks of the run's pause: pause or resume. */
 type PauseChange = 'pause' | 'resume';
 
 const throwIfRefused = (r: { ok: true } | { ok: false; reason: string }): void => {
@@ -66,7 +50,7 @@ const throwIfRefused = (r: { ok: true } | { ok: false; reason: string }): void =
 };
 
 /**
- * Writes what the run shows outside its history. Issue 11: each write is a history event carrying
+ * Writes what the run shows outside its history. Each write is a history event carrying
  * the whole memo, so each is written only when what it shows changed, and at most once per
  * workflow activation (RunEntity.apply publishes when the activation's work is done).
  */
@@ -79,35 +63,30 @@ class Publisher {
   /** Told of every published state (the run's notifications). */
   observer: ((s: RunState) => void) | undefined;
 
-  /** Whether this run shows WAITING (runs recorded before it keep their search attribute writes on replay). */
-  private showsWaiting: boolean | undefined;
-  /** Whether the memo follows every task's end (runs recorded before it wrote it at phases and decisions only). */
-  private tracksProgress: boolean | undefined;
-
   /** `final`: the run ends or continues as new (everything is written). */
   write(state: RunState, final: boolean): void {
-    this.showsWaiting ??= patched(WAITING_STATUS_PATCH);
-    const status = this.showsWaiting ? displayStatus(state) : statusBeforeWaiting(state);
+    const status = displayStatus(state);
     const key = `${state.phase}|${status}|${state.counters.total}`;
     if (key !== this.searched) {
       this.searched = key;
       upsertSearchAttributes([
         { key: PHASE_KEY, value: state.phase },
         { key: STATUS_KEY, value: status },
-        { key: REPLAN_COUNT_KEY, value: state.counters.total },
+        // V8: the plan changes carried out (a clarification is a question, not a change). The key above
+        // keeps the total, so the attributes are written at the same points as before.
+        { key: REPLAN_COUNT_KEY, value: planChangesMade(state.counters) },
       ]);
     }
-    // O5: what `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
+    // What `status` and `decisions` answer, kept in the memo whenever a phase, the status (also
     // PAUSED), a decision, a question or a consultation changes, so a run can be inspected with no worker.
-    // X10: a notification given up shows there too (its count; deliveries alone do not rewrite the memo),
+    // A notification given up shows there too (its count; deliveries alone do not rewrite the memo),
     const n = state.notifications;
-    // X10: and a delivery that starts or stops waiting, is refused for good or is left at the end.
+    // And a delivery that starts or stops waiting, is refused for good or is left at the end.
     const delivery = n && (n.waiting || n.refused || n.left) ? `|${n.waiting ? 'w' : ''}${n.refused ?? 0}/${n.left ?? 0}` : '';
-    // O5 / V1: and every task that ends, so the memo's progress never lags behind (patched: runs recorded before wrote it less often).
-    this.tracksProgress ??= patched(MEMO_PROGRESS_PATCH);
-    const progress = this.tracksProgress ? `|${memoProgressKey(state)}` : '';
+    // And every task that ends, so the memo's progress never lags behind.
+    const progress = `|${memoProgressKey(state)}`;
     const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${n?.failed ?? 0}${delivery}${progress}`;
-    // V1 / X11: the plan checklist in the memo too, written only when its text changed (each write is a
+    // The plan checklist in the memo too, written only when its text changed (each write is a
     // history event; the text is bounded by runChecklist).
     const text = runChecklist(state);
     if (memoKey !== this.memoized) {
@@ -120,7 +99,7 @@ class Publisher {
       this.checklistAt = Date.now();
       upsertMemo({ [MEMO_CHECKLIST]: text });
     }
-    // V1: the Web UI's "Current Details" (answered by a worker; no history event).
+    // The Web UI's "Current Details" (answered by a worker; no history event).
     const details = runDetails(state, status, waitingMarkdown(state));
     if (details !== this.details) {
       this.details = details;
@@ -146,7 +125,7 @@ export class RunEntity {
 
   /** The one way the state changes: a pure transition. */
   apply(t: (s: RunState) => RunState): void {
-    // V2: every change's events join the run's event log (workflow time; no history event).
+    // Every change's events join the run's event log (workflow time; no history event).
     this.current = withEvents(this.current, t(this.current), isoNow());
     this.publishLater();
   }
@@ -184,7 +163,7 @@ export class RunEntity {
     });
   }
 
-  // ---------------------------------------------------------------- the run's public messages (S2)
+  // ---------------------------------------------------------------- the run's public messages
   // Payloads are parsed by their schema, then checked against the state; a refused update throws in
   // its validator (nothing is written to history), a refused signal is logged and changes nothing.
 
@@ -196,24 +175,24 @@ export class RunEntity {
     return decisionsView(this.current);
   }
 
-  /** V2: a query (no history event); any argument that is not a seq reads from the start. */
+  /** The `events` query (no history event); any argument that is not a seq reads from the start. */
   events(afterSeq: unknown): RunEventsPage {
     return eventsView(this.current, typeof afterSeq === 'number' ? afterSeq : 0);
   }
 
-  /** X14: answerClarification's validator. */
+  /** answerClarification's validator. */
   refuseAnswer(payload: unknown): void {
     throwIfRefused(this.checkAnswer(payload));
   }
 
-  /** X14: a question answered (validated). */
+  /** A question answered (validated). */
   answer(a: QuestionAnswer): ClarificationAnswerAck {
     this.apply((s) => answerQuestion(s, a, isoNow()));
     return { questionId: a.questionId, stillPending: pendingQuestions(this.current).map((q) => q.id) };
   }
 
   /**
-   * X14: an answer read from a reply on the run's issue (its author may write there): checked and
+   * An answer read from a reply on the run's issue (its author may write there): checked and
    * recorded exactly as the CLI's (the first answer wins), with who gave it.
    */
   answerFromThread(a: QuestionAnswer, by: string): { ok: true } | { ok: false; reason: string } {
@@ -230,7 +209,7 @@ export class RunEntity {
   }
 
   /**
-   * V1: the Web UI's `answer` signal: a question's answer is taken like answerClarificationSignal; a
+   * The Web UI's `answer` signal: a question's answer is taken like answerClarificationSignal; a
    * consultation's is checked against the consultation the run knows is open on that task and passed
    * to the task, which takes the first answer from wherever it comes (a later one is ignored there).
    */
@@ -253,15 +232,15 @@ export class RunEntity {
     return problem ? { ok: false, reason: problem } : p;
   }
 
-  // O1: pause / resume. The validator refuses a bad payload or a finished run (with its status); a
+  // Pause / resume. The validator refuses a bad payload or a finished run (with its status); a
   // repeated pause or resume is acknowledged (changed: false).
 
-  /** O1: the validator of `pause` / `resume`. */
+  /** The validator of `pause` / `resume`. */
   refusePauseOrResume(change: PauseChange, payload: unknown): void {
     throwIfRefused(this.checkPauseOrResume(change, payload));
   }
 
-  /** O1: the run paused or resumed (validated); its acknowledgement. */
+  /** The run paused or resumed (validated); its acknowledgement. */
   pauseOrResume(change: PauseChange, payload: unknown): PauseAck {
     return this.paused(this.checkPauseOrResume(change, payload), change === 'resume');
   }
@@ -292,7 +271,7 @@ export class RunEntity {
 
   // ---------------------------------------------------------------- what the run learns from its workflows
 
-  /** What the run read from one of its children, applied only when it fits the run's state (S2). */
+  /** What the run read from one of its children, applied only when it fits the run's state. */
   applyRead<T>(name: string, schema: z.ZodType<T>, transition: (s: RunState, m: T) => Applied, payload: unknown): void {
     const p = parsePayload(schema, payload);
     const r: Applied = p.ok ? transition(this.current, p.value) : p;
@@ -300,7 +279,7 @@ export class RunEntity {
     else log.warn(`ignored ${name}: ${r.reason}`);
   }
 
-  /** O2: LLM trouble in any workflow of the run pauses it (outage / rejected access) or ends the outage pause. */
+  /** LLM trouble in any workflow of the run pauses it (outage / rejected access) or ends the outage pause. */
   llmTrouble(payload: unknown): void {
     this.applyRead('llmTrouble', LlmTroubleSchema, (s, m) => applyLlmTrouble(s, m, isoNow()), payload);
   }

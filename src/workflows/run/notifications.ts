@@ -1,4 +1,4 @@
-// X10 / X11: the run's deliveries to its issue or merge request, run beside its phases. The run
+// The run's deliveries to its issue or merge request, run beside its phases. The run
 // calls `observe(state)` each time it publishes its state; what became due (src/domain/run/
 // notifications-due.ts) joins the delivery queue kept in the run's state (src/domain/run/
 // deliveries.ts), and the checklist comment's text is recomputed. One loop delivers: the queue's
@@ -13,7 +13,6 @@ import {
   CancellationScope,
   condition,
   log,
-  patched,
   proxyActivities,
 } from '@temporalio/workflow';
 import { NOTIFICATION_REJECTED, targetLabel, type NotifyTarget } from '../../domain/notifications';
@@ -36,14 +35,7 @@ import type { Activities } from '../../activities';
 import { rootMessage } from '../failures';
 import type { RunOptions } from '../options';
 import type { RunEntity } from './entity';
-import { startLegacyNotifier } from './notifications-legacy';
 import { startTrackerAnswers, type TrackerAnswers } from './tracker-answers';
-
-/**
- * Workflow change (a deploy): the delivery queue with its timers, and the answers read from the
- * thread, replaced deliveries retried by their activity. Runs recorded before keep the old ones.
- */
-export const DURABLE_DELIVERIES_PATCH = 'notifications-durable-queue-and-thread-answers';
 
 /** How long the end of a run flushes what is still queued, at most (a wait that ends later is cut to one last try). */
 export const FLUSH_TIMEOUT_MS = 5 * 60_000;
@@ -70,7 +62,6 @@ export interface NotifierDeps {
 export function startNotifier(p: NotifierDeps): Notifier {
   if (!p.target) return NO_NOTIFIER;
   const target = p.target;
-  if (!patched(DURABLE_DELIVERIES_PATCH)) return startLegacyNotifier({ ...p, target });
   const answers = startTrackerAnswers({ ...p, target });
   return startQueue({ ...p, target }, answers);
 }

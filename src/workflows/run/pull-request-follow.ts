@@ -1,13 +1,14 @@
 // G4: the run follows its pull request once its tasks are done. It reads the pull request every
-// `pullRequest.pollSeconds` (at most a minute) on a durable timer, as a local activity (one marker
-// in the history per read), and continues as new when its history grows, so a run may follow for
+// `pullRequest.pollSeconds` (at most a minute) on a durable timer, as an ordinary activity that
+// heartbeats (a local one is dropped when a worker with a small cache evicts the run, and the run
+// would never get past it), and continues as new when its history grows, so a run may follow for
 // days. A failed check on the head, a "changes requested" review or a `/replanner <text>` comment
 // from a user who may write goes through the replanning loop as one decision at the execution
 // phase (its limits, loop detection, confidence bands and budget): a change adds tasks and the run
 // goes back to plan them; no change, or a limit reached, is said on the pull request instead.
 // Anything else (a reader's review, a bot's command) changes nothing and is logged. Merged or
 // closed, or nothing new for `followHours`: the run ends.
-import { allHandlersFinished, condition, continueAsNew, log, proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ReplannerConfig } from '../../domain/config';
 import { followingLine, noteGit, type RunGit } from '../../domain/git/run-git';
 import { feedbackTriggers, type PullRequestTrigger } from '../../domain/pull-request/feedback';
@@ -41,8 +42,9 @@ export interface FollowDeps {
   acts: Pick<Activities, 'replyOnPullRequest'>;
 }
 
-const read = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
+const read = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,

@@ -18,8 +18,8 @@ export interface ReplanningDeps {
   options: RunOptions;
   config: ReplannerConfig;
   entity: ReplanningEntity;
-  /** O1/O2: the run's gate: no call starts while paused, and LLM trouble pauses the run instead of failing. */
+  /** The run's gate: no call starts while paused, and LLM trouble pauses the run instead of failing. */
   gate?: PauseGate;
-  /** O3: the run's budget ledger; every replan-decision call waits until it fits. */
+  /** The run's budget ledger; every replan-decision call waits until it fits. */
   budget?: Pick<Budgeted, 'before' | 'after' | 'limited'>;
 }

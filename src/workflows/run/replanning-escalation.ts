@@ -1,4 +1,4 @@
-// X8 / X13: a replan the LLM wants that cannot run (a limit or a loop refused it) or that ran and
+// Escalation: a replan the LLM wants that cannot run (a limit or a loop refused it) or that ran and
 // failed. The steps come from src/domain/replan/escalation.ts: ask the LLM for alternatives (once
 // per trigger), then the user, then go on with assumptions or stop, as replanning.on_replan_failure says.
 import { ApplicationFailure, log } from '@temporalio/workflow';
@@ -31,7 +31,7 @@ export interface EscalationCase {
 /** How an escalation ends: with the LLM's alternative (to be decided like any decision), or done. */
 type EscalationEnd = { kind: 'alternative'; reply: DecisionReply } | { kind: 'done' };
 
-/** X8 / X13: walks one escalation; throws ReplanAborted when nobody answered and the config says abort. */
+/** Walks one escalation; throws ReplanAborted when nobody answered and the config says abort. */
 export async function escalateReplan(deps: ReplanningDeps, e: EscalationCase): Promise<EscalationEnd> {
   const { entity } = deps;
   const input = {

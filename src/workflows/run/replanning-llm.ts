@@ -1,5 +1,6 @@
-// X1: the replan-decision call of the run's replanning layer (one activity per decision), with the
-// parts of its prompt that come from the run's replanning so far (X6 loops, X9 history, X14 answers).
+// The replan-decision call of the run's replanning layer (one activity per decision), with the
+// parts of its prompt that come from the run's replanning so far (triggers that looped, the
+// history of decisions, the user's answers).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { loopingTriggers, type ReplanDecision } from '../../domain/replan';
@@ -13,25 +14,25 @@ import { llmActivityOptions } from '../options';
 import { gateOn } from '../pause-gate';
 import type { ReplanningDeps } from './replanning-entity';
 
-/** The LLM's decision, or "no replan" with why its reply could not be parsed (X13). */
+/** The LLM's decision, or "no replan" with why its reply could not be parsed. */
 export interface DecisionReply {
   value: ReplanDecision;
   parseError?: string;
 }
 
-/** X6 / X9 / X14: what every replan-decision prompt carries from the run's replanning so far. */
+/** What every replan-decision prompt carries from the run's replanning so far. */
 export function promptExtrasOf({ entity, config }: Pick<ReplanningDeps, 'entity' | 'config'>): ReplanPromptExtras {
   const s = entity.state;
   return replanPromptExtras({ records: s.log.records, notes: s.notes, looping: loopingTriggers(s.counters, config) });
 }
 
-/** X1: asks the replan-decision LLM about the phase that ended (`alternatives`: X8, after a refusal). */
+/** Asks the replan-decision LLM about the phase that ended (`alternatives`: after a refusal, what else it proposes). */
 export async function askReplanDecision(deps: ReplanningDeps, phase: Phase, context: ReplanContext, alternatives?: string): Promise<DecisionReply> {
   const { entity } = deps;
-  // O1: no LLM call starts while the run is paused; O2: an LLM outage pauses the run.
+  // No LLM call starts while the run is paused; an LLM outage pauses the run.
   const gate = deps.gate ?? gateOn(() => isPaused(entity.state));
   await gate.ready();
-  // O3: and none starts that the budget cannot pay for (the run pauses with its budget question).
+  // And none starts that the budget cannot pay for (the run pauses with its budget question).
   const budgeted = deps.budget?.limited === true;
   const key = budgeted ? await deps.budget!.before() : 0;
   const activities = proxyActivities<Activities>(

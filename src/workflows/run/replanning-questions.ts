@@ -1,4 +1,4 @@
-// X7 / X14: the replanning layer asks the user and waits durably: a confirmation of a
+// The replanning layer asks the user and waits durably: a confirmation of a
 // low-confidence replan, or the LLM's clarification questions, with the assumptions the run goes
 // on with when nobody answers in time.
 import { condition, log } from '@temporalio/workflow';
@@ -45,7 +45,7 @@ export async function askUser(entity: ReplanningEntity, questions: Omit<NewQuest
 }
 
 /**
- * X14: asks the LLM's clarification questions. Returns what the rerun phase is told about the
+ * Asks the LLM's clarification questions. Returns what the rerun phase is told about the
  * answers, or undefined when nobody answered and the run goes on with the assumptions (recorded).
  */
 export async function clarify(
@@ -78,7 +78,7 @@ export async function clarify(
 }
 
 /**
- * X7: asks the user to confirm a low-confidence replan. Returns the replan to run (its record now
+ * Asks the user to confirm a low-confidence replan. Returns the replan to run (its record now
  * executed, pending until its phase finishes), or undefined when it is skipped (recorded).
  */
 export async function confirm(

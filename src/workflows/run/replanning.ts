@@ -1,8 +1,8 @@
-// The run's replanning layer (X1–X14). After each phase it asks the replan-decision LLM
+// The run's replanning layer. After each phase it asks the replan-decision LLM
 // (./replanning-llm.ts) and applies the policy of src/domain/replan; it confirms a low-confidence
-// replan with the user (X7) or asks the LLM's clarification questions (X14,
-// ./replanning-questions.ts), escalates a wanted replan that cannot run (X8) or that failed (X13,
-// ./replanning-escalation.ts), records every decision (X9) and tells the run where to jump (X3).
+// replan with the user or asks the LLM's clarification questions (./replanning-questions.ts),
+// escalates a wanted replan that cannot run or that failed (./replanning-escalation.ts), records
+// every decision and tells the run where to jump.
 // Counters, the decision log and the questions are part of the run's one RunState; no handlers
 // here: RunWorkflow registers them all.
 import { log } from '@temporalio/workflow';
@@ -29,7 +29,7 @@ export function createReplanning(deps: ReplanningDeps) {
   const { config, entity } = deps;
   const s = () => entity.state;
 
-  /** X9: every decision enters the log, whatever comes of it. */
+  /** Every decision enters the log, whatever comes of it. */
   function record(phase: Phase, decision: ReplanDecision, outcome: PolicyOutcome, context: ReplanContext): DecisionRecord {
     let rec: DecisionRecord | undefined;
     entity.apply((st) => {
@@ -44,10 +44,10 @@ export function createReplanning(deps: ReplanningDeps) {
     return rec!;
   }
 
-  /** X5: a replan (or a clarification) is counted when it is carried out. */
+  /** A replan (or a clarification) is counted against its limits when it is carried out. */
   const count = (phase: Phase, o: Runnable) => entity.apply((st) => countReplan(st, o.countedAs, o.triggerKey, phase));
 
-  /** X3: the replan is under way: the run jumps back to its target phase, which is told why. */
+  /** The replan is under way: the run jumps back to its target phase, which is told why. */
   function jump(phase: Phase, o: Runnable, rec: DecisionRecord, d: ReplanDecision, context: ReplanContext, extra = ''): Jump {
     entity.apply((st) =>
       startReplan(st, { replanId: rec.replan_id, startedMs: Date.now(), decidedIn: phase, target: o.targetPhase, decision: d, context }),
@@ -56,8 +56,8 @@ export function createReplanning(deps: ReplanningDeps) {
   }
 
   /**
-   * X6 / X7 / X14: what comes of one decision (`depth` > 0: an alternative the LLM proposed, X8).
-   * `escalate` false: a refused replan ends here (G4: the run asks on its pull request instead).
+   * What comes of one decision (`depth` > 0: an alternative the LLM proposed when a replan could not run).
+   * `escalate` false: a refused replan ends here (the run asks on its pull request instead).
    */
   async function decide(phase: Phase, context: ReplanContext, reply: DecisionReply, depth = 0, escalate = true): Promise<Jump | undefined> {
     const d = reply.value;
@@ -92,7 +92,7 @@ export function createReplanning(deps: ReplanningDeps) {
     }
   }
 
-  /** X8 / X13: the LLM's alternative is decided like any decision, one level deeper. */
+  /** The LLM's alternative is decided like any decision, one level deeper. */
   async function escalation(e: EscalationCase): Promise<Jump | undefined> {
     const end = await escalateReplan(deps, e);
     return end.kind === 'alternative' ? decide(e.phase, e.context, end.reply, e.depth + 1) : undefined;
@@ -100,7 +100,7 @@ export function createReplanning(deps: ReplanningDeps) {
 
   return {
     /**
-     * X1: the decision at the end of `phase`. The execution phase asks its own decisions (after each
+     * The decision at the end of `phase`. The execution phase asks its own decisions (after each
      * action) and brings them in its result: they come here as `brought`, the same single route.
      */
     async afterPhase(
@@ -119,7 +119,7 @@ export function createReplanning(deps: ReplanningDeps) {
     phaseFinished(phase: Phase): void {
       if (s().inProgress?.target === phase) entity.apply((st) => finishReplan(st, Date.now()));
     },
-    /** X13: the replan under way failed (its phase threw): record, then escalate. */
+    /** The replan under way failed (its phase threw): record, then escalate. */
     async replanFailed(err: unknown): Promise<{ resumeAfter: Phase; jump?: Jump }> {
       const p = s().inProgress!;
       const detail = rootMessage(err);

@@ -1,5 +1,5 @@
 // What a run starts from: its input (or what continue-as-new carried), the options its children get
-// with their input, and the checks made before anything is scheduled (S3, X12).
+// with their input, and the checks made before anything is scheduled (bounded input, a valid config).
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import { runBudgetOf } from '../../domain/budget';
 import { checkRunOptions, ConfigError, parseConfig, type ReplannerConfig } from '../../domain/config';
@@ -19,7 +19,7 @@ export interface RunInput {
   runId: string;
   /** The whole instruction, or with `instructionFile` only its head (for display). */
   instruction: string;
-  /** S3: a long instruction stored with the run (`instructionFilePath`); activities read prompts' text from it. */
+  /** A long instruction stored with the run (`instructionFilePath`); activities read prompts' text from it. */
   instructionFile?: string;
   workspace: string;
   /**
@@ -30,7 +30,7 @@ export interface RunInput {
   host?: string;
   /** refinement / pacemaker / commandNetwork come from `config` only. */
   options?: Partial<Omit<RunOptions, 'refinement' | 'pacemaker' | 'commandNetwork'>>;
-  /** X12: the replanning config (YAML + env, loaded by the client); validated again at start. Absent: defaults. */
+  /** The replanning config (YAML + env, loaded by the client); validated again at start. Absent: defaults. */
   config?: unknown;
   /** Set by continue-as-new: where the previous run of this workflow left off. */
   carry?: RunCarry;
@@ -45,7 +45,7 @@ export interface RunCarry {
   following?: true;
 }
 
-/** S3: the run's workspace lock (its child `workspace-<sha256>`) and the token that lets it go (./workspace.ts). */
+/** The run's workspace lock (its child `workspace-<sha256>`) and the token that lets it go (./workspace.ts). */
 export interface HeldLock {
   lockId: string;
   token: string;
@@ -53,9 +53,7 @@ export interface HeldLock {
 
 export type RunResult = Pick<RunStatusView, 'runId' | 'status' | 'tasks' | 'reflection' | 'usage' | 'blocked'>;
 
-export function runWorkflowId(runId: string): string {
-  return `run-${runId}`;
-}
+export { runWorkflowId } from '../run-id';
 
 export function resultOf(s: RunStatusView): RunResult {
   return { runId: s.runId, status: s.status, tasks: s.tasks, reflection: s.reflection, usage: s.usage, blocked: s.blocked };
@@ -81,7 +79,7 @@ export function runStartOf(input: RunInput): RunStart {
   const options: RunOptions = { ...DEFAULT_RUN_OPTIONS, ...input.options, hostQueue: undefined, runWorkflowId: workflowId };
   // Workspace affinity: the host queue follows from the run's own queue and its host (never from options).
   if (input.host !== undefined && hostNameProblem(input.host) === undefined) options.hostQueue = hostQueueOf(taskQueue, input.host);
-  // S3: checked before anything is scheduled (a 1 MB instruction would otherwise fail every workflow task).
+  // Checked before anything is scheduled (a 1 MB instruction would otherwise fail every workflow task).
   const inputProblem = input.carry ? undefined : (runInputProblem(input) ?? (input.host !== undefined ? hostNameProblem(input.host) : undefined));
   const run: RunRef = {
     runId: input.runId,
@@ -91,7 +89,7 @@ export function runStartOf(input: RunInput): RunStart {
     ...(options.hostQueue !== undefined ? { host: input.host } : {}),
   };
   const initial = input.carry?.state ?? initialRunState(inputProblem ? { ...input, instruction: instructionForStatus(input.instruction) } : input);
-  // M1: the fallback ladder's rung lives in the run's state (carried across continue-as-new); every
+  // The structured-output fallback ladder's rung lives in the run's state (carried across continue-as-new); every
   // workflow of the run starts its calls there, and a lower rung any of them learns comes back here.
   const carriedRung = rungOf(initial.llmRung);
   if (carriedRung) options.llm = { rung: carriedRung };
@@ -107,7 +105,7 @@ function failAtStart(entity: RunEntity, error: string, type: 'InvalidInput' | 'I
 }
 
 /**
- * S3 / X12: the run's checked input and parsed config; an invalid one fails the run at once (the
+ * The run's checked input and parsed config; an invalid one fails the run at once (the
  * config's error names the key). The parsed config is the source of truth for the phases and tasks
  * (never options from the caller): its parts are set in `options`, its budget in the run's state.
  */
@@ -124,7 +122,7 @@ export function configure(input: RunInput, start: RunStart, entity: RunEntity): 
   options.refinement = config.refinement;
   options.pacemaker = config.pacemaker;
   options.commandNetwork = config.execution.network;
-  // M1: the run's LLM limits (for slow local models; absent: the worker's) and reply cap (small local
+  // The run's LLM limits (for slow local models; absent: the worker's) and reply cap (small local
   // models can otherwise generate until their context is full).
   const limits = llmLimitsOf(config.llm);
   if (Object.keys(limits).length) options.llm = { ...options.llm, ...limits };
@@ -132,7 +130,7 @@ export function configure(input: RunInput, start: RunStart, entity: RunEntity): 
   return config;
 }
 
-/** M1: the run's LLM settings from its config, in ms: only those it sets (the worker's fill the rest). */
+/** The run's LLM settings from its config, in ms: only those it sets (the worker's fill the rest). */
 function llmLimitsOf(c: ReplannerConfig['llm']): LlmCallSettings {
   const ms = (sec: number | undefined) => (sec === undefined ? undefined : Math.round(sec * 1000));
   const set = {

@@ -1,6 +1,6 @@
-// X1: the run's five phase steps. Each starts its phase's child workflow (with the options, the
+// The run's five phase steps. Each starts its phase's child workflow (with the options, the
 // feedback a replan left for it and its loan from the budget), applies the result to the run's state,
-// then asks "replan?": the replanning layer's jump back (X3), or the next phase.
+// then asks "replan?": the replanning layer's jump back to an earlier phase, or the next phase.
 import { executeChild, isCancellation, log, startChild } from '@temporalio/workflow';
 import type { ReplannerConfig } from '../../domain/config';
 import type { ReplanContext } from '../../domain/replan/prompt-context';
@@ -126,7 +126,7 @@ export class PhaseSteps {
     const { run, options, entity, config, children, replanning } = this.deps;
     const workflowId = this.enter('execution');
     const s0 = entity.state;
-    // Started (not executed) so the run knows the exact child it reads progress from (S2).
+    // Started (not executed) so the run knows the exact child it reads progress from (and no other).
     const child = await startChild(ExecutionWorkflow, {
       workflowId,
       args: [
@@ -196,9 +196,9 @@ export class PhaseSteps {
   }
 
   /**
-   * A phase step threw. O3: a phase that failed returned no usage, so its loan counts as spent.
-   * X13: when it was a replan's target, the plan before the replan is restored and the failure
-   * escalated; anything else (a cancellation included) is rethrown: the run ends with it.
+   * A phase step threw. A phase that failed returned no usage, so its loan counts as spent. When it
+   * was a replan's target, the plan before the replan is restored and the failure escalated;
+   * anything else (a cancellation included) is rethrown: the run ends with it.
    */
   async afterFailure(err: unknown): Promise<NextPhase> {
     const { children, ledger, replanning, entity } = this.deps;
@@ -211,7 +211,7 @@ export class PhaseSteps {
 
   // ---------------------------------------------------------------- what every step does
 
-  /** X1: "replan?" after a phase: jump back (X3), or go on to the next phase. */
+  /** "replan?" after a phase: jump back to the target phase, or go on to the next phase. */
   private async replan(phase: Phase, context: ReplanContext): Promise<NextPhase> {
     this.deps.replanning.phaseFinished(phase);
     const j = await this.deps.replanning.afterPhase(phase, context);
@@ -242,7 +242,7 @@ export class PhaseSteps {
     return r.value;
   }
 
-  /** O3: the child's loan from the run's budget (absent: no budget). */
+  /** The child's loan from the run's budget (absent: no budget). */
   private leaseOf(childId: string): { budget?: LeaseInput } {
     const budget = this.deps.ledger.leaseFor(childId);
     return budget ? { budget } : {};
@@ -259,7 +259,7 @@ export class PhaseSteps {
     return feedback ? { feedback } : {};
   }
 
-  /** X3: a replan's jump applied to the plan; the phase it jumps to. */
+  /** A replan's jump applied to the plan; the phase it jumps to. */
   private jump(j: Jump): Phase {
     this.deps.entity.apply((s) => {
       const applied = applyJump(s, j, this.deps.config.planning.maxTasks, isoNow());

@@ -1,4 +1,4 @@
-// X14 / P7: answers from the run's issue or merge request. While a question or a consultation
+// Answers from the run's issue or merge request. While a question or a consultation
 // waits (and only then), the run reads the thread's new replies on a durable timer: a conditional
 // request (an unchanged thread answers "not modified"), the wait growing while nothing changes and
 // following a rate limit's reset. A reply command from a user with write access goes through the

@@ -1,7 +1,7 @@
-// RunWorkflow: one per instruction, an entity (docs/architecture.md §2). It holds one RunState
+// RunWorkflow: one per instruction, an entity (docs/architecture.md, "The workflows of one run"). It holds one RunState
 // (./entity.ts) and changes it only through pure transitions. Read top to bottom: the run's parts,
 // every message handler (one line each, delegating), then the phase loop: goal → tasks → actions →
-// execution → reflection, each phase a child workflow followed by "replan?" (X1, X3; ./steps.ts).
+// execution → reflection, each phase a child workflow followed by "replan?" (a replan jumps back to its target phase; ./steps.ts).
 import { CancellationScope, log, setDefaultSignalHandler, setHandler, workflowInfo } from '@temporalio/workflow';
 import { notifyTargetOf } from '../../domain/notifications';
 import { pullRequestProjectOf } from '../../domain/pull-request/run-state';
@@ -46,9 +46,9 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   const runWorkflowId = workflowInfo().workflowId;
   const entity = new RunEntity(start.initial);
   const children = new RunningChildren();
-  // M1: a lower rung of the fallback ladder any call of the run learns is kept in its state.
+  // A lower rung of the fallback ladder any call of the run learns is kept in its state.
   const form = llmFormOn(options, (rung, stream) => entity.apply((s) => noteLlmRung(s, rung, stream)));
-  // O1: the run's safe points wait on this gate. O2: the run's own LLM calls (replan decisions)
+  // The run's safe points wait on this gate while paused. The run's own LLM calls (replan decisions)
   // report LLM trouble straight into its state; a call its workspace host did not start pauses it.
   const gate = gateOn(
     () => isPaused(entity.state),
@@ -56,21 +56,21 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     form,
     hostPresenceOf(options.hostQueue),
   );
-  // O1: the phase child running now is kept told whether the run is paused.
+  // The phase child running now is kept told whether the run is paused.
   const relay = startPauseRelay(
     () => pauseKinds(entity.state),
     () => (children.phase ? [children.phase] : []),
   );
   entity.whenResumed(() => relay.retell());
   const reads = new ChildReads(entity, children, runWorkflowId);
-  // O3: the run is the budget's ledger; "stop" as the budget question's answer cancels the phases
+  // The run is the budget's ledger; "stop" as the budget question's answer cancels the phases
   // (`main`, below) and ends the run STOPPED.
   const main = new CancellationScope();
   const ledger = startRunLedger({ entity, now: isoNow, currentChild: () => children.phase, onStop: () => main.cancel() });
-  // S3: the workspace's lock, taken as the run's first step.
+  // The workspace's lock (one running run per workspace), taken as the run's first step.
   const workspace = new RunWorkspace(input);
 
-  // ------------------------------------------------------------ every message of the run (S2)
+  // ------------------------------------------------------------ every message of the run
   setHandler(statusQuery, () => entity.status());
   setHandler(decisionsQuery, () => entity.decisions());
   setHandler(eventsQuery, (afterSeq?: unknown) => entity.events(afterSeq));
@@ -97,12 +97,13 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   // ------------------------------------------------------------ the phases
   const body = async (): Promise<RunResult> => {
     const config = configure(input, start, entity);
-    // S3: the run's first step: it holds its workspace, or it is refused at once, naming the holder.
+    // The run's first step: it holds its workspace, or it is refused at once, naming the holder.
     const hold = await workspace.take();
     if (!hold.held) refused(entity, hold);
     const replanningDeps = { run, options, config, entity, gate, budget: ledger };
     const replanning = createReplanning(replanningDeps);
-    // X10/X11: the issue or merge request of the config, told of every published state (delivered in the background).
+    // Notifications and the plan checklist: the issue or merge request of the config, told of every
+    // published state (delivered in the background).
     const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
     // G1: with a branch of its own the run commits each task that ends DONE (made as its first step).
     const branch = runBranchOf({ entity, options, config, service: pullRequestProjectOf(config)?.service });
@@ -123,15 +124,15 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       let phase: Phase | 'done' = input.carry?.following ? 'done' : (input.carry?.next ?? 'goal_understanding');
       for (let phasesRun = 0; ; phasesRun++) {
         if (phase === 'done') {
-          // G1: the phases ran out: the last commits are made before the run ends; G4: with a pull
-          // request the run follows it, and feedback may send it back to a phase.
+          // The phases ran out: the last commits are made before the run ends; with a pull request
+          // the run follows it, and feedback may send it back to a phase.
           if (branch && !pullRequest) await branch.settled();
           const back = pullRequest ? await pullRequest.afterPhases() : undefined;
           if (back === undefined) return;
           phase = back;
         }
         await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held, settle: branch });
-        // O1: the safe point between phases: no phase starts while paused (O2: an outage nobody probes any more ends here).
+        // The safe point between phases: no phase starts while paused (an outage pause nobody probes any more ends here).
         entity.apply(endUnprobedOutage);
         await gate.ready();
         let next: NextPhase;
@@ -145,7 +146,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
       }
     };
     try {
-      // O3: the phase loop runs in `main`, which the answer "stop" to the budget question cancels.
+      // The phase loop runs in `main`, which the answer "stop" to the budget question cancels.
       await main.run(phases);
       await completed({ entity, notifier });
     } catch (err) {

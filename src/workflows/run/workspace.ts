@@ -1,4 +1,4 @@
-// S3: the run holds its workspace (issue 28: the run is the root of its workflows). Its first step
+// One running run per workspace: the run holds its workspace (and is the root of its workflows: the lock is its child). Its first step
 // starts the workspace's lock, `workspace-<sha256 of the real path>`, as its own child
 // (src/workflows/workspace-lock.ts). The server never runs two workflows with one id, so of two runs
 // starting on one workspace at the same moment exactly one gets it; the other is refused at once
@@ -15,11 +15,9 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
-  patched,
   proxyLocalActivities,
   startChild,
   uuid4,
-  workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -27,9 +25,6 @@ import type { Activities } from '../../activities';
 import { rootMessage } from '../failures';
 import { releaseWorkspaceSignal, type WorkspaceHold } from '../messages';
 import type { HeldLock, RunInput } from './start';
-
-/** The patch that makes a run take its workspace lock itself; runs recorded before it had the lock as their parent, or none. */
-export const HOLDS_WORKSPACE_PATCH = 'run-holds-its-workspace-lock';
 
 /** How often a stale lock is cleared and the start tried again before the run gives up. */
 const TAKE_ATTEMPTS = 5;
@@ -66,14 +61,10 @@ export class RunWorkspace {
 
   private async taken(): Promise<WorkspaceHold> {
     const { input } = this;
-    // Recorded before the patch: the lock (if any) was the run's parent and ends with it.
-    if (!patched(HOLDS_WORKSPACE_PATCH)) return { held: true };
     if (input.carry) {
       this.lock = input.carry.lock;
       return { held: true };
     }
-    // Started by an older client's lock (the lock is the parent): held already.
-    if (workflowInfo().parent?.workflowId.startsWith('workspace-')) return { held: true };
     const lockId = await lockActivities.workspaceLockId(input.workspace);
     const token = uuid4();
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {

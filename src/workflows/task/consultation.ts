@@ -1,5 +1,5 @@
-// P7 in a task: the pacemaker's consultation with the user. The task asks (its status shows the
-// pending consultation; the run is poked and reads it itself, S2), waits durably for an answer
+// The pacemaker's consultation with the user, in a task. The task asks (its status shows the
+// pending consultation; the run is poked and reads it itself), waits durably for an answer
 // (the `answerConsultation` update or signal, validated by the domain) or the timeout, and goes on
 // with what the answer (or the timeout) does.
 import { CancellationScope, condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
@@ -24,7 +24,7 @@ import type { Pacer } from './pacer';
 import type { TaskView } from './view';
 
 export interface Consultations {
-  /** P7: ask the user and wait durably for the answer or the timeout; the pacer has the result. */
+  /** Ask the user and wait durably for the answer or the timeout; the pacer has the result. */
   consult(iv: Intervention): Promise<{ outcome: ConsultationOutcome; answered: boolean }>;
   /** A cancelled task withdraws the consultation it waits on (the run is told). */
   withdraw(): Promise<void>;
@@ -58,7 +58,7 @@ export function installConsultations(task: TaskSpec, config: PacemakerConfig, vi
       log.warn(`ignored an invalid answerConsultationSignal on task ${task.id}: ${(e as Error).message}`);
     }
   });
-  // S2: the run reads this task's consultation from here (a poke says only "look again").
+  // The run reads this task's consultation from here (a poke says only "look again").
   setHandler(taskConsultationStateQuery, () => view.status.consultation ?? null);
   const tellRun = async () => {
     if (!runWorkflowId) return;
@@ -75,6 +75,8 @@ export function installConsultations(task: TaskSpec, config: PacemakerConfig, vi
     iteration: iv.iteration,
     maxLoops: iv.maxLoops,
     message: iv.message.en,
+    // V9: the Japanese words too: a run whose instruction is Japanese shows them.
+    messageJa: iv.message.ja,
     trigger: iv.trigger,
     choices: iv.choices.map((c) => ({ number: c.number, key: c.key, effect: c.effect, label: c.label.en, ja: c.label.ja, needsText: c.needsText })),
     timeoutMinutes: config.consultation_timeout_minutes,

@@ -1,2 +1,2 @@
-// The task's workflow (J1, J2, P1–P8): TaskWorkflow in workflow.ts, its parts beside it.
+// The task's workflow (worker → judge, paced by the Duck Pacemaker): TaskWorkflow in workflow.ts, its parts beside it.
 export { TaskWorkflow, type TaskOutcome } from './workflow';

@@ -1,4 +1,4 @@
-// One iteration of a task (J1): the worker's tool loop, then the judge. The loop is run by
+// One iteration of a task: the worker's tool loop, then the judge. The loop is run by
 // TaskWorkflow itself: each step is ONE activity (workerStep: one LLM request, then the tool calls
 // it asked for), so the history names every step and its tool calls, a crash is recovered by
 // Temporal retrying the step in flight, and the task can stop between steps (pause, budgets). The
@@ -32,13 +32,13 @@ export interface WorkerIterationInput {
   feedback?: string;
   guidance?: string;
   options: RunOptions;
-  /** O1/O2/O3: the task's gate (pause, LLM trouble, token loan), through which every step goes. */
+  /** The task's gate (pause, LLM trouble, token loan), through which every step goes. */
   gate?: PauseGate;
-  /** V1: told after each worker step (the task's current details list it). */
+  /** Told after each worker step (the task's current details list it). */
   onStep?: (step: number, report: WorkerStepReport) => void;
-  /** P9: the previous iteration was stopped by the stuck detector (the prompt says what it repeated). */
+  /** The previous iteration was stopped by the stuck detector (the prompt says what it repeated). */
   stuck?: StuckPromptInput;
-  /** P9: the stuck detector, fed each finished step; a finding ends the iteration at once. */
+  /** The stuck detector, fed each finished step; a finding ends the iteration at once. */
   watch?: (step: number, report: WorkerStepReport & { usage: TokenUsage }) => StuckFinding | undefined;
 }
 
@@ -53,8 +53,8 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   const iterationKey = uuid4().slice(0, 13);
   while (!workerIterationDone(tally, maxSteps)) {
     const step = tally.steps + 1;
-    // Through the task's gate: O3 no step starts that its token loan cannot pay for (budgetedGate),
-    // O1 nor while paused, O2 an LLM outage in a step pauses the run and the step is retried.
+    // Through the task's gate: no step starts that its token loan cannot pay for (budgetedGate),
+    // nor while paused; an LLM outage in a step pauses the run and the step is retried.
     const stepper = proxyActivities<Activities>(workerActivityOptions(options, `worker step ${step}: ${task.title} (iteration ${iteration})`));
     const r = await (input.gate ? input.gate.gated(stepper) : stepper).workerStep({
       runId: run.runId,
@@ -92,7 +92,7 @@ export async function runWorkerIteration(input: WorkerIterationInput): Promise<W
   return { ...workerIterationOutcome(tally), usage };
 }
 
-/** J1: the judge's verdict on what the worker did (through the task's gate, like every LLM call). */
+/** The judge's verdict on what the worker did (through the task's gate, like every LLM call). */
 export function judgeIteration(
   run: RunRef,
   task: TaskSpec,

@@ -1,5 +1,6 @@
-// P1–P8 in a task: the Duck Pacemaker's state across the worker → judge loop. The policy is the
-// domain's (src/domain/pacemaker); here it is kept, applied in order and logged.
+// The Duck Pacemaker in a task: its state across the worker → judge loop (the loop limit, the
+// vitals, consultations). The policy is the domain's (src/domain/pacemaker); here it is kept,
+// applied in order and logged.
 import {
   calculateMaxLoops,
   initialPacemakerState,
@@ -28,17 +29,17 @@ import type { TaskView } from './view';
 
 export interface Pacer {
   readonly state: PacemakerState;
-  /** P7: the user's guidance for the next worker request, taken once. */
+  /** The user's guidance for the next worker request, taken once. */
   takeGuidance(): string | undefined;
-  /** P1–P3, P7: an iteration ended: its signals (P9: and what the stuck detector found), the vitals and the limit recomputed from them. */
+  /** An iteration ended: its signals (and what the stuck detector found), the vitals and the limit recomputed from them. */
   afterIteration(it: IterationSignals & { stuck?: { finding: StuckFinding; stepLimit: number } }): void;
-  /** P7: what the pacemaker says now: go on, consult the user, or stop (P9: a stuck note opens "no progress"). */
+  /** What the pacemaker says now: go on, consult the user, or stop (a stuck note opens the "no progress" consultation). */
   next(stuckNote?: string): PacemakerStep;
-  /** P7: a consultation ended. */
+  /** A consultation ended. */
   consulted(result: ConsultationResult): void;
 }
 
-/** P1: the task's first limit, from its profile and scope (no vitals yet). */
+/** The task's first loop limit, from its profile and scope (no vitals yet). */
 export function startPacer(task: TaskSpec, config: PacemakerConfig, view: TaskView): Pacer {
   let signals: TaskSignals = NO_TASK_SIGNALS;
   const limit = (vitals?: PacemakerState['vitals']) =>
@@ -62,13 +63,13 @@ export function startPacer(task: TaskSpec, config: PacemakerConfig, view: TaskVi
       const recorded = recordTaskSignals(signals, it);
       signals = recorded.signals;
       const measured = taskVitals(signals, pace.iteration + 1, pace.maxLoops);
-      // P9: focus drops on repetition, stamina on wasted steps.
+      // After the stuck detector fired, focus drops on repetition, stamina on wasted steps.
       const vitals = it.stuck ? stuckVitals(measured, it.stuck.finding, it.stuck.stepLimit) : measured;
       const before = pace.vitals;
       pace = recordIteration(pace, { progressed: recorded.progressed && !it.stuck, vitals });
       pace = { ...pace, maxLoops: limitAboveFloor(limit(vitals).max_loops, floor) };
       view.showPace(pace);
-      // P8: the per-loop lines.
+      // The per-loop [DUCK_PACEMAKER] lines.
       if (!recorded.progressed || it.stuck) {
         view.paceLog(
           pacemakerLogLine('stall', {

@@ -1,7 +1,6 @@
-// P9 in a task: the stuck detector's window, kept in this workflow's state (B2: a worker crash does
+// The stuck detector in a task: its window, kept in this workflow's state (a worker crash does
 // not reset it, the history replays it), fed each worker step as it finishes. The policy is the
 // domain's (src/domain/stuck); here it is kept, gated for old histories and shown.
-import { patched } from '@temporalio/workflow';
 import {
   DEFAULT_STUCK_CONFIG,
   EMPTY_STUCK_WINDOW,
@@ -23,15 +22,14 @@ export interface StuckWatch {
 }
 
 export function installStuckWatch(config: PacemakerConfig, view: TaskView): StuckWatch {
-  // Runs started before P9 carry a pacemaker config without `stuck`: the defaults.
+  // Runs started before the stuck detector existed carry a pacemaker config without `stuck`: the defaults.
   const stuckConfig = config.stuck ?? DEFAULT_STUCK_CONFIG;
   let window: StuckWindow = EMPTY_STUCK_WINDOW;
   return {
     watch(step, report) {
       const fed = feedStep(window, stuckStepInput(report), stuckConfig);
       window = fed.window;
-      // Ending an iteration early changes the commands: a history from before P9 replays without it.
-      if (!fed.finding || !patched('worker-stuck-detector')) return undefined;
+      if (!fed.finding) return undefined;
       view.showStuck(recordStuck(view.status.stuck, fed.finding, view.status.iteration, step));
       return fed.finding;
     },

@@ -1,4 +1,4 @@
-// What a TaskWorkflow is given and what it returns (the execution phase reads the outcome, J6).
+// What a TaskWorkflow is given and what it returns (the execution phase reads the outcome, and re-decomposes a task that asks for it).
 import type { RunRef } from '../../activities';
 import type { LlmRungReport } from '../../domain/llm-form';
 import type { TaskEnd } from '../../domain/pacemaker';
@@ -13,21 +13,24 @@ export interface TaskInput {
   task: TaskSpec;
   steps: string[];
   options: RunOptions;
-  /** The RunWorkflow to tell about consultations (P7); absent → not told. */
+  /** The RunWorkflow to tell about the pacemaker's consultations; absent → not told. */
   runWorkflowId?: string;
-  /** O3: the tokens the execution phase lends this task (absent: no budget). */
+  /** The tokens the execution phase lends this task (absent: no budget). */
   budget?: LeaseInput;
 }
 
 export interface TaskOutcome extends LlmRungReport {
   taskId: string;
-  /** REPLAN: the judge (J2) or the user (P7 redecompose / simplify) asked for re-decomposition; the execution phase decides what to do. */
+  /**
+   * REPLAN: the judge or the user (a consultation answered redecompose / simplify) asked for
+   * re-decomposition; the execution phase decides what to do.
+   */
   state: TaskEnd;
   reason: string;
   iterations: number;
   usage: TokenUsage;
   judge?: JudgeResult;
-  /** P9: the stuck detector fired in this task (its line, as the task's details show it). */
+  /** The stuck detector fired in this task (its line, as the task's details show it). */
   stuck?: string;
   /** Workspace-relative directory of the last worker iteration's transcript (prompt.json, step-NNN.json). */
   logPath?: string;

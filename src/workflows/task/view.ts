@@ -1,6 +1,6 @@
-// What a running task shows, none of it in history: `taskStatus` for `watch` (V2), its current
-// details in the Web UI (V1: its loop, the worker steps so far, the files changed, V3) and its
-// [DUCK_PACEMAKER] lines in the worker log and, the newest few, in the status (P8).
+// What a running task shows, none of it in history: `taskStatus` for `watch`, its current details
+// in the Web UI (its loop, the worker steps so far, the files changed) and its [DUCK_PACEMAKER]
+// lines in the worker log and, the newest few, in the status.
 import { log, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { addFileChanges, type FileChange } from '../../domain/file-changes';
 import { pacemakerLogLine, type PacemakerState } from '../../domain/pacemaker';
@@ -11,25 +11,25 @@ import type { WorkerStepReport } from '../../domain/worker-steps';
 import { ZERO_USAGE } from '../../domain/usage';
 import { taskStatusQuery, type TaskStatus } from '../messages';
 
-/** P8: pacemaker lines kept in the task's status. */
+/** Pacemaker lines kept in the task's status. */
 const PACEMAKER_LOG_LINES = 20;
 
 export interface TaskView {
   /** The status `taskStatus` answers; the workflow sets its loop, usage, judge reason and consultation. */
   readonly status: TaskStatus;
-  /** P8: one [DUCK_PACEMAKER] line. */
+  /** One [DUCK_PACEMAKER] line. */
   paceLog(line: string): void;
   /** The pacemaker's limit, vitals and interventions, as the status shows them. */
   showPace(pace: PacemakerState): void;
-  /** V1: a worker step ended. */
+  /** A worker step ended. */
   stepDone(iteration: number, step: number, report: WorkerStepReport): void;
-  /** V1: the details again, after a change of the status. */
+  /** The details again, after a change of the status. */
   show(): void;
-  /** P9: the stuck detector ended the iteration at the newest step. */
+  /** The stuck detector ended the iteration at the newest step. */
   showStuck(stuck: StuckStatus): void;
 }
 
-/** The task's view, `taskStatus` answered from it (V2: with the worker steps the details show; a query: no history event). */
+/** The task's view, `taskStatus` answered from it (with the worker steps the details show; a query: no history event). */
 export function taskView(task: TaskSpec): TaskView {
   // maxIterations: the pacer shows its first limit at once (startPacer).
   const status: TaskStatus = { taskId: task.id, state: 'RUNNING', iteration: 0, maxIterations: 0, usage: ZERO_USAGE };

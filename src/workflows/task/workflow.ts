@@ -1,10 +1,10 @@
-// TaskWorkflow: one task, looping worker → judge (J1, J2) until DONE, BLOCKED, or a request to
-// re-decompose (REPLAN, for the execution phase: J6). The loop limit comes from the Duck Pacemaker
-// (P1–P6), recomputed after every iteration from measured vitals; when it sees trouble it consults
-// the user and waits durably for the answer (P7). Each part in its own file beside this one: the
-// iteration's activities (iteration.ts), the pacemaker's state (pacer.ts), the consultation
-// (consultation.ts), the stuck detector's window (stuck.ts, P9) and what the task shows while it
-// runs (view.ts).
+// TaskWorkflow: one task, looping worker → judge until DONE, BLOCKED, or a request to re-decompose
+// it into smaller tasks (REPLAN, for the execution phase). The loop limit comes from the Duck
+// Pacemaker, recomputed after every iteration from measured vitals; when it sees trouble it
+// consults the user and waits durably for the answer (P7). Each part in its own file beside this
+// one: the iteration's activities (iteration.ts), the pacemaker's state (pacer.ts), the
+// consultation (consultation.ts), the stuck detector's window (stuck.ts) and what the task shows
+// while it runs (view.ts).
 import { isCancellation } from '@temporalio/workflow';
 import { consultationEnd, DEFAULT_PACEMAKER_CONFIG, pacemakerLogLine } from '../../domain/pacemaker';
 import { judgeOutcome, type JudgeResult } from '../../domain/replan/judge-outcome';
@@ -28,20 +28,20 @@ export type { TaskOutcome } from './types';
 export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
   const { task, options } = input;
   const config = options.pacemaker ?? DEFAULT_PACEMAKER_CONFIG;
-  // V1/V2/P8: what the task shows; P1: its first loop limit.
+  // What the task shows (details, events, pacemaker log lines); its first loop limit.
   const view = taskView(task);
   const pacer = startPacer(task, config, view);
   const status = view.status;
   view.show();
-  // O1: told by the execution phase; every worker step and the judge wait here while paused.
-  // O3: every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
+  // The run's pause, told by the execution phase; every worker step and the judge wait here while paused.
+  // Every worker step and judge call also waits until it fits the task's loan (asks for more when used up).
   const lease = installLease(input.budget);
-  // M1: the ladder's rung, from the execution phase and this task's calls (reported with the outcome).
+  // The structured-output fallback ladder's rung, from the execution phase and this task's calls (reported with the outcome).
   const gate = installChildGate(options, lease);
-  // P7: the user's answers to the pacemaker's consultations.
+  // The user's answers to the pacemaker's consultations.
   const consultations = installConsultations(task, config, view, pacer, input.runWorkflowId);
 
-  // P9: the stuck detector, fed each worker step; its window is this workflow's state.
+  // The stuck detector, fed each worker step; its window is this workflow's state.
   const stuckWatch = installStuckWatch(config, view);
   let stuckPrompt: StuckPromptInput | undefined;
 
@@ -66,7 +66,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
 
   try {
     for (;;) {
-      // J1: the worker works (with the judge's feedback and the user's guidance, if any) …
+      // The worker works (with the judge's feedback and the user's guidance, if any) …
       status.iteration = pacer.state.iteration + 1;
       status.state = 'RUNNING';
       const guidance = pacer.takeGuidance();
@@ -83,7 +83,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         ...(stuckPrompt ? { stuck: stuckPrompt } : {}),
         watch: (step, r) => stuckWatch.watch(step, r),
       });
-      // P9: the next iteration's prompt says what this one repeated and what the tools answered.
+      // The next iteration's prompt says what this one repeated and what the tools answered.
       const stuck = worker.stuck;
       stuckPrompt = stuckWatch.promptAfter(stuck);
       status.usage = addUsage(status.usage, worker.usage);
@@ -95,7 +95,7 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
       view.show();
       last = { judge, logPath: worker.logPath };
 
-      // P1–P3: what this iteration showed: the vitals and the limit.
+      // What this iteration showed: the vitals and the limit.
       pacer.afterIteration({
         judgeConfidence: judge.confidence,
         missingRequirements: judge.missingRequirements,
@@ -106,12 +106,12 @@ export async function TaskWorkflow(input: TaskInput): Promise<TaskOutcome> {
         ...(stuck ? { stuck: { finding: stuck, stepLimit: workerStepLimit(options.workerMaxSteps) } } : {}),
       });
 
-      const outcome = judgeOutcome(judge); // J2
+      const outcome = judgeOutcome(judge); // the judge's verdict: done, continue, re-decompose or blocked
       if (outcome !== 'NEEDS_CONTINUATION') return finish(outcome, judge.reason);
       status.state = 'NEEDS_CONTINUATION';
       feedback = [judge.reason, ...judge.missingRequirements.map((m) => `- missing: ${m}`)].join('\n');
 
-      // P7: should the pacemaker step in?
+      // Should the pacemaker step in?
       const step = pacer.next(stuck ? stuckNote(stuck) : undefined);
       if (step.action === 'stop') {
         return finish('BLOCKED', `not done after ${pacer.state.iteration} worker iterations (${step.reason}): ${judge.reason}`.trim());

@@ -59,7 +59,7 @@ describe('renderChecklist (X11)', () => {
       '### New Plan:',
       '- [x] **task_1**: Add zod schema',
       '- [x] **task_2**: Validate signup body',
-      '- [ ] ~~**task_3**: Write tests~~ — replaced by replan',
+      '- [ ] ~~**task_3**: Write tests~~ — replaced in a plan change',
       '- [x] **task_3_revised**: Write tests with node:test',
       '- [ ] **task_4_new**: Wire tests into CI',
       '- [ ] **task_5**: Docs — ⛔ blocked',

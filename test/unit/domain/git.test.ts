@@ -8,18 +8,10 @@ import { baseProblem, branchNameProblem, dirtyWorkspaceMessage, remoteNameProble
 import { commitMessage, pathsToCommit } from '../../../src/domain/git/commit';
 import { forgeProjectOfRemote } from '../../../src/domain/git/remote';
 import { forgetReopened, nextToCommit, othersUncommitted, pushDue, recordCommit, recordPush, startRunGit } from '../../../src/domain/git/run-git';
-import { TaskState, type TaskRecord } from '../../../src/domain/types';
+import { TaskState } from '../../../src/domain/types';
+import { taskRecord } from '../../support/tasks';
 
-const task = (id: string, state: TaskState): TaskRecord => ({
-  id,
-  title: `do ${id}`,
-  description: '',
-  acceptanceCriteria: [],
-  dependencies: [],
-  scopePaths: [],
-  profile: 'FILE_OPERATION',
-  state,
-});
+const task = taskRecord;
 
 describe('the run branch (G1)', () => {
   it('G1 names: replanner/<runId>; bad branch and remote names refused; a run branch is no base', () => {

@@ -29,7 +29,7 @@ describe('workspace host offline (O2)', () => {
       reason: expect.stringMatching(/^workspace host host-a offline since 2026-11-25T07:00:00.000Z/),
     });
     expect(s.llmPause?.reason).toContain('REPLANNER_HOST=host-a');
-    expect(s.llmPause?.reason).toContain('replanner cancel r1');
+    expect(s.llmPause?.reason).toContain('npx replanner cancel r1');
     expect(statusView(s).status).toBe('PAUSED');
     // A second report keeps the first time.
     expect(applied(s, { trouble: 'host_offline' }, '2026-11-25T08:00:00.000Z').llmPause?.since).toBe(at);

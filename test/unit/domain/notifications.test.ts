@@ -8,7 +8,7 @@ import { checklistText, clarificationMessage, notificationsBetween, replanDecide
 import type { DecisionRecord } from '../../../src/domain/replan';
 import type { Question } from '../../../src/domain/replan/questions';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
-import { TaskState, type TaskRecord } from '../../../src/domain/types';
+import { TaskState, type Phase, type TaskRecord } from '../../../src/domain/types';
 import { taskSpec } from '../../support/tasks';
 import { expectToContainAll } from '../../support/expectations';
 
@@ -78,26 +78,44 @@ describe('X10 message formats (seed 004 §11.2, §11.3)', () => {
       '**Questions**:\n1. Which format? (q1)\n2. Which folder? (q2)',
       '**Context**:\nthe instruction names no format',
       '**If no response**:\nI will proceed with the following assumptions after 30 minute(s):\n- JSON\n- the repository root',
-      'replanner answer r1 q1',
+      'npx replanner answer r1 q1',
     ]);
   });
 });
 
+/** Replan 1, decided in `decidedIn`, under way in `target`. */
+const underWay = (decidedIn: Phase, target: Phase): NonNullable<RunState['inProgress']> => ({
+  replanId: 'replan-1',
+  startedMs: 0,
+  decidedIn,
+  target,
+  decision: {} as never,
+  context: {} as never,
+});
+
 describe('X10 which notifications are due between two states', () => {
+  it('V8 an answered question is no plan change: its rerun is said in words, not as a plan revision (the same comments are due)', () => {
+    const asked = record({
+      phase: 'goal_understanding',
+      outcome: 'clarify',
+      replan_type: 'clarification_request',
+      target_phase: 'goal_understanding',
+    });
+    const running = state({ log: { records: [asked], nextSeq: 2, dropped: 0 }, inProgress: underWay('goal_understanding', 'goal_understanding') });
+    const started = notificationsBetween(state(), running, AT);
+    expect(started.map((n) => n.kind)).toEqual(['replan_started']);
+    const done = state({ log: { records: [{ ...asked, result: 'success' }], nextSeq: 2, dropped: 0 } });
+    const completed = notificationsBetween(running, done, AT);
+    expect(completed.map((n) => n.kind)).toEqual(['replan_completed']);
+    expect(started[0]!.body).toContain('The Goal phase runs again with your answer (decision 1).');
+    expect(completed[0]!.body).toContain('## ✅ Your Answer Is Taken In');
+    for (const n of [...started, ...completed]) expect(n.body).not.toMatch(/Plan Revision|replan|clarification_request|goal_understanding/i);
+  });
+
   it('X10 decided + started, then completed; an override; a failure; questions — each once, keyed by replan or question id', () => {
     const s0 = state();
     const decided = record();
-    const s1 = state({
-      log: { records: [decided], nextSeq: 2, dropped: 0 },
-      inProgress: {
-        replanId: 'replan-1',
-        startedMs: 0,
-        decidedIn: 'execution',
-        target: 'action_sequence',
-        decision: {} as never,
-        context: {} as never,
-      },
-    });
+    const s1 = state({ log: { records: [decided], nextSeq: 2, dropped: 0 }, inProgress: underWay('execution', 'action_sequence') });
     expect(notificationsBetween(s0, s1, AT).map((n) => n.kind)).toEqual(['replan_decided', 'replan_started']);
     expect(notificationsBetween(s1, s1, AT)).toEqual([]);
     const done = { ...decided, result: 'success' as const, duration_ms: 1500, plan_after: { tasks: [{ id: 'a', title: 'a', state: 'DONE' }] } };

@@ -76,7 +76,7 @@ describe('X9 decision records', () => {
     const d = { ...decision, confidence: 0.1 };
     const { record } = appendDecision(emptyDecisionLog(), { phase: 'action_sequence', decision: d, outcome: outcomeOf(d), timestamp: T });
     expect(record).toMatchObject({ executed: false, result: 'skipped', override_reason: 'very_low_confidence' });
-    expect(record.message).toContain('ignored');
+    expect(record.message).toContain('Plan kept');
   });
 
   it('X9 a "no replan" decision is recorded as skipped without override reason', () => {

@@ -54,7 +54,7 @@ describe('V1 X11 runChecklist', () => {
     const text = runChecklist(after);
     expectToContainAll(text, [
       '## 📋 Execution Plan (Revised #1)',
-      '**Revision Reason**: the partial_replan reason (partial_replan)',
+      '**Revision Reason**: the partial_replan reason (re-plan the remaining steps)',
       '**Previous Progress**: 1/3',
       '- [x] **a**: do a',
       '- [ ] **b**: do b',
@@ -72,7 +72,7 @@ describe('V1 X11 runChecklist', () => {
     expect(waiting.split('\n').slice(0, 3)).toEqual([
       '## 📋 Execution Plan',
       '',
-      '> 🔄 **Under revision #1** (task redecomposition): the task_redecomposition reason. This plan stands until the new one is made.',
+      '> 🔄 **Under revision #1** (split the tasks again): the task_redecomposition reason. This plan stands until the new one is made.',
     ]);
     expect(waiting).toContain('- [x] **a**: do a');
     expect(waiting).toContain('Progress: 1/3 (33%) complete · Plan Revisions: 0');
@@ -97,7 +97,7 @@ describe('V1 X11 runChecklist', () => {
 
   it('X11 goal reconfirmation (goal_revision) also starts a new checklist; a failed replan (X13) restores the plan and ends the wait', () => {
     const jumped = applyJump(withStates(base(), { a: TaskState.DONE }), jump('goal_revision', false, 'goal_understanding'), 30).state;
-    expect(runChecklist(jumped)).toContain('**Under revision #1** (goal revision)');
+    expect(runChecklist(jumped)).toContain('**Under revision #1** (rethink the goal)');
     const restored = runChecklist(restorePrevious(jumped));
     expect(restored).not.toContain('Under revision');
     expect(restored.split('<details>')[0]).toContain('- [x] **a**');
@@ -152,13 +152,13 @@ describe('V1 X11 runChecklist', () => {
     expect(utf8Bytes(runDetails(huge, 'RUNNING'))).toBeLessThanOrEqual(DETAILS_MAX_BYTES);
   });
 
-  it('V1 the details show status, phase and goal above the checklist', () => {
+  it("V1 V8 the details show status, the phase in the README's words, and the goal above the checklist", () => {
     const s = {
       ...base(),
       goal: { main_objective: 'A tested slugify', success_criteria: [], constraints: [], ambiguities: [], assumptions: [], task_profile: 'X' },
     };
     const d = runDetails(s as RunState, 'RUNNING');
-    expect(d).toMatch(/^\*\*Status\*\*: RUNNING · phase goal_understanding\n\n\*\*Goal\*\*: A tested slugify\n\n## 📋 Execution Plan/);
+    expect(d).toMatch(/^\*\*Status\*\*: RUNNING · phase Goal\n\n\*\*Goal\*\*: A tested slugify\n\n## 📋 Execution Plan/);
   });
 
   it('V1 static summary and details are clipped to the Web UI limits (200 bytes, 20 KB) without splitting a character', () => {

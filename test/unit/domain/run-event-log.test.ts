@@ -12,7 +12,7 @@ import { applyTaskProgress, setDecomposition } from '../../../src/domain/run/pla
 import { completeReplan, recordDecision } from '../../../src/domain/run/decisions';
 import { completeRun, enterPhase } from '../../../src/domain/run/phases';
 import { eventsView, withEvents } from '../../../src/domain/run/events';
-import { initialRunState, type RunState } from '../../../src/domain/run/state';
+import { initialRunState, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
 import { pauseRun, resumeRun } from '../../../src/domain/run/pause';
 import { NO_REPLAN } from '../../../src/domain/replan/decision';
 import { resolveReplan } from '../../../src/domain/replan/resolve';
@@ -87,6 +87,27 @@ const kinds = (s: RunState) => eventsView(s, 0).events.map((e) => e.kind);
 
 describe('V2 events from the run state changes (withEvents)', () => {
   const s0 = initialRunState({ runId: 'r', instruction: 'do', workspace: '/w' });
+  /** Task `a`'s first consultation. */
+  const consultationOfA = (over: Partial<PendingConsultation>): PendingConsultation => ({
+    id: 'a-c1',
+    taskId: 'a',
+    kind: 'no_progress',
+    iteration: 2,
+    maxLoops: 5,
+    message: '',
+    trigger: 'x',
+    choices: [],
+    timeoutMinutes: 10,
+    ...over,
+  });
+  /** The run in its execution phase with task `a` running. */
+  const executingA = (s: RunState) =>
+    run(
+      s,
+      (x) => setDecomposition(x, [taskSpec('a')]),
+      (x) => enterPhase(x, 'execution').state,
+      (x) => ({ ...x, tasks: x.tasks.map((t) => ({ ...t, state: TaskState.RUNNING })) }),
+    );
 
   it('V2 phase entries, new tasks and task transitions, in the order they happened', () => {
     const s = run(
@@ -153,26 +174,8 @@ describe('V2 events from the run state changes (withEvents)', () => {
   });
 
   it('V2 questions asked and answered, consultations, pauses and resumes, and the run end', () => {
-    const executing = run(
-      s0,
-      (x) => setDecomposition(x, [taskSpec('a')]),
-      (x) => enterPhase(x, 'execution').state,
-      (x) => ({
-        ...x,
-        tasks: x.tasks.map((t) => ({ ...t, state: TaskState.RUNNING })),
-      }),
-    );
-    const consultation = {
-      id: 'a-c1',
-      taskId: 'a',
-      kind: 'no_progress' as const,
-      iteration: 2,
-      maxLoops: 5,
-      message: 'stuck',
-      trigger: 'x',
-      choices: [],
-      timeoutMinutes: 10,
-    };
+    const executing = executingA(s0);
+    const consultation = consultationOfA({ message: 'stuck' });
     const s = run(
       executing,
       (x) =>
@@ -222,6 +225,33 @@ describe('V2 events from the run state changes (withEvents)', () => {
     expect(events[4]).toMatchObject({ pauseKind: 'user', by: 'user', reason: 'lunch' });
     expect(events[7]).toMatchObject({ kind: 'run_end', status: 'DONE' });
     expect(kinds(s).slice(0, 4)).toEqual(['task', 'phase', 'task', 'question']);
+  });
+
+  it("V9 a consultation event carries the situation and the numbered choices in the run's language (a Japanese instruction: seed 002's words)", () => {
+    const open = (instruction: string) => {
+      const executing = executingA({ ...s0, instruction });
+      const consultation = consultationOfA({
+        message: 'No progress.\nThe same again.',
+        messageJa: '進捗がありません。\n同じことの繰り返しです。',
+        choices: [{ number: 1, key: 'stop', effect: 'stop', label: 'Stop the work', ja: '作業を中止する', needsText: false }],
+      });
+      const s = run(executing, (x) => {
+        const r = applyConsultation(x, { taskId: 'a', consultationId: 'a-c1', consultation });
+        return r.ok ? r.state : x;
+      });
+      return eventsView(s, 0).events.find((e) => e.kind === 'consultation');
+    };
+    expect(open('パーサーを直してください')).toMatchObject({
+      consultationKind: 'no_progress',
+      language: 'ja',
+      message: '進捗がありません。\n同じことの繰り返しです。',
+      choices: [{ number: 1, label: '作業を中止する', needsText: false }],
+    });
+    expect(open('fix the parser')).toMatchObject({
+      language: 'en',
+      message: 'No progress.\nThe same again.',
+      choices: [{ number: 1, label: 'Stop the work', needsText: false }],
+    });
   });
 
   it('V2 notifications: a delivery and a failure with its error', () => {

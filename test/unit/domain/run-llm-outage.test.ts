@@ -72,7 +72,7 @@ describe('O2 classification of LLM client errors', () => {
       expect(f.nonRetryable).toBe(true);
       expect(f.message).toContain('OPENAI_API_KEY rejected by http://llm.example/v1');
       expect(f.message).toContain('restart the worker');
-      expect(f.message).toContain('replanner resume <runId>');
+      expect(f.message).toContain('npx replanner resume <runId>');
       expect(llmTroubleOf(f.type ?? undefined)).toBe('rejected');
     }
   });
@@ -177,14 +177,15 @@ describe("O2 the run's LLM pauses", () => {
         run(),
         {
           trouble: 'rejected',
-          error: 'OPENAI_API_KEY rejected by http://x/v1 (HTTP 401): set the right key, restart the worker with it, then `replanner resume <runId>`',
+          error:
+            'OPENAI_API_KEY rejected by http://x/v1 (HTTP 401): set the right key, restart the worker with it, then `npx replanner resume <runId>`',
         },
         T1,
       ),
     );
     expect(s.llmPause).toMatchObject({ kind: 'llm_rejected', by: 'llm', since: T1 });
     expect(s.llmPause?.reason).toContain('OPENAI_API_KEY rejected');
-    expect(s.llmPause?.reason).toContain('replanner resume r1');
+    expect(s.llmPause?.reason).toContain('npx replanner resume r1');
     expect(ok(applyLlmTrouble(s, { trouble: 'recovered' }, T2))).toBe(s);
     expect(ok(applyLlmTrouble(s, { trouble: 'unavailable', error: 'x' }, T2))).toBe(s);
     const resumed = ok(resumeRun(s));

@@ -1,7 +1,7 @@
 // V1 / X14 / P7 / O1: what a run waits for from a person and how to give it (src/domain/run/waiting.ts):
 // the ReplannerStatus it shows (displayStatus), the head of its current details, the one line of
 // `list`, and the exact lines and JSON the three ways take.
-import { applyLlmTrouble, displayStatus, pauseRun, statusBeforeWaiting } from '../../../src/domain/run/pause';
+import { applyLlmTrouble, displayStatus, pauseRun } from '../../../src/domain/run/pause';
 import { askQuestions, answerQuestion, applyConsultation } from '../../../src/domain/run/questions';
 import { completeRun } from '../../../src/domain/run/phases';
 import { initialRunState, type PendingConsultation, type RunState } from '../../../src/domain/run/state';
@@ -11,6 +11,7 @@ import { TaskState, type TaskRecord } from '../../../src/domain/types';
 import { answerSignal, parsePayload, RunAnswerSchema } from '../../../src/workflows/messages';
 import { taskWorkflowId } from '../../../src/workflows/execution';
 import { taskSpec } from '../../support/tasks';
+import { clockTime } from '../../../src/domain/words/pauses';
 
 const AT = '2026-03-01T10:00:00.000Z';
 const run = (): RunState => initialRunState({ runId: 'r1', instruction: 'do it', workspace: '/ws' });
@@ -59,11 +60,6 @@ describe('V1 the ReplannerStatus a run shows', () => {
   ])('V1 %s: %s', (_what, shown, s) => {
     expect(displayStatus(s)).toBe(shown);
   });
-
-  it('V1 runs recorded before WAITING keep their search attribute: a waiting run showed RUNNING (or PAUSED)', () => {
-    expect(statusBeforeWaiting(asked(run(), 'clarification', 'q?'))).toBe('RUNNING');
-    expect(statusBeforeWaiting((pauseRun(asked(run(), 'clarification', 'q?'), { at: AT }) as { state: RunState }).state)).toBe('PAUSED');
-  });
 });
 
 describe('X14 P7 what waits and how to answer it', () => {
@@ -77,8 +73,8 @@ describe('X14 P7 what waits and how to answer it', () => {
       choices: [],
       otherwise: `If nobody answers within 30 min of ${AT}, the run goes on, assuming: JSON.`,
       ways: {
-        cli: 'replanner answer r1 q1 "<your answer>"',
-        temporal: `temporal workflow update execute --workflow-id run-r1 --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'`,
+        cli: 'npx replanner answer r1 q1 "<your answer>"',
+        temporal: `npx replanner temporal workflow update execute --workflow-id run-r1 --name answerClarification --input '{"questionId":"q1","answer":"<your answer>"}'`,
         signal: { name: 'answer', input: '{"questionId":"q1","answer":"<your answer>"}' },
       },
     });
@@ -94,7 +90,7 @@ describe('X14 P7 what waits and how to answer it', () => {
     const [w] = waitingItems(asked(run(), 'confirmation', "Replan the goal (it's risky)?", null));
     expect(w!.choices).toEqual(['yes', 'no']);
     expect(w!.otherwise).toBe('The run waits until it is answered.');
-    expect(w!.ways.cli).toBe('replanner answer r1 q1 "yes"');
+    expect(w!.ways.cli).toBe('npx replanner answer r1 q1 "yes"');
     expect(w!.ways.signal.input).toBe('{"questionId":"q1","answer":"yes"}');
   });
 
@@ -105,21 +101,40 @@ describe('X14 P7 what waits and how to answer it', () => {
     expect(w!.ways.temporal.endsWith(`--input '{"questionId":"q1","answer":"<your answer>"}'`)).toBe(true);
   });
 
-  it('P7 a consultation: its choices and the task workflow of this execution round', () => {
+  it('P7 V9 a consultation: titled and numbered as seed 002 shows it, and the task workflow of this execution round', () => {
     const [w] = waitingItems(consulting());
     expect(w).toMatchObject({
       kind: 'consultation',
       id: 't2-c1',
-      title: 'consultation t2-c1 of task t2 (no progress)',
-      choices: ['1 stop: Stop the work', '2 guidance: Provide additional instructions (with your text)'],
+      title: '🦆 Duck Pacemaker: task t2 asks how to go on',
+      question: 'How should it go on?',
+      choices: ['1. Stop the work', '2. Provide additional instructions (with your text)'],
       ways: {
-        cli: 'replanner consult r1 t2 <choice> ["<text>"]',
-        temporal: `temporal workflow update execute --workflow-id run-r1.task-t2.2 --name answerConsultation --input '{"choice":1}'`,
+        cli: 'npx replanner consult r1 t2 <choice> ["<text>"]',
+        temporal: `npx replanner temporal workflow update execute --workflow-id run-r1.task-t2.2 --name answerConsultation --input '{"choice":1}'`,
         signal: { name: 'answer', input: '{"taskId":"t2","choice":1}' },
       },
     });
     expect(taskWorkflowIdOf('run-r1', 't2', 2)).toBe(taskWorkflowId('run-r1', 't2', 2));
     expect(parsePayload(RunAnswerSchema, JSON.parse(w!.ways.signal.input!)).ok).toBe(true);
+  });
+
+  it("V9 the Web UI shows the consultation as seed 002 lays it out, in the run's language", () => {
+    const ja: RunState = { ...consulting(), instruction: 'パーサーを直してください' };
+    ja.consultations = ja.consultations.map((c) => ({ ...c, messageJa: '進捗がありません。' }));
+    const md = waitingMarkdown(ja).split('\n');
+    expect(md.slice(0, 9)).toEqual([
+      '**Waiting for your answer**: 🦆 Duck Pacemaker からの相談（タスク t2）',
+      '',
+      '> 進捗がありません。',
+      '',
+      'どのように進めますか？',
+      '',
+      '1. 作業を中止する',
+      '2. 追加の指示（説明を添えて）',
+      '',
+    ]);
+    expect(md).toContain('- `npx replanner consult r1 t2 <choice> ["<text>"]`');
   });
 
   it('S2 the answer signal takes exactly a question answer or a consultation answer', () => {
@@ -148,26 +163,29 @@ describe('O1 a paused run: its reason and how to resume', () => {
     const s = (pauseRun(run(), { reason: 'lunch', at: AT }) as { state: RunState }).state;
     expect(pausedItems(s)).toEqual([
       {
-        title: `paused by you since ${AT}`,
-        reason: 'lunch',
+        title: `paused by you since ${clockTime(AT)} (lunch)`,
         ways: {
-          cli: 'replanner resume r1',
-          temporal: 'temporal workflow update execute --workflow-id run-r1 --name resume',
+          cli: 'npx replanner resume r1',
+          temporal: 'npx replanner temporal workflow update execute --workflow-id run-r1 --name resume',
           signal: { name: 'resumeSignal' },
         },
       },
     ]);
-    expect(waitingLine(s)).toBe(`paused by you since ${AT}: lunch — replanner resume r1`);
+    expect(waitingLine(s)).toBe(`paused by you since ${clockTime(AT)} (lunch) — npx replanner resume r1`);
     expect(statusView(s).waiting).toBe(waitingLine(s));
   });
 
-  it('O2 an LLM outage resumes by itself: no resume offered', () => {
+  it('O2 V8 an LLM outage resumes by itself: no resume offered, and it is said in words', () => {
     const r = applyLlmTrouble(run(), { trouble: 'unavailable', error: 'ECONNREFUSED' }, AT);
     if (!r.ok) throw new Error(r.reason);
     const [p] = pausedItems(r.state);
     expect(p!.ways).toBeUndefined();
-    expect(p!.ends).toBe('it resumes by itself when the LLM answers again');
-    expect(waitingMarkdown(r.state)).toContain('It is not resumed by hand: it resumes by itself when the LLM answers again.');
+    expect(p!.title).toBe(
+      `the model is not answering since ${clockTime(AT)} (connection refused); it is tried again by itself, at most a minute apart`,
+    );
+    expect(p!.ends).toBe('it goes on by itself when the model answers again');
+    expect(waitingMarkdown(r.state)).toContain('It is not resumed by hand: it goes on by itself when the model answers again.');
+    expect(waitingMarkdown(r.state)).not.toMatch(/LLM|llm_outage/);
   });
 });
 
@@ -184,16 +202,16 @@ describe('V1 the head of the current details', () => {
       '',
       'Answer it in one of three ways:',
       '- here in the Web UI: **More Actions → Send a Signal** (top right of this page), signal name `answer`, data `{"questionId":"q1","answer":"<your answer>"}`, encoding json/plain',
-      '- `replanner answer r1 q1 "<your answer>"`',
-      '- `temporal workflow update execute --workflow-id run-r1 --name answerClarification --input \'{"questionId":"q1","answer":"<your answer>"}\'`',
+      '- `npx replanner answer r1 q1 "<your answer>"`',
+      '- `npx replanner temporal workflow update execute --workflow-id run-r1 --name answerClarification --input \'{"questionId":"q1","answer":"<your answer>"}\'`',
       '',
-      `**Paused**: paused by you since ${AT}`,
+      `**Paused**: paused by you since ${clockTime(AT)}`,
       '',
       'Resume it in one of three ways:',
       '- here in the Web UI: **More Actions → Send a Signal** (top right of this page), signal name `resumeSignal`, no data',
-      '- `replanner resume r1`',
-      '- `temporal workflow update execute --workflow-id run-r1 --name resume`',
+      '- `npx replanner resume r1`',
+      '- `npx replanner temporal workflow update execute --workflow-id run-r1 --name resume`',
     ]);
-    expect(waitingLine(s)).toBe('question q1 (clarification): Which output format? — replanner answer r1 q1 "<your answer>"');
+    expect(waitingLine(s)).toBe('question q1 (clarification): Which output format? — npx replanner answer r1 q1 "<your answer>"');
   });
 });

@@ -53,13 +53,13 @@ describe('workspace affinity', () => {
     expect(chooseWorkspaceHost({ workspace: '/home/me/repo', queue: 'q', workers: [], own })).toEqual({ host: 'laptop', from: 'own settings' });
     const refused = chooseWorkspaceHost({ workspace: '/home/me/repo', queue: 'q', workers: [], own: { host: 'laptop', roots: ['/srv'] } });
     expect(refused).toEqual({ problem: expect.stringContaining('no worker owns the workspace /home/me/repo') });
-    expect((refused as { problem: string }).problem).toContain('REPLANNER_WORKSPACE_ROOTS=/home/me replanner worker');
+    expect((refused as { problem: string }).problem).toContain('REPLANNER_WORKSPACE_ROOTS=/home/me npx replanner worker');
   });
 
   it('O2 live workers none of which holds the workspace: refused with the fix, naming what they hold', () => {
     const r = chooseWorkspaceHost({ workspace: '/data/x', queue: 'q', workers: [{ host: 'a', roots: ['/srv/a'] }], own });
     expect(r).toEqual({ problem: expect.stringContaining('the workers on task queue "q" hold a: /srv/a') });
-    expect((r as { problem: string }).problem).toContain('REPLANNER_WORKSPACE_ROOTS=/data replanner worker');
+    expect((r as { problem: string }).problem).toContain('REPLANNER_WORKSPACE_ROOTS=/data npx replanner worker');
   });
 
   it('O2 two hosts claiming a workspace alike: this shell’s host if it is one, else refused as ambiguous', () => {

@@ -1,0 +1,130 @@
+// What the CLI loads to start, and `replanner --version`. Speed itself is measured by hand, not by a
+// timed test (README, "Using it": what npx adds); what is held here is its cause: `status` and `list`
+// load neither the worker's SDK, the workflow bundler, the LLM client nor the TypeScript compiler.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/client/cli';
+import { versionLines } from '../../src/client/version';
+
+const root = path.resolve(__dirname, '../..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+const sdk = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@temporalio/client/package.json'), 'utf8')) as { version: string };
+
+/** The packages whose code is not for reading a run: none of them may load for `status` or `list`. */
+const HEAVY = ['@temporalio/worker', 'webpack', 'openai', 'typescript', '@octokit', '@gitbeaker', 'yaml', '@swc/wasm'];
+
+/**
+ * The packages and source files a `replanner <argv>` process loaded by the time it ended. The CLI
+ * runs from its sources (transpiled by swc, whose packages are left out) against an address where
+ * nothing listens, so the command is defined (its module and all it imports loaded) and then fails
+ * to connect, quickly.
+ */
+function loadedBy(argv: string[]): { code: number | null; packages: string[]; files: string[]; stderr: string } {
+  const list = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-loaded-')), 'loaded.json');
+  const script = `
+    const code = require('./src/client/cli.ts').main(${JSON.stringify(argv)});
+    code.then((c) => {
+      require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache)));
+      process.exit(c);
+    });`;
+  const r = spawnSync(process.execPath, ['-r', './src/ts-register.js', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' },
+    timeout: 60_000,
+  });
+  const loaded = JSON.parse(fs.readFileSync(list, 'utf8')) as string[];
+  fs.rmSync(path.dirname(list), { recursive: true, force: true });
+  const packages = [
+    ...new Set(
+      loaded.flatMap((f) => [...f.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]!)).filter((p) => !p.startsWith('@swc/')),
+    ),
+  ];
+  const files = loaded.filter((f) => !f.includes('node_modules')).map((f) => path.relative(root, f));
+  return { code: r.status, packages, files, stderr: r.stderr };
+}
+
+describe('F2 what status and list load', () => {
+  it.each([['status', 'no-such-run'], ['list']])(
+    'F2 `replanner %s` loads its command and the Temporal client, and nothing of the worker, the bundler, the LLM client or TypeScript',
+    (...argv) => {
+      const { code, packages, files, stderr } = loadedBy(argv);
+      // It got as far as connecting: exit 3, "no Temporal server answers".
+      expect({ code, stderr }).toEqual({ code: 3, stderr: expect.stringContaining('no Temporal server answers at 127.0.0.1:1') });
+      expect(files).toContain(`src/client/commands/${argv[0]}.ts`);
+      expect(packages).toContain('@temporalio/client');
+      const heavy = packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith(`${h}/`)));
+      expect(heavy).toEqual([]);
+      // The other commands are names only until the command line names them.
+      expect(files.filter((f) => f.startsWith('src/client/commands/') && /\/(run|worker|doctor|scripted-model|watch)\.ts$/.test(f))).toEqual([]);
+    },
+  );
+});
+
+describe('F2 what --help and --version load', () => {
+  it.each([['--help'], ['--version']])('F2 `replanner %s` loads the command-line parser alone', (flag) => {
+    const { code, packages } = loadedBy([flag]);
+    expect({ code, packages }).toEqual({ code: 0, packages: ['commander'] });
+  });
+});
+
+async function cli(argv: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const saved = { ...process.env };
+  if (env) Object.assign(process.env, env);
+  try {
+    const code = await main(argv, { write: (s: string) => (out += s) }, { write: (s: string) => (err += s) }, new PassThrough());
+    return { code, out, err };
+  } finally {
+    for (const k of Object.keys(env ?? {})) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  }
+}
+
+describe('F3 replanner --version', () => {
+  let tmp: string;
+  let fakeCli: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-version-'));
+    fakeCli = path.join(tmp, 'temporal');
+    fs.writeFileSync(fakeCli, '#!/bin/sh\necho "temporal version 9.8.7 (Server 1.2.3, UI 4.5.6)"\n', { mode: 0o755 });
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it.each([['--version'], ['-V']])('F3 `replanner %s` prints the package, SDK, Temporal CLI and Node.js versions, exit 0', async (flag) => {
+    const r = await cli([flag], { TEMPORAL_CLI_PATH: fakeCli });
+    expect(r).toEqual({
+      code: 0,
+      out: `replanner ${pkg.version}\nTemporal TypeScript SDK ${sdk.version}\nTemporal CLI 9.8.7 (Server 1.2.3, UI 4.5.6): ${fakeCli}\nNode.js ${process.version}\n`,
+      err: '',
+    });
+  });
+
+  it('F3 `--version --json` prints the same as one object; anything else after it is a usage error', async () => {
+    const r = await cli(['--version', '--json'], { TEMPORAL_CLI_PATH: fakeCli });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
+      replanner: pkg.version,
+      temporalSdk: sdk.version,
+      temporalCli: { path: fakeCli, version: '9.8.7 (Server 1.2.3, UI 4.5.6)', pinned: expect.stringMatching(/^\d+\.\d+\.\d+$/) },
+      node: process.version,
+    });
+    expect(await cli(['-V', 'status'])).toEqual({ code: 2, out: '', err: expect.stringContaining('--version takes only --json (got "status")') });
+  });
+
+  it('F3 with no Temporal CLI here yet it names the version the first run fetches; one that does not answer is said so', () => {
+    const v = { replanner: '1.0.0', temporalSdk: '1.24.0', node: 'v20.0.0' };
+    expect(versionLines({ ...v, temporalCli: { pinned: '1.9.1' } })[2]).toBe(
+      'Temporal CLI: not here yet (the first `replanner run` or `npm run demo` fetches 1.9.1)',
+    );
+    expect(versionLines({ ...v, temporalCli: { pinned: '1.9.1', path: '/x/temporal' } })[2]).toBe(
+      'Temporal CLI (its version could not be read): /x/temporal',
+    );
+  });
+});
