@@ -87,6 +87,14 @@ async function cli(argv: string[], env?: NodeJS.ProcessEnv): Promise<{ code: num
   }
 }
 
+describe("F2 the README's way without npx", () => {
+  it("F2 with the clone's bin/ on PATH (the README's `export PATH=…/bin:$PATH`), the shell finds `replanner` there", () => {
+    const r = spawnSync('sh', ['-c', 'command -v replanner'], { encoding: 'utf8', env: { PATH: `${path.join(root, 'bin')}:/usr/bin:/bin` } });
+    expect(r.stdout.trim()).toBe(path.join(root, 'bin', 'replanner'));
+    expect(fs.realpathSync(path.join(root, 'bin', 'replanner'))).toBe(path.join(root, 'bin', 'replanner.js'));
+  });
+});
+
 describe('F3 replanner --version', () => {
   let tmp: string;
   let fakeCli: string;
