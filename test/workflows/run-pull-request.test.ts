@@ -4,6 +4,7 @@
 // commit on the same branch and a reply; a reader's review changes nothing; the merge ends it DONE.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../../src/workflows/messages';
 import { barePlaces, historyPlaces, tokenHits, workspacePlaces } from '../support/token-scan';
 import { runOutcome, until, type Harness } from '../support/harness';
@@ -39,6 +40,19 @@ afterAll(async () => {
   await forges?.stop();
 });
 
+/** The reads of the pull request the run's history holds: scheduled activities, and local-activity markers. */
+async function readsInHistory(handle: WorkflowHandle): Promise<{ scheduled: number; markers: number }> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readPullRequestFeedback').length;
+  const markerText = (e: (typeof events)[number]) =>
+    Object.values(e.markerRecordedEventAttributes?.details ?? {})
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
+      .join(' ');
+  const markers = events.filter((e) => e.markerRecordedEventAttributes && markerText(e).includes('readPullRequestFeedback')).length;
+  return { scheduled, markers };
+}
+
 const feedbackPrompts = () => h.fake.requestsFor('replan_decision').filter((r) => /Feedback on pull request/.test(r.text));
 
 describe('a run that ends in a pull request', () => {
@@ -58,6 +72,9 @@ describe('a run that ends in a pull request', () => {
     expect(pr.body).toContain('write a');
     expect(commitsAfter(bare, 'main', branch).map((c) => c.taskTrailer)).toEqual(['a', 'b']);
     expect(s.waiting).toMatch(new RegExp(`^following PR #${pr.number}`));
+    // The reads are ordinary activities (a local one is dropped when a worker with a small cache evicts the run).
+    await until('a read of the pull request in the history', async () => ((await readsInHistory(handle)).scheduled > 0 ? true : undefined));
+    expect((await readsInHistory(handle)).markers).toBe(0);
 
     // A failing check on the head: one fix task, one new commit on the same branch, a reply.
     const head1 = remoteHead(bare, branch);
