@@ -44,13 +44,16 @@ export function feedbackIssue(t: PullRequestTrigger): string {
   }
 }
 
+/** The task id a decision about feedback names (no task of the plan: the pull request's feedback). */
+export const FEEDBACK_TASK_ID = 'review';
+
 /** G4: the execution-phase context of a decision about feedback (the plan's progress as it stands). */
 export function feedbackContext(s: RunState, triggers: readonly PullRequestTrigger[], source: string): ReplanContext {
   const active = s.tasks.filter((t) => t.state !== TaskState.REPLACED_BY_REPLAN);
   const done = active.filter((t) => t.state === TaskState.DONE).length;
   return {
     phase: 'execution',
-    executed: { taskId: 'review', title: `feedback on ${source}`, state: 'FEEDBACK', summary: clipLine(feedbackIssue(triggers[0]!), 200) },
+    executed: { taskId: FEEDBACK_TASK_ID, title: `feedback on ${source}`, state: 'FEEDBACK', summary: clipLine(feedbackIssue(triggers[0]!), 200) },
     progress: { completed: done, total: active.length, errorCount: 0, consecutiveErrors: 0, remaining: [] },
     feedback: { source, text: feedbackText(triggers) },
   };

@@ -5,6 +5,9 @@ import { runChecklist } from '../run/checklist';
 import type { RunState } from '../run/state';
 import { clipCounted, clipLine } from '../text';
 import { TaskState } from '../types';
+import { decisionFactsOf, decisionName, decisionSays } from '../words/decisions';
+import { phaseName } from '../words/phases';
+import { FEEDBACK_TASK_ID } from './run-feedback';
 import type { Answering } from './run-state';
 
 /** The body stays well below GitHub's 65,536 characters (the marker and a header go on top). */
@@ -27,15 +30,14 @@ export function issueReference(n: { kind: 'issue' | 'pull' | 'merge_request'; nu
 /** The reasoning a decision record kept (its LLM decision is compacted: any value). */
 export const reasoningOf = (d: Record<string, unknown>): string => (typeof d.reasoning === 'string' ? d.reasoning : '');
 
-/** X9 in the body: the decisions that changed something, newest last, one line each. */
+/** The body's summary of the decision log: the decisions that changed something, newest last, one line each. */
 function decisionsPart(s: RunState): string[] {
   const acted = s.log.records.filter((r) => r.outcome !== undefined && r.outcome !== 'none');
   if (!acted.length) return [];
   const lines = acted.slice(-SHOWN_DECISIONS).map((r) => {
-    const about = r.task_id ? ` (task ${r.task_id})` : '';
-    const what = r.executed ? `${r.replan_type ?? 'replan'} → ${r.target_phase ?? '?'}` : `not changed (${r.override_reason ?? r.outcome})`;
+    const about = r.task_id === FEEDBACK_TASK_ID ? ' (feedback on this pull request)' : r.task_id ? ` (task ${r.task_id})` : '';
     const why = clipLine(r.message || reasoningOf(r.llm_decision), 200);
-    return `- **${r.replan_id}** after ${r.phase}${about}: ${what}${why ? ` — ${why}` : ''}`;
+    return `- **${decisionName(r.replan_id)}** after ${phaseName(r.phase)}${about}: ${decisionSays(decisionFactsOf(r))}${why ? ` — ${why}` : ''}`;
   });
   const more = acted.length > SHOWN_DECISIONS ? [`- … ${acted.length - SHOWN_DECISIONS} earlier`] : [];
   return ['### Changes of plan', '', ...more, ...lines];

@@ -16,6 +16,7 @@ import { feedbackContext, feedbackDecision, feedbackJump, pullRequestName } from
 import { answeredTrigger, feedbackRead, follow, followExpired, stopFollowing, type RunPullRequest } from '../../domain/pull-request/run-state';
 import { askInsteadReply, noChangeReply, reasoningOf } from '../../domain/pull-request/run-text';
 import { feedbackSummary } from '../../domain/pull-request/summary';
+import { decisionFactsOf, decisionSays } from '../../domain/words/decisions';
 import { applyJump } from '../../domain/run/plan';
 import type { Phase } from '../../domain/types';
 import type { Activities } from '../../activities';
@@ -148,7 +149,7 @@ async function actOn(deps: FollowDeps, triggers: PullRequestTrigger[], source: s
       ? askInsteadReply(about, 'replanning is turned off in its configuration (replanning.enabled: false)')
       : record.outcome === 'none'
         ? noChangeReply(about, reasoningOf(record.llm_decision))
-        : askInsteadReply(about, record.message ?? record.override_reason ?? 'the change was not allowed');
+        : askInsteadReply(about, record.message ?? decisionSays(decisionFactsOf(record)));
   const pr = entity.state.git!.pr!;
   const general = answered.find((t) => !t.inReplyTo);
   for (const t of answered.filter((x) => x.inReplyTo || x === general)) {

@@ -107,6 +107,36 @@ describe('what the run writes on its pull request (G3 / G4)', () => {
     expect(textPrint(body)).not.toBe(textPrint(pullRequestBodyOf(s, 'Refs #4')));
   });
 
+  it('G3 the body tells the changes of plan in the README words, not the machine names', () => {
+    const s0 = runWithPr();
+    const s: RunState = {
+      ...s0,
+      log: {
+        ...s0.log,
+        records: [
+          {
+            replan_id: 'replan-7',
+            phase: 'execution',
+            task_id: 'review',
+            llm_decision: { reasoning: 'the check asks for a fix' },
+            confidence: 0.9,
+            executed: true,
+            timestamp: '2026-01-01T00:00:00.000Z',
+            result: 'success',
+            outcome: 'replan',
+            replan_type: 'plan_revision',
+            target_phase: 'action_sequence',
+          },
+        ],
+      },
+    };
+    const body = pullRequestBodyOf(s, undefined);
+    expect(body).toContain(
+      '- **decision 7** after Execution (feedback on this pull request): plan changed: add the missing work as new tasks (back to Steps) · done — the check asks for a fix',
+    );
+    for (const machine of ['plan_revision', 'action_sequence', 'replan-7']) expect(body).not.toContain(machine);
+  });
+
   it('G4 the reply names the new commits, a blocked fix task, or why nothing changed / cannot change', () => {
     const s0 = runWithPr();
     const answering = { triggers: [answeredTrigger(review)], headBefore: s0.git!.head, tasksBefore: ['a'] };
