@@ -4,6 +4,7 @@ import { branchLine, pullRequestLine } from '../domain/git/run-git';
 import { runLanguage } from '../domain/language';
 import { consultationLines, consultCommandLine } from '../domain/pacemaker/display';
 import { notificationsLine } from '../domain/run/deliveries';
+import { closedWhy, isFinalStatus } from '../domain/run/closed';
 import { planLine, type DecisionRecord } from '../domain/replan';
 import { decisionFactsOf, decisionName, decisionSays, planChangesText } from '../domain/words/decisions';
 import { pauseText, plainFailure } from '../domain/words/pauses';
@@ -75,7 +76,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   for (const c of s.consultations ?? []) lines.push(...consultationLines(c, runLanguage(s.instruction), consultCommandLine(s.runId, c.taskId)));
   // Only the plan changes carried out count (a question or a kept plan is none).
   if (s.replans) lines.push(`Plan changes: ${planChangesText(s.replans)}`);
-  if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision)}`);
+  if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision, isFinalStatus(s.status) ? closedWhy(s.status) : undefined)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
   if (s.git) lines.push(branchLine(s.git), ...[pullRequestLine(s.git)].filter((l): l is string => l !== undefined));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
@@ -120,7 +121,7 @@ function closedQuestions(s: Pick<RunStatus, 'questions'>): Question[] {
 
 /** A question nobody can answer any more, with why; no command to answer it. */
 function closedQuestionLine(q: Question): string {
-  return `Question ${q.id} (${q.kind}, ${q.phase}): ${oneLine(q.text, 300)} — closed: ${q.closedWhy ?? 'the run ended'}`;
+  return `Question ${q.id} (${q.kind}, ${phaseName(q.phase)} phase): ${oneLine(q.text, 300)} — closed: ${q.closedWhy ?? 'the run ended'}`;
 }
 
 /** How to answer a question from the shell (a confirmation takes yes or no; no `yes|no`, a shell would pipe it). */
@@ -159,8 +160,8 @@ export function questionLines(runId: string, q: Question): string[] {
  * One decision in one line: "decision 2 · Execution (task test) · plan changed: retry the
  * task (back to Execution) · done · confidence 0.85 — why". A decision that keeps the plan says so.
  */
-export function decisionLine(r: DecisionRecord): string {
-  const says = decisionSays(decisionFactsOf(r));
+export function decisionLine(r: DecisionRecord, runEnded?: string): string {
+  const says = decisionSays(decisionFactsOf(r), runEnded);
   const note = r.message ?? (typeof r.llm_decision?.reasoning === 'string' ? r.llm_decision.reasoning : '');
   return `${decisionName(r.replan_id)} · ${phaseOf(r)} · ${says} · confidence ${formatConfidence(r.confidence)}${note ? ` — ${oneLine(note, 140)}` : ''}`;
 }

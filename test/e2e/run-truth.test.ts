@@ -21,8 +21,9 @@ async function expectQuestionClosed(id: string, status: string, why: string): Pr
   const text = await cli('status', id);
   expect(text.code).toBe(0);
   expect(text.out).toContain(`Run ${id}: ${status}`);
-  expect(text.out).toMatch(new RegExp(`^Question q1 \\(clarification, \\w+\\): .* — closed: ${why}$`, 'm'));
+  expect(text.out).toMatch(new RegExp(`^Question q1 \\(clarification, Goal phase\\): .* — closed: ${why}$`, 'm'));
   expect(text.out).not.toContain('replanner answer');
+  expect(text.out).toMatch(new RegExp(`^Last decision: decision 1 · Goal · asked you a question · never answered: ${why} · `, 'm'));
   const json = await statusOf(id);
   expect(json.questions).toEqual([expect.objectContaining({ id: 'q1', status: 'closed', closedWhy: why })]);
   expect(json.waiting).toBeUndefined();

@@ -119,8 +119,11 @@ describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => 
 describe('answer hints', () => {
   it('V4 a question the run closed when it ended shows closed, with why, and no command to answer it (status and decisions)', () => {
     const closed: Question = { ...q1, status: 'closed', closedWhy: 'the run was cancelled' };
-    const text = renderStatus({ ...base, status: 'CANCELLED', phase: 'finished', questions: [closed] });
-    expect(text).toContain('Question q1 (clarification, goal_understanding): Which format? — closed: the run was cancelled');
+    const text = renderStatus({ ...base, status: 'CANCELLED', phase: 'finished', questions: [closed], lastDecision: record });
+    expect(text).toContain('Question q1 (clarification, Goal phase): Which format? — closed: the run was cancelled');
+    // The decision that asked no longer waits: the run that asked has ended.
+    expect(text).toContain('Last decision: decision 1 · Goal · asked you a question · never answered: the run was cancelled');
+    expect(text).not.toContain('waiting for your answer');
     expect(text).not.toContain('replanner answer');
     const log = renderDecisions('r1', { records: [], dropped: 0, counters: emptyCounters(), questions: [closed] });
     expect(log).toContain('q1 (clarification, Goal phase, closed;');

@@ -180,7 +180,7 @@ describe('V8 human output speaks the README’s words', () => {
   });
 
   it('V8 a decision that keeps the plan is not called a replan; only plan changes carried out are counted', () => {
-    const kept = records.filter((r) => !r.executed).map(decisionLine);
+    const kept = records.filter((r) => !r.executed).map((r) => decisionLine(r));
     for (const line of kept) {
       expect(line).toMatch(/^decision \d · \S+.* · plan kept/);
       expect(line).not.toMatch(/\breplan/i);

@@ -6,6 +6,7 @@
 import { decideLiveness, type Poller } from '../worker-lifecycle';
 import { PAUSED_BY } from './waiting';
 import { phaseName } from '../words/phases';
+import { pauseCause } from '../words/pauses';
 
 /** An open watch tells of a run nobody serves once no worker has polled its queue this long. */
 export const NO_WORKER_NOTICE_MS = 20_000;
@@ -34,7 +35,7 @@ export interface QuietRun {
   phase: string;
   questions?: readonly { id: string; status: string; askedAt: string }[];
   consultations?: readonly { id: string; taskId: string }[];
-  pauses: readonly { by: keyof typeof PAUSED_BY; since: string; reason?: string }[];
+  pauses: readonly { kind: string; by: keyof typeof PAUSED_BY; since: string; reason?: string }[];
 }
 
 export interface QuietContext {
@@ -70,7 +71,8 @@ export function quietLine(r: QuietRun, c: QuietContext): string | undefined {
   if (p) {
     const since = Date.parse(p.since);
     const ago = Number.isFinite(since) ? ` (${agoText(c.nowMs - since)})` : '';
-    const reason = p.reason ? `: ${p.reason.replace(/\s+/g, ' ').trim().slice(0, 120)}` : '';
+    const cause = pauseCause(p).replace(/\s+/g, ' ').trim();
+    const reason = cause ? `: ${cause.length > 160 ? `${cause.slice(0, 159)}…` : cause}` : '';
     return `paused ${PAUSED_BY[p.by]} since ${clockTime(p.since)}${ago}${reason}`;
   }
   if (c.phaseSinceMs === undefined) return undefined;

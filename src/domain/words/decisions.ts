@@ -102,10 +102,15 @@ export function decisionWhat(d: DecisionFacts): string {
   }
 }
 
-/** How a decision that does something ended or stands; empty for a kept plan (nothing more to say). */
-export function decisionResult(d: DecisionFacts): string {
+/**
+ * How a decision that does something ended or stands; empty for a kept plan (nothing more to say).
+ * `runEnded` says why a run that has ended left it pending ("the run was cancelled"): nothing waits then.
+ */
+export function decisionResult(d: DecisionFacts, runEnded?: string): string {
   const kind = decisionKind(d);
   if (kind === 'kept' || kind === 'wanted') return '';
+  if (d.result === 'pending' && runEnded !== undefined)
+    return kind === 'question' || kind === 'confirmation' ? `never answered: ${runEnded}` : `not finished: ${runEnded}`;
   if (kind === 'question') {
     if (d.result === 'pending') return 'waiting for your answer';
     if (d.overrideReason === 'no_response_assumed') return 'nobody answered: it went on with its assumptions';
@@ -147,8 +152,8 @@ export function planChangesText(c: CountersView): string {
 }
 
 /** What came of a decision and how it stands, in one phrase: "plan changed: retry the task (back to Execution) · done". */
-export function decisionSays(d: DecisionFacts): string {
-  return [decisionWhat(d), decisionResult(d)].filter(Boolean).join(' · ');
+export function decisionSays(d: DecisionFacts, runEnded?: string): string {
+  return [decisionWhat(d), decisionResult(d, runEnded)].filter(Boolean).join(' · ');
 }
 
 /** The facts of a decision out of its record (src/domain/replan/decision-log.ts), in the words' names. */

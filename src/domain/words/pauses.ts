@@ -132,6 +132,25 @@ export function pauseTitle(p: PauseFacts, zone: 'utc' | 'local' = 'utc'): string
   }
 }
 
+/** What is wrong, without the time: a watch's quiet line says since when and how long ago itself. */
+export function pauseCause(p: Omit<PauseFacts, 'since'>): string {
+  const detail = p.reason ? plainFailure(p.reason) : '';
+  switch (p.kind) {
+    case 'user':
+      return p.reason ?? '';
+    case 'llm_outage':
+      return `the model is not answering (${outageCause(p.reason)}); ${RETRY_WORDS}`;
+    case 'llm_rejected':
+      return `the model refuses the run's requests: ${detail}`;
+    case 'llm_unsupported':
+      return `the model cannot make tool calls: ${detail}`;
+    case 'llm_slow':
+      return `the model is too slow for the run's time limits: ${detail}`;
+    default:
+      return detail;
+  }
+}
+
 /** What ends a pause, with the command where one does (empty: the title says it). */
 export function pauseNext(kind: string, runId: string): string {
   switch (kind) {

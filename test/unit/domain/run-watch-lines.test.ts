@@ -24,10 +24,18 @@ describe('V5 the line of a quiet watch', () => {
   });
 
   it('V5 a paused run says who paused it and since when, with the reason', () => {
-    const r = run({ status: 'PAUSED', pauses: [{ by: 'user', since: new Date(T0).toISOString(), reason: 'lunch' }] });
+    const r = run({ status: 'PAUSED', pauses: [{ kind: 'user', by: 'user', since: new Date(T0).toISOString(), reason: 'lunch' }] });
     expect(quietLine(r, { nowMs: T0 + 5 * min, phaseSinceMs: T0, elapsed })).toBe('paused by you since 2026-01-01 09:00 UTC (5 min ago): lunch');
-    const budget = run({ status: 'PAUSED', pauses: [{ by: 'budget', since: new Date(T0).toISOString() }] });
+    const budget = run({ status: 'PAUSED', pauses: [{ kind: 'budget', by: 'budget', since: new Date(T0).toISOString() }] });
     expect(quietLine(budget, { nowMs: T0 + 2 * 3600_000, elapsed })).toBe('paused by its budget since 2026-01-01 09:00 UTC (2 h 0 min ago)');
+  });
+
+  it("V5 V8 a run paused by the model's outage: the cause in words, never the raw error", () => {
+    const reason = `LLM unavailable since 2026-01-01T09:00:00.000Z: LLM unavailable: worker_step request to http://127.0.0.1:8484/v1 could not connect or timed out: Connection error. (connect ECONNREFUSED 127.0.0.1:8484)`;
+    const r = run({ status: 'PAUSED', pauses: [{ kind: 'llm_outage', by: 'llm', since: new Date(T0).toISOString(), reason }] });
+    expect(quietLine(r, { nowMs: T0 + 32_000, elapsed })).toBe(
+      'paused because of the model since 2026-01-01 09:00 UTC (32 s ago): the model is not answering (connection refused); it is tried again by itself, at most a minute apart',
+    );
   });
 
   it('V5 a run at work: the phase and its running tasks with their time, a task whose worker was lost marked', () => {
