@@ -31,7 +31,7 @@ function gitActivities(options: RunOptions) {
   // On the workspace's host (it holds the checkout); a host that is away is waited for.
   const placed = options.hostQueue ? { taskQueue: options.hostQueue } : {};
   const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: REFUSED };
-  const local = proxyActivities<Activities>({
+  const onHost = proxyActivities<Activities>({
     ...placed,
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '10 seconds',
@@ -45,7 +45,7 @@ function gitActivities(options: RunOptions) {
     heartbeatTimeout: '10 seconds',
     retry: { ...retry, maximumInterval: '5 minutes' },
   });
-  return { prepareRunBranch: local.prepareRunBranch, commitRunTask: local.commitRunTask, pushRunBranch: push.pushRunBranch };
+  return { prepareRunBranch: onHost.prepareRunBranch, commitRunTask: onHost.commitRunTask, pushRunBranch: push.pushRunBranch };
 }
 
 export interface BranchDeps {
