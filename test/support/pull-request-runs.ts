@@ -50,13 +50,18 @@ export function httpWorkspace(dir: string, { gitRoot, git, gh }: Forges): { ws: 
   return { ws, bare, base: gitIn(ws, ['rev-parse', 'main']).trim() };
 }
 
-/** A run that ends in a pull request on `github` (owner/repo) or a merge request on `gitlab`, read every second. */
-export async function startPullRequestRun(on: { client: Client; taskQueue: string }, ws: string, forge: { github: string } | { gitlab: string }) {
+/** A run that ends in a pull request on `github` (owner/repo) or a merge request on `gitlab`, read every second (`config`: the rest of its config). */
+export async function startPullRequestRun(
+  on: { client: Client; taskQueue: string },
+  ws: string,
+  forge: { github: string } | { gitlab: string },
+  config: Record<string, unknown> = {},
+) {
   const { runId, handle } = await startRun(on, {
     instruction: 'write the files',
     workspace: ws,
     options: FAST,
-    config: { pullRequest: { open: true, ...forge, pollSeconds: 1 } },
+    config: { ...config, pullRequest: { open: true, ...forge, pollSeconds: 1 } },
   });
   return { runId, handle, branch: `replanner/${runId}` };
 }
