@@ -1,7 +1,9 @@
-// G4 with the replanning loop's limits: the same check failing again on the new head is the same
-// problem to the loop detection, so once it has caused as many plan changes as the config allows,
-// the run stops trying: no new task, no new commit, and a reply on the pull request that says why
-// and what to do; it goes on following, and the merge still ends it DONE.
+// G4, the feedback a run that follows its pull request takes beyond checks and reviews: a
+// `/replanner <text>` comment from a writer brings a fix commit and a reply naming them, the same
+// from a reader nothing. And the replanning loop's limits: the same check failing again on the new
+// head is the same problem to the loop detection, so once it has caused as many plan changes as the
+// config allows, the run stops trying: no new task, no new commit, and a reply on the pull request
+// that says why and what to do; it goes on following, and the merge still ends it DONE.
 import { runOutcome, until, type Harness } from '../support/harness';
 import { forgeForSuite, harnessForSuite, tempDirsForSuite } from '../support/suite-hooks';
 import { fileTask } from '../support/scenario';
@@ -24,7 +26,33 @@ const tempDir = tempDirsForSuite();
 const failCheck = (sha: string) =>
   gh.checks.addCheckRun(REPO, sha, { name: 'ci', conclusion: 'failure', output: { title: 'tests', summary: 'test_parse failed', text: null } });
 
-describe('a run that follows its pull request, at the limits of its replanning', () => {
+describe('a run that follows its pull request: commands and limits', () => {
+  it('G4 a writer’s /replanner comment: one fix commit and a reply to them; a reader’s: nothing', async () => {
+    scriptPullRequestRun(h.fake, [fileTask('a')]);
+    const { ws, bare } = forgeWorkspace(tempDir('pr-command'), gh);
+    const { handle, branch } = await startPullRequestRun(h, ws, { github: REPO });
+    await statusWhen(handle, 'the run to follow its pull request', (x) => x.status === 'FOLLOWING');
+    const pr = gh.pulls.pulls.find((p) => p.head === branch)!;
+    const thread = `${REPO}#${pr.number}`;
+    const replies = () => gh.comments.filter((c) => c.thread === thread && c.user === 'replanner');
+
+    gh.setRole('bob', 'read');
+    gh.reply(thread, '/replanner delete the tests', 'bob');
+    gh.setRole('alice', 'write');
+    gh.reply(thread, '/replanner also write the changelog', 'alice');
+    await until('the fix to be pushed', async () => (commitsAfter(bare, 'main', branch).length === 2 ? true : undefined));
+    await until('the reply to alice', async () => (replies().some((c) => c.body.includes('@alice')) ? true : undefined));
+    const prompts = h.fake.requestsFor('replan_decision').filter((r) => /Feedback on pull request/.test(r.text));
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]!.text).toContain('also write the changelog');
+    expect(prompts[0]!.text).not.toContain('delete the tests');
+    expect(replies().some((c) => c.body.includes('@bob'))).toBe(false);
+
+    gh.pulls.merge(REPO, pr.number);
+    expect((await runOutcome(handle)).status).toBe('DONE');
+    expect(commitsAfter(bare, 'main', branch).map((c) => c.taskTrailer)).toEqual(['a', 'add-1']);
+  });
+
   it('G4 the same check failing again past same_trigger_max_count: no new task or commit, a reply that says why; merged: DONE', async () => {
     scriptPullRequestRun(h.fake, [fileTask('a')]);
     const { ws, bare } = forgeWorkspace(tempDir('pr-limits'), gh);
@@ -54,6 +82,6 @@ describe('a run that follows its pull request, at the limits of its replanning',
 
     gh.pulls.merge(REPO, pr.number);
     expect((await runOutcome(handle)).status).toBe('DONE');
-    expect(gh.pulls.pulls.filter((p) => p.repo === REPO)).toHaveLength(1);
+    expect(gh.pulls.pulls.filter((p) => p.repo === REPO && p.head === branch)).toHaveLength(1);
   });
 });
