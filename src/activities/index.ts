@@ -39,6 +39,8 @@ import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type Worke
 import { workspaceListing } from './workspace-listing';
 import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
+import { createGitActivities } from './git';
+import { createForgeActivities } from './forge';
 import { inspectOwnWorkflow, pokeRunProgress } from './inspect';
 import { clearStaleWorkspaceLock, workspaceLockId } from './workspace-lock';
 
@@ -140,6 +142,8 @@ export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   return {
     // Notifications and the plan checklist on the run's issue or merge request (tokens: the worker's environment).
     ...createNotificationActivities(),
+    ...createGitActivities(),
+    ...createForgeActivities(),
     /** The run's trusted look into its own child (see inspect.ts). */
     inspectOwnWorkflow,
     /** The execution phase's poke to its run, from phases recorded before it was a signal (a local activity; see inspect.ts). */

@@ -4,42 +4,14 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileChangesOf, renderFileChanges, type FileChange, type ToolCallRecord } from '../domain/file-changes';
+import { fileChangesOf, renderFileChanges, type FileChange } from '../domain/file-changes';
+import { tasksDirOf as tasksDir, toolCallsOf as callsOf } from '../activities/git/task-files';
 
 interface TaskDiff {
   taskId: string;
   files: FileChange[];
   /** git's unified diff of the task's files against HEAD (absent: not a git repository, or no file). */
   gitDiff?: string;
-}
-
-/** The run's task directories: <workspace>/.replanner/runs/<runId>/tasks/<taskId>/. */
-function tasksDir(workspace: string, runId: string): string {
-  return path.join(workspace, '.replanner', 'runs', runId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120), 'tasks');
-}
-
-/** Every tool call of a task, iterations and steps in order. */
-function callsOf(taskDir: string): ToolCallRecord[] {
-  const calls: ToolCallRecord[] = [];
-  const byNumber = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
-  for (const iteration of fs
-    .readdirSync(taskDir)
-    .filter((d) => d.startsWith('iteration-'))
-    .sort(byNumber)) {
-    const dir = path.join(taskDir, iteration);
-    for (const step of fs
-      .readdirSync(dir)
-      .filter((f) => /^step-\d+\.json$/.test(f))
-      .sort(byNumber)) {
-      try {
-        const s = JSON.parse(fs.readFileSync(path.join(dir, step), 'utf8')) as { calls?: ToolCallRecord[] };
-        for (const c of s.calls ?? []) if (typeof c?.name === 'string' && typeof c.arguments === 'string') calls.push(c);
-      } catch {
-        /* a step cut off by a crash: its calls ran again in the retried step */
-      }
-    }
-  }
-  return calls;
 }
 
 function isGitRepo(workspace: string): boolean {

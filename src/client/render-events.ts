@@ -122,6 +122,8 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       ];
     case 'resume':
       return [`  ${resumeText(e.pauseKind)}`];
+    case 'git':
+      return [`  ${oneLine(e.text, 300)}`];
     case 'run_end':
       return [`status: ${e.status}${e.error ? ` — ${oneLine(plainFailure(e.error), 200)}` : ''}`];
   }

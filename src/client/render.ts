@@ -1,5 +1,6 @@
 // Human-readable views of a run's status and decisions for the CLI and the demo (what `watch`
 // prints as the run goes is in render-events.ts).
+import { branchLine, pullRequestLine } from '../domain/git/run-git';
 import { runLanguage } from '../domain/language';
 import { consultationLines, consultCommandLine } from '../domain/pacemaker/display';
 import { notificationsLine } from '../domain/run/deliveries';
@@ -38,6 +39,8 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
     `Run ${s.runId}: ${s.status} · phase ${phaseName(s.phase)} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
+  // G5: what the pull request the run follows says.
+  if (s.status === 'FOLLOWING' && s.waiting) lines.push(`${s.waiting[0]!.toUpperCase()}${s.waiting.slice(1)}`);
   // Workspace affinity: the host whose worker owns the workspace runs its workspace work.
   if (s.host) lines.push(`Workspace: ${s.workspace} on host ${s.host}`);
   if (s.budget) lines.push(budgetLine(s.budget));
@@ -75,6 +78,7 @@ export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTas
   if (s.replans) lines.push(`Plan changes: ${planChangesText(s.replans)}`);
   if (s.lastDecision) lines.push(`Last decision: ${decisionLine(s.lastDecision, isFinalStatus(s.status) ? closedWhy(s.status) : undefined)}`);
   if (s.notifications) lines.push(notificationsLine(s.notifications));
+  if (s.git) lines.push(branchLine(s.git), ...[pullRequestLine(s.git)].filter((l): l is string => l !== undefined));
   for (const q of pendingQuestions(s)) lines.push(...questionLines(s.runId, q));
   for (const q of closedQuestions(s)) lines.push(closedQuestionLine(q));
   for (const b of s.blocked) lines.push(`Blocked: ${b.taskId} — ${b.reason}`);

@@ -16,6 +16,7 @@ import { loadConfig } from '../config-load';
 import { follow, whileWatching } from '../follow';
 import { renderStatus } from '../render';
 import { checkModelAnswers, newRunId, readInstructionSource, runningRunOn, storeInstruction } from '../run-start-guards';
+import { forgeFlagsOf, withGitSettings } from '../run-git';
 import { runOptionsFromConfig, startRun } from '../runs';
 import { RunIdTaken, WorkspaceBusy } from '../workspace-lock';
 import { act, ensureRunWorker, EXIT, UsageError, type CliContext } from './context';
@@ -33,6 +34,10 @@ interface RunOptions {
   id?: string;
   instructionFile?: string;
   json?: boolean;
+  branch?: boolean;
+  pullRequest?: boolean;
+  base?: string;
+  remote?: string;
 }
 
 export function runCommand(ctx: CliContext): Command {
@@ -46,6 +51,10 @@ export function runCommand(ctx: CliContext): Command {
     .option('--budget-tokens <n>', "pause with a question (raise or stop) when the run's LLM calls used N tokens")
     .option('--github <owner/repo#N>', 'post the plan checklist and the replan notifications to that issue or pull request')
     .option('--gitlab <group/project!N>', 'the same on a GitLab merge request (!N) or issue (#N)')
+    .option('--branch', 'commit each finished task on the branch replanner/<runId> of the workspace (a clean git checkout)')
+    .option('--pull-request', 'also push that branch, open one pull or merge request, and follow its checks and reviews')
+    .option('--base <branch>', 'with --branch: start from this branch (default: the one checked out)')
+    .option('--remote <name>', 'with --pull-request: push to this remote (default: origin)')
     .option('--id <id>', 'the run id to use instead of a random one (an id another run had is refused)')
     .option('--wait', 'wait for the run to end and print its final status')
     .option('--ask', 'with --wait: ask pending questions on the terminal (the default on a terminal without --json)')
@@ -82,7 +91,9 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
     text = r.text;
   }
   // The config is read and checked before anything starts (server, worker, run).
-  const config = runConfig(o);
+  const forge = forgeFlagsOf(o);
+  // G1 / G3: a run that commits its work: a clean checkout, its base and its repository settled here.
+  const config = await withGitSettings(runConfig({ ...o, github: forge.github, gitlab: forge.gitlab }), o, workspace, forge.project);
   const options = optionsOf(config, o.config ?? process.env.REPLANNER_CONFIG);
   const tokenWarning = missingTokenWarning(config, process.env);
   if (tokenWarning) ctx.say(tokenWarning);
@@ -135,7 +146,7 @@ async function run(ctx: CliContext, instructionArg: string | undefined, o: RunOp
 }
 
 /** The config file (or defaults) with --budget-tokens and --github / --gitlab over it, checked. */
-function runConfig(o: RunOptions): ReplannerConfig {
+function runConfig(o: Omit<RunOptions, 'github' | 'gitlab'> & { github?: string; gitlab?: string }): ReplannerConfig {
   const budgetProblem = o.budgetTokens !== undefined ? countProblem('--budget-tokens', o.budgetTokens, 1, MAX_BUDGET_TOKENS) : undefined;
   if (budgetProblem) throw new UsageError(budgetProblem);
   const notifyFlag = notificationsOfFlags(o.github, o.gitlab);

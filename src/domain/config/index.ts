@@ -18,6 +18,7 @@ import { PacemakerConfigSchema } from '../pacemaker/config';
 import { RefinementConfigSchema } from '../refinement/config';
 import { ConfigError, describeIssue, isRecord, show, type ConfigIssue } from './issues';
 import { NotificationsConfigSchema } from './notifications';
+import { PullRequestConfigSchema } from './pull-request';
 import {
   BudgetConfigSchema,
   ExecutionConfigSchema,
@@ -41,6 +42,7 @@ export const ReplannerConfigSchema = lazySchema(() =>
         budget: BudgetConfigSchema,
         llm: LlmConfigSchema,
         notifications: NotificationsConfigSchema,
+        pullRequest: PullRequestConfigSchema,
       },
       { error: 'must be a mapping (key: value)' },
     )

@@ -6,9 +6,9 @@ import { lazySchema } from '../lazy-schema';
 import { section } from './fields';
 
 /** `owner/repo`: GitHub's own rules for the two names. */
-const GITHUB_REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
+export const GITHUB_REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 /** `group[/subgroup…]/project`, or a numeric project id. */
-const GITLAB_PROJECT = /^(?:\d+|[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)+)$/;
+export const GITLAB_PROJECT = /^(?:\d+|[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)+)$/;
 const MAX_ISSUE_NUMBER = 2_147_483_647;
 
 /**
@@ -40,7 +40,7 @@ export function parseGitlabFlag(
 
 // Tested with .test(), not zod's .regex(): zod resets a pattern's lastIndex, and the workflow
 // sandbox freezes shared modules' objects (src/workflows/preload.ts).
-const HTTP_URL = /^https?:\/\/[^\s/]+/;
+export const HTTP_URL = /^https?:\/\/[^\s/]+/;
 /** The issue or merge request the run posts to (tokens are the worker's: GITHUB_TOKEN / GITLAB_TOKEN). */
 const issueNumber = () =>
   z

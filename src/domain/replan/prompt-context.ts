@@ -27,6 +27,8 @@ export type ReplanContext =
       executed: { taskId: string; title: string; state: string; summary?: string };
       error?: string;
       progress: ExecutionProgress;
+      /** G4: feedback from the run's pull request (a failed check, a review, a command), verbatim and bounded. */
+      feedback?: { source: string; text: string };
     }
   | { phase: 'reflection'; goal: Goal; reflection: Reflection; tasks: TaskRecord[] };
 

@@ -4,6 +4,7 @@
 // the reader fell behind the window. The events are not written anywhere by themselves (no history
 // event, no memo write): they are derived from what the run's state already records, by comparing
 // the state before and after each change (runEventsBetween), so no call site can forget one.
+import { newGitNotes } from '../git/run-git';
 import { TaskState, type Phase } from '../types';
 import type { DecisionRecord } from '../replan/decision-log';
 import { runLanguage } from '../language';
@@ -159,6 +160,8 @@ export interface EventSource {
   pauses: readonly { kind: string; by: string; reason?: string; since: string }[];
   /** The running (or last) execution round's decisions read from the phase while it ran. */
   executionDecisions?: readonly ExecutionDecisionNote[];
+  /** G1–G5: what the run said about its branch and pull request. */
+  git?: { said?: number; notes?: readonly string[] };
 }
 
 const FINISHED_RUN = ['DONE', 'BLOCKED', 'FAILED', 'CANCELLED', 'STOPPED'];
@@ -177,6 +180,7 @@ export function runEventsBetween(prev: EventSource, next: EventSource): RunEvent
     ...consultationEvents(prev, next),
     ...notificationEvents(prev, next),
     ...pauseEvents(prev, next),
+    ...newGitNotes(prev.git, next.git).map((text): RunEventBody => ({ kind: 'git', text })),
     ...endEvents(prev, next),
   ];
 }

@@ -71,6 +71,7 @@ export type RunEventBody =
     }
   | { kind: 'pause'; pauseKind: string; by: string; reason?: string; since: string }
   | { kind: 'resume'; pauseKind: string }
+  | { kind: 'git'; text: string }
   | { kind: 'run_end'; status: string; error?: string };
 
 /** One event: its place in the run's sequence (1, 2, … over the whole run) and workflow time. */

@@ -28,7 +28,9 @@ export const pauseKinds = (s: RunState): PauseKind[] => activePauses(s).map((p) 
 export const displayStatus = (s: RunState): RunStatusValue => {
   if (s.status !== 'RUNNING') return s.status;
   if (s.consultations.length > 0 || s.questions.some((q) => q.status === 'pending')) return 'WAITING';
-  return isPaused(s) ? 'PAUSED' : 'RUNNING';
+  if (isPaused(s)) return 'PAUSED';
+  // G5: its tasks are done and it follows its pull request.
+  return s.git?.pr?.following ? 'FOLLOWING' : 'RUNNING';
 };
 
 /** The outcome of a pause or resume: `changed` false when it was already so (acknowledged, not an error). */

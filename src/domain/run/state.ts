@@ -8,6 +8,7 @@
 import type { RunBudget } from '../budget';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
+import type { RunGit } from '../git/run-git';
 import type { ConsultationEffect, InterventionKind } from '../pacemaker';
 import type { PlanQuality } from '../refinement/record';
 import { emptyCounters, emptyDecisionLog, type DecisionLog, type ReplanCounters, type ReplanDecision } from '../replan';
@@ -22,10 +23,10 @@ import type { PauseKind } from './llm-outage';
 import type { TrackerPollState } from './tracker-answers';
 
 /**
- * WAITING and PAUSED are never stored: a RUNNING run with a question or consultation waiting shows
- * WAITING, one with a pause PAUSED (displayStatus).
+ * WAITING, PAUSED and FOLLOWING are never stored: a RUNNING run with a question or consultation
+ * waiting shows WAITING, one with a pause PAUSED, one that follows its pull request FOLLOWING (displayStatus).
  */
-export type RunStatusValue = 'RUNNING' | 'WAITING' | 'PAUSED' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
+export type RunStatusValue = 'RUNNING' | 'WAITING' | 'PAUSED' | 'FOLLOWING' | 'DONE' | 'BLOCKED' | 'FAILED' | 'CANCELLED' | 'STOPPED';
 
 /** What a client may show besides: a run Temporal itself ended (terminate, execution timeout; src/domain/run-ending). */
 export type ShownRunStatus = RunStatusValue | 'TERMINATED' | 'TIMED_OUT';
@@ -144,6 +145,8 @@ export interface RunState {
   events?: RunEventLog;
   /** The decisions of this execution round read from the phase while it runs (told at once; recorded when it ends). */
   executionDecisions?: ExecutionDecisionNote[];
+  /** G1–G5: the run's branch, its commits and pushes (absent: the run commits nothing). */
+  git?: RunGit;
 }
 
 /** The budget's limits, the loans to running children, and the pause when it is used up. */

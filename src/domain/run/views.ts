@@ -2,6 +2,7 @@
 // query, and the memo that keeps them for when no worker can answer (a run can be inspected with
 // no worker, O5).
 import { budgetView, type BudgetView } from '../budget';
+import { runGitView, type RunGitView } from '../git/run-git';
 import type { LlmRung } from '../llm-form';
 import type { NotificationLedger } from './deliveries';
 import { latestDecision, type DecisionRecord, type ReplanCounters, type ReplanType } from '../replan';
@@ -65,6 +66,8 @@ export interface RunStatusView {
   notifications?: NotificationLedger;
   /** What the run waits for from a person and how to give it, or why it is paused and how to resume (one line; absent: neither). */
   waiting?: string;
+  /** G1: the run's branch and the commit of each task (absent: the run commits nothing). */
+  git?: RunGitView;
 }
 
 export function statusView(s: RunState): RunStatusView {
@@ -100,6 +103,7 @@ export function statusView(s: RunState): RunStatusView {
     ...(s.llmNoStream ? { llmNoStream: true as const } : {}),
     ...(s.notifications ? { notifications: s.notifications } : {}),
     ...(waiting ? { waiting } : {}),
+    ...(s.git ? { git: runGitView(s.git) } : {}),
   };
 }
 
@@ -129,7 +133,9 @@ export const MEMO_CHECKLIST = 'replannerChecklist';
  */
 export function memoProgressKey(s: RunState): string {
   const ended = s.tasks.filter((t) => t.state !== 'READY' && t.state !== 'RUNNING' && t.state !== 'NEEDS_CONTINUATION');
-  return `${s.tasks.length}:${ended.map((t) => `${t.id}=${t.state}`).join(',')}`;
+  // G5: and what the pull request it follows says (the line `list` shows).
+  const pr = s.git?.pr ? `|${s.git.pr.number ?? ''}:${s.git.pr.summary ?? ''}:${s.git.pr.ready ? 'r' : ''}` : '';
+  return `${s.tasks.length}:${ended.map((t) => `${t.id}=${t.state}`).join(',')}${pr}`;
 }
 
 /** The memo is written at every phase change; it must stay far below Temporal's 2 MB payload limit. */

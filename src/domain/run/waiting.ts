@@ -3,6 +3,7 @@
 // the Temporal CLI through it (an update, refused with its reason when it cannot be taken) and the Web UI's
 // own "Send a Signal" action (the run's `answer` signal, JSON a person can type). One source for the
 // run's current details, `status`, `list` and the tracker comment. Pure.
+import { followingLine } from '../git/run-git';
 import { runLanguage } from '../language';
 import { consultationDisplay } from '../pacemaker/display';
 import type { Question } from '../replan/questions';
@@ -187,6 +188,13 @@ export function waitingMarkdown(s: RunState): string {
     else if (p.ends) lines.push(`It is not resumed by hand: ${p.ends}.`);
     blocks.push(lines.join('\n'));
   }
+  // G5: a run that follows its pull request says so, and how it ends.
+  const following = s.git && followingLine(s.git);
+  if (following && !blocks.length) {
+    blocks.push(
+      `**${following[0]!.toUpperCase()}${following.slice(1)}**\n\nIt ends when the pull request is merged or closed, or after a long time with nothing new; \`replanner cancel ${s.runId}\` stops it.`,
+    );
+  }
   return blocks.join('\n\n');
 }
 
@@ -195,6 +203,6 @@ export function waitingLine(s: RunState): string {
   const w = waitingItems(s)[0];
   if (w) return `${w.title}: ${clipLine(w.text, 120)} — ${w.ways.cli}`;
   const p = pausedItems(s)[0];
-  if (!p) return '';
+  if (!p) return (s.git && followingLine(s.git)) ?? '';
   return `${p.title}${p.reason ? `: ${clipLine(p.reason, 120)}` : ''}${p.ways ? ` — ${p.ways.cli}` : p.ends ? ` — ${p.ends}` : ''}`;
 }

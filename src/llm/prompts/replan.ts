@@ -50,6 +50,15 @@ export function progressForPrompt(p: ExecutionProgress, maxRemaining = PROMPT_RE
   ].join('\n');
 }
 
+/** G4: feedback on the run's pull request, first among the facts: each recommended action becomes a new task. */
+const feedbackBlock = (f: { source: string; text: string }) =>
+  [
+    `**Feedback on ${f.source}** (from its checks or from people who may write to the repository):`,
+    f.text,
+    'If it needs a change, set replan_needed true and list in "recommended_actions" the work to do, one new task each ' +
+      '(what to change and how to check it). If it needs no change, set replan_needed false and say why in "reasoning": the reviewer reads it.',
+  ].join('\n\n');
+
 /** The facts of a phase read that phase's own context, so no entry needs a cast. */
 interface PhaseText<P extends Phase = Phase> {
   intro: string;
@@ -136,6 +145,7 @@ const PHASE_TEXT: { [P in Phase]: PhaseText<P> } = {
   execution: {
     intro: 'You have executed an action. Evaluate whether execution can continue or replanning is needed.',
     facts: (e) => [
+      e.feedback ? feedbackBlock(e.feedback) : '',
       `**Executed Action:**\ntask ${e.executed.taskId}: ${e.executed.title}`,
       `**Execution Result:**\n${e.executed.state}${e.executed.summary ? ` — ${e.executed.summary}` : ''}`,
       `**Error Information (if any):**\n${e.error ?? '(none)'}`,

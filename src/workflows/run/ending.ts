@@ -33,12 +33,21 @@ export interface RunEnd {
  * in flight finished.
  */
 export async function continueAsNewIfDue(
-  p: RunEnd & { input: RunInput; options: RunOptions; next: Phase; phasesRun: number; lock: HeldLock | undefined },
+  p: RunEnd & {
+    input: RunInput;
+    options: RunOptions;
+    next: Phase;
+    phasesRun: number;
+    lock: HeldLock | undefined;
+    settle?: { settled(): Promise<void> };
+  },
 ): Promise<void> {
   const info = workflowInfo();
   if (p.phasesRun === 0) return;
   if (!info.continueAsNewSuggested && info.historyLength < p.options.continueAsNewAfterEvents) return;
   await condition(allHandlersFinished);
+  // G1: the run's commits under way end first (their results would be lost with this history).
+  if (p.settle) await p.settle.settled();
   log.info(`continue-as-new before ${p.next} (history ${info.historyLength} events)`);
   p.entity.publish();
   await p.notifier.drain(false);

@@ -55,8 +55,11 @@ export function createReplanning(deps: ReplanningDeps) {
     return replanJump({ phase, outcome: o, decision: d, context, feedback: replanFeedback(phase, o.type, d, extra) });
   }
 
-  /** What comes of one decision (`depth` > 0: an alternative the LLM proposed when a replan could not run). */
-  async function decide(phase: Phase, context: ReplanContext, reply: DecisionReply, depth = 0): Promise<Jump | undefined> {
+  /**
+   * What comes of one decision (`depth` > 0: an alternative the LLM proposed when a replan could not run).
+   * `escalate` false: a refused replan ends here (the run asks on its pull request instead).
+   */
+  async function decide(phase: Phase, context: ReplanContext, reply: DecisionReply, depth = 0, escalate = true): Promise<Jump | undefined> {
     const d = reply.value;
     const o = decisionOutcome({ phase, decision: d, counters: s().counters, config, parseError: reply.parseError });
     const rec = record(phase, d, o, context);
@@ -82,7 +85,7 @@ export function createReplanning(deps: ReplanningDeps) {
       }
       case 'override': {
         const trigger = escalationTrigger(o);
-        if (!trigger) return undefined;
+        if (!trigger || !escalate) return undefined;
         const { message: detail, type: replanType, triggerKey } = o;
         return escalation({ phase, context, decision: d, trigger, detail, replanType, triggerKey, replanId: rec.replan_id, depth });
       }
@@ -100,9 +103,14 @@ export function createReplanning(deps: ReplanningDeps) {
      * The decision at the end of `phase`. The execution phase asks its own decisions (after each
      * action) and brings them in its result: they come here as `brought`, the same single route.
      */
-    async afterPhase(phase: Phase, context: ReplanContext, brought?: { decision: ReplanDecision; parseError?: string }): Promise<Jump | undefined> {
+    async afterPhase(
+      phase: Phase,
+      context: ReplanContext,
+      brought?: { decision: ReplanDecision; parseError?: string },
+      opts: { escalate?: boolean } = {},
+    ): Promise<Jump | undefined> {
       if (!config.replanning.enabled) return undefined;
-      if (brought) return decide(phase, context, { value: brought.decision, parseError: brought.parseError });
+      if (brought) return decide(phase, context, { value: brought.decision, parseError: brought.parseError }, 0, opts.escalate ?? true);
       return decide(phase, context, await askReplanDecision(deps, phase, context));
     },
     /** For the execution phase's own per-action prompts. */

@@ -41,6 +41,8 @@ export interface RunCarry {
   state: RunState;
   next: Phase;
   lock?: HeldLock;
+  /** G4: the run was following its pull request: it follows on (its phases had run out). */
+  following?: true;
 }
 
 /** The run's workspace lock (its child `workspace-<sha256>`) and the token that lets it go (./workspace.ts). */

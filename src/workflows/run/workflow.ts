@@ -4,6 +4,7 @@
 // execution → reflection, each phase a child workflow followed by "replan?" (a replan jumps back to its target phase; ./steps.ts).
 import { CancellationScope, log, patched, setDefaultSignalHandler, setHandler, workflowInfo } from '@temporalio/workflow';
 import { notifyTargetOf } from '../../domain/notifications';
+import { pullRequestProjectOf } from '../../domain/pull-request/run-state';
 import { endUnprobedOutage, isPaused, noteLlmRung, pauseKinds } from '../../domain/run/pause';
 import type { Phase } from '../../domain/types';
 import { runCallGate } from '../call-gate';
@@ -30,6 +31,8 @@ import { createReplanning } from './replanning';
 import { startRunLedger } from './budget-ledger';
 import { ChildReads, RunningChildren } from './child-reads';
 import { completed, continueAsNewIfDue, endedEarly, outcome, refused } from './ending';
+import { runBranchOf } from './git-branch';
+import { pullRequestFlowOf } from './pull-request';
 import { isoNow, RunEntity } from './entity';
 import { startNotifier } from './notifications';
 import { configure, runStartOf, type RunInput, type RunResult } from './start';
@@ -105,18 +108,38 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     // The run's first step: it holds its workspace, or it is refused at once, naming the holder.
     const hold = await workspace.take();
     if (!hold.held) refused(entity, hold);
-    const replanning = createReplanning({ run, options, config, entity, gate });
+    const replanningDeps = { run, options, config, entity, gate };
+    const replanning = createReplanning(replanningDeps);
     // Notifications and the plan checklist: the issue or merge request of the config, told of every
     // published state (delivered in the background).
     const notifier = startNotifier({ target: notifyTargetOf(config.notifications), options, entity, now: isoNow });
-    entity.onPublish((s) => notifier.observe(s));
+    // G1: with a branch of its own the run commits each task that ends DONE (made as its first step).
+    const branch = runBranchOf({ entity, options, config, service: pullRequestProjectOf(config)?.service });
+    // (awaited only when there is one: a run without it runs exactly as before, command for command)
+    if (branch) await branch.start();
+    // G3 / G4: and with a pull request, it opens it after the first push and follows it once the phases run out.
+    const lock = () => workspace.held;
+    const pullRequest = branch && pullRequestFlowOf({ entity, config, options, input, notifier, lock, gate, replanning, replanningDeps, branch });
+    entity.onPublish((s) => {
+      notifier.observe(s);
+      branch?.observe(s);
+      pullRequest?.observe(s);
+    });
     const steps = new PhaseSteps({ run, options, config, entity, children, reads, ledger, gate, replanning, runWorkflowId });
     entity.publish();
 
     const phases = async (): Promise<void> => {
-      let phase: Phase = input.carry?.next ?? 'goal_understanding';
+      let phase: Phase | 'done' = input.carry?.following ? 'done' : (input.carry?.next ?? 'goal_understanding');
       for (let phasesRun = 0; ; phasesRun++) {
-        await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held });
+        if (phase === 'done') {
+          // The phases ran out: the last commits are made before the run ends; with a pull request
+          // the run follows it, and feedback may send it back to a phase.
+          if (branch && !pullRequest) await branch.settled();
+          const back = pullRequest ? await pullRequest.afterPhases() : undefined;
+          if (back === undefined) return;
+          phase = back;
+        }
+        await continueAsNewIfDue({ input, options, entity, notifier, next: phase, phasesRun, lock: workspace.held, settle: branch });
         // The safe point between phases: no phase starts while paused (an outage pause nobody probes any more ends here).
         entity.apply(endUnprobedOutage);
         await gate.ready();
@@ -127,7 +150,6 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
           next = await steps.afterFailure(err);
         }
         children.phase = undefined;
-        if (next === 'done') return;
         phase = next;
       }
     };
