@@ -48,6 +48,8 @@ export function runningUsage(running: readonly RunningTask[]): TokenUsage {
 }
 
 const OPEN_TASK_STATES: readonly string[] = ['READY', 'RUNNING', 'NEEDS_CONTINUATION'];
+/** How many READY tasks `status` looks up besides the open ones (each is one describe). */
+const MAX_READY_LOOKS = 8;
 
 /**
  * The run's status with its tasks as their own workflows are (src/domain/run/task-liveness):
@@ -67,7 +69,12 @@ async function tasksSeen(client: Client, runWorkflowId: string, s: RunStatus): P
   const seen = new Map<string, TaskWorkflowSeen>();
   if (execution.status.name !== 'RUNNING') return seen;
   const open = new Set((execution.raw.pendingChildren ?? []).map((c) => c.workflowId ?? ''));
-  const tasks = s.tasks.filter((t) => open.has(taskWorkflowIdOf(runWorkflowId, t.id, round)));
+  // Also the READY tasks that may have run and ended before the run was told (their dependencies
+  // no longer READY), a few at most: a started task is never shown READY again.
+  const mayHaveRun = (t: RunStatus['tasks'][number]) =>
+    t.state === 'READY' && t.dependencies.every((d) => s.tasks.find((x) => x.id === d)?.state !== 'READY');
+  const ready = s.tasks.filter((t) => !open.has(taskWorkflowIdOf(runWorkflowId, t.id, round)) && mayHaveRun(t)).slice(0, MAX_READY_LOOKS);
+  const tasks = [...s.tasks.filter((t) => open.has(taskWorkflowIdOf(runWorkflowId, t.id, round))), ...ready];
   const described = await Promise.all(
     tasks.map((t) =>
       client.workflow

@@ -18,7 +18,7 @@ export type LastFailure = 'heartbeat_timeout' | 'start_to_close_timeout' | 'othe
 
 /** What Temporal says of one task's workflow. */
 export interface TaskWorkflowSeen {
-  /** The task's workflow is open (it started and has not closed). */
+  /** The task's workflow is open (it started and has not closed); false: it ran and has ended. */
   open: boolean;
   /** Its activities waiting to finish (a worker step, a judge call): each try's number and why the last try failed. */
   activities: { attempt: number; lastFailure?: LastFailure }[];
@@ -43,7 +43,9 @@ const lostTry = (a: { attempt: number; lastFailure?: LastFailure }) =>
  * and a task whose workflow is not open, are shown as recorded (never moved back).
  */
 export function taskAsSeen(t: TaskRecord, seen: TaskWorkflowSeen | undefined, served: boolean): ShownTask {
-  if (!seen?.open || !OPEN_STATES.includes(t.state)) return t;
+  if (!seen || !OPEN_STATES.includes(t.state)) return t;
+  // It ran and ended, and the run has not been told yet: it started, so it is not READY again.
+  if (!seen.open) return t.state === TaskState.READY ? { ...t, state: TaskState.RUNNING } : t;
   const state = t.state === TaskState.READY ? TaskState.RUNNING : t.state;
   const lost = !served ? WORKER_LOST_WAITING : seen.activities.some(lostTry) ? WORKER_LOST_RETRYING : undefined;
   return { ...t, state, ...(lost ? { workerLost: lost } : {}) };

@@ -16,6 +16,11 @@ describe('V4 a task as a view shows it', () => {
     expect(taskAsSeen(task('a', TaskState.RUNNING), { open: false, activities: [] }, false)).toEqual(task('a', TaskState.RUNNING));
   });
 
+  it('V4 a task recorded READY whose workflow ran and ended before the run was told is RUNNING, not READY again', () => {
+    expect(taskAsSeen(task('a', TaskState.READY), { open: false, activities: [] }, true)).toMatchObject({ state: 'RUNNING' });
+    expect(taskAsSeen(task('a', TaskState.READY), { open: false, activities: [] }, true).workerLost).toBeUndefined();
+  });
+
   it('V4 a finished task never moves, whatever its workflow shows', () => {
     for (const s of [TaskState.DONE, TaskState.BLOCKED, TaskState.CANCELLED, TaskState.REPLACED_BY_REPLAN]) {
       expect(taskAsSeen(task('a', s), open([{ attempt: 3, lastFailure: 'heartbeat_timeout' }]), false)).toEqual(task('a', s));
