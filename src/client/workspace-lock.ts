@@ -65,12 +65,25 @@ export async function startRunHoldingWorkspace(client: Client, taskQueue: string
 }
 
 /**
- * A refused run started nothing: its execution is deleted so it does not litter the run list (the
- * server removes a closed execution within about a minute). If that fails, it stays as a failed run
- * naming the holder.
+ * A refused run started nothing: its execution is deleted so it does not litter the run list. The
+ * run waits a little for this before it fails (a running execution is deleted at once, a closed one
+ * within a minute or so). A try that fails is tried again; if all fail, the run stays as a failed
+ * run naming the holder.
  */
 async function deleteRefused(client: Client, handle: WorkflowHandle): Promise<void> {
-  await client.workflowService
-    .deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: handle.workflowId } })
-    .catch(() => undefined);
+  for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt++) {
+    try {
+      await client.workflowService.deleteWorkflowExecution({
+        namespace: client.options.namespace,
+        workflowExecution: { workflowId: handle.workflowId },
+      });
+      return;
+    } catch (e) {
+      if ((e as { code?: number }).code === GRPC_NOT_FOUND && !/complet/i.test(String((e as Error).message))) return;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+  }
 }
+
+const DELETE_ATTEMPTS = 4;
+const GRPC_NOT_FOUND = 5;

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { cli } from '../support/cli';
 import { FakeOpenAI } from '../support/fake-openai';
 import { runOutcome, temporalAddress, uniqueId, until } from '../support/harness';
@@ -185,7 +186,7 @@ describe('issue 12 worker lifecycle', () => {
     expect(elapsed).toBeLessThan(60_000);
   });
 
-  it('resume from a shell with another key restarts the worker (the fix after a 401); the run ends DONE on the new key', async () => {
+  it('O1 resume from a shell with another key restarts the worker (the fix after a 401); the run ends DONE on the new key and replays', async () => {
     const queue = readRecords().find((r) => r.endpoint === fakeA.baseURL)!.taskQueue;
     const before = readRecord(queue)!;
     const shell = { ...shellA(), OPENAI_API_KEY: 'key-a2' };
@@ -208,6 +209,11 @@ describe('issue 12 worker lifecycle', () => {
     const after = fakeA.requests.slice(beforeResume);
     expect(after.length).toBeGreaterThan(0);
     expect(new Set(after.map(bearer))).toEqual(new Set(['Bearer key-a3']));
+    // O1: the resume reaches the new worker cold, at times just after the paused run took in its Goal
+    // phase's end (src/workflows/run/update-order.ts; test/workflows/update-order.test.ts makes that
+    // case on purpose): its whole history replays.
+    const history = await client.workflow.getHandle(`run-${id}`).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.REPLANNER_TEST_BUNDLE! } }, history, `run-${id}`);
   });
 
   it('a paused run whose worker was killed gets a new one from resume in a shell that routes to it; another shell is told what it needs (exit 3)', async () => {

@@ -56,9 +56,10 @@ export async function continueAsNewIfDue(
 }
 
 /** Another running run holds the workspace: this one fails at once, typed, naming it (and starts nothing). */
-export function refused(entity: RunEntity, hold: { reason: string; holder?: string }): never {
+export async function refused(entity: RunEntity, hold: { reason: string; holder?: string }, awaitDeletion: () => Promise<void>): Promise<never> {
   entity.apply((s) => failRun(s, hold.reason));
   entity.publish();
+  await awaitDeletion();
   throw ApplicationFailure.create({ message: hold.reason, type: 'WorkspaceBusy', nonRetryable: true, details: [{ holder: hold.holder }] });
 }
 

@@ -38,6 +38,7 @@ import { startNotifier } from './notifications';
 import { configure, runStartOf, type RunInput, type RunResult } from './start';
 import { PhaseSteps, type NextPhase } from './steps';
 import { RunWorkspace } from './workspace';
+import { afterCompletions } from './update-order';
 
 /**
  * O6: the run uses no local activity (its reads of its children and its workspace lock's are ordinary
@@ -82,16 +83,28 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
   setHandler(statusQuery, () => entity.status());
   setHandler(decisionsQuery, () => entity.decisions());
   setHandler(eventsQuery, (afterSeq?: unknown) => entity.events(afterSeq));
-  setHandler(answerClarificationUpdate, (a) => entity.answer(a), { validator: (a: unknown) => entity.refuseAnswer(a) });
+  setHandler(
+    answerClarificationUpdate,
+    afterCompletions((a: Parameters<RunEntity['answer']>[0]) => entity.answer(a)),
+    { validator: (a: unknown) => entity.refuseAnswer(a) },
+  );
   setHandler(answerClarificationSignal, (payload: unknown) => entity.answerSignalled(payload));
   setHandler(answerSignal, (payload: unknown) => entity.answerFromWebUi(payload), { description: ANSWER_SIGNAL_HELP });
   setHandler(workspaceHoldUpdate, () => workspace.hold());
-  setHandler(pauseUpdate, (...a: unknown[]) => entity.pauseOrResume('pause', a[0]), {
-    validator: (...a: unknown[]) => entity.refusePauseOrResume('pause', a[0]),
-  });
-  setHandler(resumeUpdate, (...a: unknown[]) => entity.pauseOrResume('resume', a[0]), {
-    validator: (...a: unknown[]) => entity.refusePauseOrResume('resume', a[0]),
-  });
+  setHandler(
+    pauseUpdate,
+    afterCompletions((...a: unknown[]) => entity.pauseOrResume('pause', a[0])),
+    {
+      validator: (...a: unknown[]) => entity.refusePauseOrResume('pause', a[0]),
+    },
+  );
+  setHandler(
+    resumeUpdate,
+    afterCompletions((...a: unknown[]) => entity.pauseOrResume('resume', a[0])),
+    {
+      validator: (...a: unknown[]) => entity.refusePauseOrResume('resume', a[0]),
+    },
+  );
   setHandler(pauseSignal, (payload?: unknown) => entity.pauseOrResumeSignalled('pause', payload));
   setHandler(resumeSignal, (payload?: unknown) => entity.pauseOrResumeSignalled('resume', payload));
   // Pokes from the run's own children: what they are about is read from the child itself.
@@ -107,7 +120,7 @@ export async function RunWorkflow(input: RunInput): Promise<RunResult> {
     const config = configure(input, start, entity);
     // The run's first step: it holds its workspace, or it is refused at once, naming the holder.
     const hold = await workspace.take();
-    if (!hold.held) refused(entity, hold);
+    if (!hold.held) await refused(entity, hold, () => workspace.awaitDeletion());
     const replanningDeps = { run, options, config, entity, gate };
     const replanning = createReplanning(replanningDeps);
     // Notifications and the plan checklist: the issue or merge request of the config, told of every

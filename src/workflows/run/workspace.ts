@@ -16,7 +16,9 @@ import {
   log,
   ParentClosePolicy,
   proxyActivities,
+  patched,
   proxyLocalActivities,
+  sleep,
   startChild,
   uuid4,
   WorkflowIdReusePolicy,
@@ -26,6 +28,10 @@ import type { Activities } from '../../activities';
 import { rootMessage } from '../failures';
 import { releaseWorkspaceSignal, type WorkspaceHold } from '../messages';
 import type { HeldLock, RunInput } from './start';
+
+const REFUSED_RUN_AWAITS_DELETION = 'refused-run-awaits-deletion';
+/** How long a refused run waits for its starter to delete it before it fails on its own. */
+const REFUSED_DELETION_WAIT = '10 seconds';
 
 /** How often a stale lock is cleared and the start tried again before the run gives up. */
 const TAKE_ATTEMPTS = 5;
@@ -107,6 +113,17 @@ export class RunWorkspace {
       }
     }
     throw ApplicationFailure.nonRetryable(`could not take the lock ${lockId} of the workspace ${input.workspace}`, 'WorkspaceLock');
+  }
+
+  /**
+   * A refused run is deleted by the client that started it, right after it reads the refusal
+   * (src/client/workspace-lock.ts). The server deletes a running execution at once but a closed one
+   * only within a minute or so, which left refused runs in the run list: it waits a little for the
+   * deletion before it fails. Runs recorded before this failed at once.
+   */
+  async awaitDeletion(): Promise<void> {
+    if (!patched(REFUSED_RUN_AWAITS_DELETION)) return;
+    await CancellationScope.nonCancellable(() => sleep(REFUSED_DELETION_WAIT));
   }
 
   /**
