@@ -55,7 +55,7 @@ export async function continueAsNewIfDue(
   await continueAsNew<(input: RunInput) => Promise<RunResult>>({ ...p.input, carry });
 }
 
-/** Another running run holds the workspace: this one fails at once, typed, naming it (and starts nothing). */
+/** Another running run holds the workspace: this one starts nothing and fails, typed, naming it (once its starter had a moment to delete it). */
 export async function refused(entity: RunEntity, hold: { reason: string; holder?: string }, awaitDeletion: () => Promise<void>): Promise<never> {
   entity.apply((s) => failRun(s, hold.reason));
   entity.publish();
