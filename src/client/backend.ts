@@ -15,6 +15,7 @@ import { pollersOf } from './workers';
 import { ensureWorker } from './worker-start';
 import { routeOf } from '../route';
 import { addMissingSearchAttributes } from './search-attribute-setup';
+import { abandonedCallsSettled } from './query-wait';
 
 export interface Backend {
   client: Client;
@@ -90,7 +91,12 @@ function backendOf(connection: Connection, s: ReturnType<typeof settingsFromEnv>
     taskQueue: s.taskQueue,
     connection,
     client: new Client({ connection, namespace: s.namespace }),
-    close: () => connection.close(),
+    // A query given up on may still be retrying on this connection: close it once that settles.
+    close: async () => {
+      const pending = abandonedCallsSettled();
+      if (pending) void pending.then(() => connection.close());
+      else await connection.close();
+    },
   };
 }
 
