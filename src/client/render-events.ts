@@ -4,7 +4,7 @@ import { runLanguage } from '../domain/language';
 import { consultationLines, consultCommandLine, type ConsultationShown } from '../domain/pacemaker/display';
 import type { PauseKind } from '../domain/run/llm-outage';
 import { failedNote } from '../domain/task-details';
-import { decisionName, decisionSays } from '../domain/words/decisions';
+import { decisionName, decisionSays, decisionSubject } from '../domain/words/decisions';
 import { plainFailure, resumeText } from '../domain/words/pauses';
 import { phaseName } from '../domain/words/phases';
 import type { Question, RunEvent, RunStatus } from '../workflows/messages';
@@ -66,7 +66,7 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       return [`  ${MARK[e.state] ?? '[?]'} ${e.taskId} ${e.state}${e.summary ? ` — ${oneLine(e.summary, 100)}` : ''}`];
     case 'decision': {
       if (e.noop && !verbose) return [];
-      const about = e.taskId !== undefined ? `${phaseName(e.phase)} (task ${e.taskId})` : phaseName(e.phase);
+      const about = decisionSubject(e);
       // Told while its execution phase runs: no record id yet (decision_result brings it).
       const head = `${e.replanId ? `${decisionName(e.replanId)} · ` : 'decision · '}${about} · ${decisionSays(e)}`;
       const note = e.message ?? e.reasoning;
@@ -76,7 +76,8 @@ export function runEventLines(e: RunEvent, runId: string, verbose = false): stri
       // A result that changed nothing adds only the record's id to a decision already told
       // ("plan kept"): printing it would show that decision twice.
       if (e.noop) return [];
-      return [`  ${decisionName(e.replanId)}${e.taskId !== undefined ? ` (task ${e.taskId})` : ''}: ${decisionSays(e)}`];
+      const about = e.about === 'pull_request_feedback' ? ' (feedback on the pull request)' : e.taskId !== undefined ? ` (task ${e.taskId})` : '';
+      return [`  ${decisionName(e.replanId)}${about}: ${decisionSays(e)}`];
     }
     case 'question':
       return [

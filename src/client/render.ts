@@ -6,7 +6,7 @@ import { consultationLines, consultCommandLine } from '../domain/pacemaker/displ
 import { notificationsLine } from '../domain/run/deliveries';
 import { closedWhy, isFinalStatus } from '../domain/run/closed';
 import { planLine, type DecisionRecord } from '../domain/replan';
-import { decisionFactsOf, decisionName, decisionSays, planChangesText } from '../domain/words/decisions';
+import { decisionFactsOf, decisionName, decisionSays, decisionSubject, planChangesText } from '../domain/words/decisions';
 import { pauseText, plainFailure } from '../domain/words/pauses';
 import { phaseName } from '../domain/words/phases';
 import type { DecisionsView, Question, RunStatus } from '../workflows/messages';
@@ -168,7 +168,7 @@ export function decisionLine(r: DecisionRecord, runEnded?: string): string {
 
 /** The phase a decision was asked in, with the task it was about in execution: "Execution (task test)". */
 function phaseOf(r: DecisionRecord): string {
-  return r.task_id !== undefined ? `${phaseName(r.phase)} (task ${r.task_id})` : phaseName(r.phase);
+  return decisionSubject({ phase: r.phase, ...(r.task_id !== undefined ? { taskId: r.task_id } : {}), ...(r.about ? { about: r.about } : {}) });
 }
 
 export function formatConfidence(c: number): string {

@@ -44,8 +44,17 @@ export function feedbackIssue(t: PullRequestTrigger): string {
   }
 }
 
-/** The task id a decision about feedback names (no task of the plan: the pull request's feedback). */
+/**
+ * The task id the model is shown for the pull request's feedback (the prompt's "executed action").
+ * Records of it say `about: 'pull_request_feedback'` and name no task: a plan may have a task
+ * called "review" too. Records from before that carry this id as their task.
+ */
 export const FEEDBACK_TASK_ID = 'review';
+
+/** A decision about the pull request's feedback (a record from before `about` existed: its pseudo task, when the plan has no such task). */
+export function isFeedbackRecord(r: { about?: string; task_id?: string }, s: Pick<RunState, 'tasks'>): boolean {
+  return r.about === 'pull_request_feedback' || (r.task_id === FEEDBACK_TASK_ID && !s.tasks.some((t) => t.id === FEEDBACK_TASK_ID));
+}
 
 /** G4: the execution-phase context of a decision about feedback (the plan's progress as it stands). */
 export function feedbackContext(s: RunState, triggers: readonly PullRequestTrigger[], source: string): ReplanContext {

@@ -7,7 +7,7 @@ import { clipCounted, clipLine } from '../text';
 import { TaskState } from '../types';
 import { decisionFactsOf, decisionName, decisionSays } from '../words/decisions';
 import { phaseName } from '../words/phases';
-import { FEEDBACK_TASK_ID } from './run-feedback';
+import { isFeedbackRecord } from './run-feedback';
 import type { Answering } from './run-state';
 
 /** The body stays well below GitHub's 65,536 characters (the marker and a header go on top). */
@@ -35,7 +35,7 @@ function decisionsPart(s: RunState): string[] {
   const acted = s.log.records.filter((r) => r.outcome !== undefined && r.outcome !== 'none');
   if (!acted.length) return [];
   const lines = acted.slice(-SHOWN_DECISIONS).map((r) => {
-    const about = r.task_id === FEEDBACK_TASK_ID ? ' (feedback on this pull request)' : r.task_id ? ` (task ${r.task_id})` : '';
+    const about = isFeedbackRecord(r, s) ? ' (feedback on this pull request)' : r.task_id ? ` (task ${r.task_id})` : '';
     const why = clipLine(r.message || reasoningOf(r.llm_decision), 200);
     return `- **${decisionName(r.replan_id)}** after ${phaseName(r.phase)}${about}: ${decisionSays(decisionFactsOf(r))}${why ? ` — ${why}` : ''}`;
   });

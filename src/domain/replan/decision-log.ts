@@ -13,6 +13,8 @@ export interface DecisionRecord {
   phase: Phase;
   /** In execution: the task (action) whose outcome the decision was about. */
   task_id?: string;
+  /** G4: a decision about the pull request's feedback (no task of the plan: it names none). */
+  about?: 'pull_request_feedback';
   /** The LLM's decision (compacted). */
   llm_decision: Record<string, unknown>;
   confidence: number;
@@ -128,6 +130,8 @@ export interface NewDecisionInput {
   planBefore?: PlanSnapshot;
   /** In execution: the task the decision is about. */
   taskId?: string;
+  /** A decision about the pull request's feedback (DecisionRecord.about). */
+  about?: DecisionRecord['about'];
   /** Defaults to `replan-<seq>`. */
   replanId?: string;
 }
@@ -147,6 +151,7 @@ export function appendDecision(
     replan_id: input.replanId ?? `replan-${log.nextSeq}`,
     phase: input.phase,
     ...(input.taskId !== undefined ? { task_id: clipCounted(input.taskId, 200) } : {}),
+    ...(input.about !== undefined ? { about: input.about } : {}),
     llm_decision: compactDecision(input.decision),
     confidence: input.decision.confidence,
     executed,

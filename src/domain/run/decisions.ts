@@ -19,8 +19,14 @@ import type { Phase } from '../types';
 import { addAssumptions, planSummary, type Jump } from './plan';
 import type { ReplanInProgress, RunState } from './state';
 
-/** Every decision about an action names the task it was about. */
+/** The task an execution decision was about (the pull request's feedback: its pseudo task, FEEDBACK_TASK_ID). */
 const taskOf = (context: ReplanContext): string | undefined => (context.phase === 'execution' ? context.executed.taskId : undefined);
+/**
+ * What a decision's record names: the task of an action; for the pull request's feedback no task
+ * (a plan may have a task of any id, "review" too) but what it is about.
+ */
+const aboutOf = (context: ReplanContext): Pick<NewDecisionInput, 'taskId' | 'about'> =>
+  context.phase !== 'execution' ? {} : context.feedback ? { about: 'pull_request_feedback' } : { taskId: context.executed.taskId };
 
 /** One decision, whatever route it came by, enters the log here. */
 export function recordDecision(s: RunState, input: NewDecisionInput): { state: RunState; record: DecisionRecord } {
@@ -36,14 +42,13 @@ export function recordReplanDecision(
   s: RunState,
   d: { phase: Phase; decision: ReplanDecision; outcome: PolicyOutcome; context: ReplanContext; timestamp: string },
 ): { state: RunState; record: DecisionRecord } {
-  const taskId = taskOf(d.context);
   return recordDecision(s, {
     phase: d.phase,
     decision: d.decision,
     outcome: d.outcome,
     timestamp: d.timestamp,
     ...(d.outcome.action === 'none' ? {} : { planBefore: planSummary(s) }),
-    ...(taskId !== undefined ? { taskId } : {}),
+    ...aboutOf(d.context),
   });
 }
 

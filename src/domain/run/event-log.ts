@@ -115,6 +115,7 @@ export interface EventSource {
       | 'replan_id'
       | 'phase'
       | 'task_id'
+      | 'about'
       | 'llm_decision'
       | 'confidence'
       | 'executed'
@@ -254,6 +255,7 @@ function decisionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
         replanId: r.replan_id,
         phase: r.phase,
         ...(r.task_id !== undefined ? { taskId: r.task_id } : {}),
+        ...(r.about ? { about: r.about } : {}),
         outcome,
         ...(r.replan_type ? { replanType: r.replan_type } : {}),
         ...(r.target_phase ? { targetPhase: r.target_phase } : {}),
@@ -272,6 +274,7 @@ function decisionEvents(prev: EventSource, next: EventSource): RunEventBody[] {
         kind: 'decision_result',
         replanId: r.replan_id,
         ...(r.task_id !== undefined ? { taskId: r.task_id } : {}),
+        ...(r.about ? { about: r.about } : {}),
         ...facts,
         ...(r.target_phase ? { targetPhase: r.target_phase } : {}),
         noop: false,

@@ -13,6 +13,8 @@ export type RunEventBody =
       phase: Phase;
       /** In execution: the task whose outcome the decision was about. */
       taskId?: string;
+      /** A decision about the run's pull request's feedback (no task). */
+      about?: 'pull_request_feedback';
       /** What the policy did: none (no replan), replan, clarify, confirm, ignore, override. */
       outcome: string;
       replanType?: string;
@@ -31,6 +33,7 @@ export type RunEventBody =
       kind: 'decision_result';
       replanId: string;
       taskId?: string;
+      about?: 'pull_request_feedback';
       /** What the policy did (absent in events recorded before it was carried). */
       outcome?: string;
       replanType?: string;

@@ -174,3 +174,12 @@ export function decisionFactsOf(r: {
     ...(r.override_reason ? { overrideReason: r.override_reason } : {}),
   };
 }
+
+/**
+ * What a decision was about, for people: its phase, and in execution the task ("Execution (task
+ * test)") or the pull request's feedback ("Execution (feedback on the pull request)").
+ */
+export function decisionSubject(d: { phase: string; taskId?: string; about?: string }): string {
+  if (d.about === 'pull_request_feedback') return `${phaseName(d.phase)} (feedback on the pull request)`;
+  return d.taskId !== undefined ? `${phaseName(d.phase)} (task ${d.taskId})` : phaseName(d.phase);
+}

@@ -1,6 +1,18 @@
 // G3 / G4 / G5: the run's side of its pull request, pure: the decision feedback makes (new tasks,
 // never a re-plan of pushed work), the words the run writes on the thread, what it keeps and shows.
-import { feedbackContext, feedbackDecision, feedbackJump, pullRequestName } from '../../../src/domain/pull-request/run-feedback';
+import {
+  FEEDBACK_TASK_ID,
+  feedbackContext,
+  feedbackDecision,
+  feedbackJump,
+  isFeedbackRecord,
+  pullRequestName,
+} from '../../../src/domain/pull-request/run-feedback';
+import { recordReplanDecision } from '../../../src/domain/run/decisions';
+import { withEvents } from '../../../src/domain/run/events';
+import { emptyProgress } from '../../../src/domain/replan/prompt-context';
+import { decisionLine } from '../../../src/client/render';
+import { runEventLines } from '../../../src/client/render-events';
 import type { PullRequestTrigger } from '../../../src/domain/pull-request/feedback';
 import {
   answeredTrigger,
@@ -135,6 +147,52 @@ describe('what the run writes on its pull request (G3 / G4)', () => {
       '- **decision 7** after Execution (feedback on this pull request): plan changed: add the missing work as new tasks (back to Steps) · done — the check asks for a fix',
     );
     for (const machine of ['plan_revision', 'action_sequence', 'replan-7']) expect(body).not.toContain(machine);
+  });
+
+  it('G4 X9 a decision about the feedback names no task: a plan task called "review" is still a task, in the body, decisions and watch', () => {
+    const s0 = runWithPr();
+    const feedback = recordReplanDecision(s0, {
+      phase: 'execution',
+      decision: NO_REPLAN('the check asks for a fix'),
+      outcome: { action: 'none', reason: 'no change wanted' },
+      context: feedbackContext(s0, [review], 'PR #12'),
+      timestamp: '2026-01-01T00:00:00.000Z',
+    });
+    expect(feedback.record.task_id).toBeUndefined();
+    expect(feedback.record.about).toBe('pull_request_feedback');
+    const onTask = recordReplanDecision(
+      { ...feedback.state, tasks: [...feedback.state.tasks, task('review', TaskState.DONE)] },
+      {
+        phase: 'execution',
+        decision: NO_REPLAN('the review task went well'),
+        outcome: { action: 'none', reason: 'no change wanted' },
+        context: { phase: 'execution', executed: { taskId: 'review', title: 'review the code', state: 'DONE' }, progress: emptyProgress(2) },
+        timestamp: '2026-01-01T00:00:01.000Z',
+      },
+    );
+    expect(onTask.record).toMatchObject({ task_id: 'review' });
+    expect(onTask.record.about).toBeUndefined();
+    // The record's own words (decisions) and the event `watch` prints.
+    expect(decisionLine(feedback.record)).toContain('Execution (feedback on the pull request)');
+    expect(decisionLine(onTask.record)).toContain('Execution (task review)');
+    const events = withEvents(s0, onTask.state, '2026-01-01T00:00:02.000Z').events!.events.filter((e) => e.kind === 'decision');
+    expect(events.map((e) => runEventLines(e, 'r1', true).join())).toEqual([
+      expect.stringContaining('Execution (feedback on the pull request)'),
+      expect.stringContaining('Execution (task review)'),
+    ]);
+    // A record from before `about`: its pseudo task is feedback only when the plan has no task of that id.
+    const legacy = {
+      ...feedback.record,
+      task_id: FEEDBACK_TASK_ID,
+      about: undefined,
+      outcome: 'replan' as const,
+      executed: true,
+      result: 'success' as const,
+    };
+    expect(isFeedbackRecord(legacy, s0)).toBe(true);
+    expect(isFeedbackRecord(legacy, onTask.state)).toBe(false);
+    expect(isFeedbackRecord(onTask.record, onTask.state)).toBe(false);
+    expect(isFeedbackRecord(feedback.record, onTask.state)).toBe(true);
   });
 
   it('G4 the reply names the new commits, a blocked fix task, or why nothing changed / cannot change', () => {
