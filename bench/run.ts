@@ -141,32 +141,54 @@ const quietLogger = {
   error: (m: string, meta?: unknown) => console.error(m, meta ?? ''),
 };
 
+/** The bench's options (each one in BENCH_USAGE). */
+export const BENCH_OPTIONS = {
+  reps: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  smoke: { type: 'boolean', default: false },
+  only: { type: 'string', default: 'a,b,c,d' },
+  settings: { type: 'boolean', default: false },
+  setting: { type: 'string', multiple: true },
+  dc: { type: 'string', multiple: true },
+  'scale-runs': { type: 'string' },
+  'scale-latency': { type: 'string' },
+  'cache-runs': { type: 'string' },
+  'cache-sizes': { type: 'string' },
+  'load-runs': { type: 'string' },
+  cluster: { type: 'boolean', default: false },
+} as const;
+
+/** An option the user mistyped: one line and the usage, exit 2 (not a stack trace). */
+class UsageError extends Error {}
+
+export const BENCH_USAGE = `npm run bench -- [options]   (bench/README.md says what each figure means)
+
+  --reps N              medians of N runs (default 3)
+  --json                one JSON document instead of the table (progress goes to stderr)
+  --only a,b,...        scenarios: ${SCENARIOS.join(', ')} (default a,b,c,d)
+  --settings            also (e), the worker settings; --setting NAME runs one of them (repeatable)
+  --dc KEY=VALUE        a dev-server dynamic config value (repeatable)
+  --smoke               tiny sizes, 1 rep, no gates
+  --scale-runs N, --scale-latency MS      sizes of the scale scenario
+  --cache-runs N, --cache-sizes 0,10      sizes of the cache scenario
+  --load-runs 20,50,200                   sizes of the load scenario
+  --cluster             against a Temporal cluster of the bench's own (scripts/ensure-cluster)
+  --help                this text`;
+
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      reps: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      smoke: { type: 'boolean', default: false },
-      only: { type: 'string', default: 'a,b,c,d' },
-      settings: { type: 'boolean', default: false },
-      setting: { type: 'string', multiple: true },
-      dc: { type: 'string', multiple: true },
-      'scale-runs': { type: 'string' },
-      'scale-latency': { type: 'string' },
-      'cache-runs': { type: 'string' },
-      'cache-sizes': { type: 'string' },
-      'load-runs': { type: 'string' },
-      cluster: { type: 'boolean', default: false },
-    },
-  });
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    console.log(BENCH_USAGE);
+    return;
+  }
+  const { values } = parseArgs({ options: BENCH_OPTIONS });
   const only = values.only.split(',').map((x) => x.trim());
   if (values.settings) only.push('e');
   const unknown = only.filter((o) => !SCENARIOS.includes(o));
-  if (unknown.length) throw new Error(`--only: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+  if (unknown.length) throw new UsageError(`--only: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
   const whole = (name: string, v: string | undefined, min: number) => {
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number ≥ ${min}, got "${v}"`);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, got "${v}"`);
     return n;
   };
   const scaleRuns = whole('scale-runs', values['scale-runs'], 1);
@@ -176,7 +198,7 @@ async function main() {
   const cacheSizes = wholes('cache-sizes', values['cache-sizes'], 0);
   const loadRuns = wholes('load-runs', values['load-runs'], 1);
   const reps = Number(values.reps ?? (values.smoke ? 1 : 3));
-  if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
+  if (!Number.isInteger(reps) || reps < 1) throw new UsageError('--reps must be a whole number ≥ 1');
   const log = values.json ? undefined : (l: string) => console.error(l);
   // --cluster: against a Temporal cluster of its own (bench/scale.ts onCluster), not the dev server.
   const bench = (address?: string) =>
@@ -197,7 +219,11 @@ async function main() {
 }
 
 if (require.main === module) {
-  main().catch((err) => {
+  main().catch((err: unknown) => {
+    if (err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+      console.error(`bench: ${(err as Error).message}\n\n${BENCH_USAGE}`);
+      process.exit(2);
+    }
     console.error(err);
     process.exit(1);
   });

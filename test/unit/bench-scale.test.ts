@@ -13,7 +13,7 @@ import {
   workspaceRootsEnv,
   type ScaleSample,
 } from '../../bench/scale';
-import { SCENARIOS } from '../../bench/run';
+import { BENCH_OPTIONS, BENCH_USAGE, SCENARIOS } from '../../bench/run';
 
 const sample = (over: Partial<ScaleSample> = {}): ScaleSample => ({
   workers: 2,
@@ -127,5 +127,12 @@ describe('bench scale: figures and limits', () => {
       bq2: 1,
       other: 1,
     });
+  });
+});
+
+describe('npm run bench -- --help', () => {
+  it('names every option the bench takes and every scenario', () => {
+    for (const o of Object.keys(BENCH_OPTIONS)) expect(BENCH_USAGE).toContain(`--${o} `);
+    for (const sc of SCENARIOS) expect(BENCH_USAGE).toContain(sc);
   });
 });
