@@ -149,8 +149,6 @@ const MEMO_SUMMARY_CHARS = 400;
  * instruction and workspace stay under their own memo keys, written at start.
  */
 export function inspectionMemo(s: RunState): Record<string, unknown> {
-  const status = statusView(s);
-  const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clipAfter(t.summary, MEMO_SUMMARY_CHARS) } : t));
   // The newest few records that have plans keep them (a run's many "no replan" records have none).
   let withPlans = 0;
   const records = s.log.records
@@ -169,5 +167,12 @@ export function inspectionMemo(s: RunState): Record<string, unknown> {
     counters: s.counters,
     questions: s.questions.slice(-MEMO_RECORDS),
   };
-  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_DECISIONS]: decisions, [MEMO_CHECKLIST]: runChecklist(s) };
+  return { ...progressMemo(s), [MEMO_DECISIONS]: decisions };
+}
+
+/** The memo's keys a task's end changes (inspectionMemo's status and checklist; its decisions stay as written). */
+export function progressMemo(s: RunState): Record<string, unknown> {
+  const status = statusView(s);
+  const tasks = status.tasks.map((t) => (t.summary ? { ...t, summary: clipAfter(t.summary, MEMO_SUMMARY_CHARS) } : t));
+  return { [MEMO_STATUS]: { ...status, tasks }, [MEMO_CHECKLIST]: runChecklist(s) };
 }

@@ -21,7 +21,7 @@ import type { RunEventsPage } from '../../domain/run/event-log';
 import { activePauses, applyLlmTrouble, displayStatus, isPaused, pauseRun, resumeRun, type PauseApplied } from '../../domain/run/pause';
 import { answerQuestion, pendingQuestions } from '../../domain/run/questions';
 import type { Applied, RunState } from '../../domain/run/state';
-import { decisionsView, inspectionMemo, MEMO_CHECKLIST, memoProgressKey, statusView, type DecisionsView } from '../../domain/run/views';
+import { decisionsView, inspectionMemo, MEMO_CHECKLIST, memoProgressKey, progressMemo, statusView, type DecisionsView } from '../../domain/run/views';
 import { taskWorkflowIdOf, waitingMarkdown } from '../../domain/run/waiting';
 import { validateConsultationAnswer } from '../../domain/pacemaker/consultation';
 import {
@@ -57,6 +57,7 @@ const throwIfRefused = (r: { ok: true } | { ok: false; reason: string }): void =
 class Publisher {
   private searched = '';
   private memoized = '';
+  private progress = '';
   private checklist = '';
   private checklistAt = 0;
   private details = '';
@@ -83,17 +84,21 @@ class Publisher {
     const n = state.notifications;
     // And a delivery that starts or stops waiting, is refused for good or is left at the end.
     const delivery = n && (n.waiting || n.refused || n.left) ? `|${n.waiting ? 'w' : ''}${n.refused ?? 0}/${n.left ?? 0}` : '';
-    // And every task that ends, so the memo's progress never lags behind.
-    const progress = `|${memoProgressKey(state)}`;
-    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${n?.failed ?? 0}${delivery}${progress}`;
+    const memoKey = `${key}|${state.log.records.length}|${state.questions.map((q) => q.status).join()}|${state.consultations.map((c) => c.id).join()}|${n?.failed ?? 0}${delivery}`;
+    // And every task that ends, so the memo's progress never lags behind: then only the status and
+    // the checklist are written (the decisions did not change; a memo write replaces only the keys
+    // it names, and the run's history carries each write whole).
+    const progress = memoProgressKey(state);
     // The plan checklist in the memo too, written only when its text changed (each write is a
     // history event; the text is bounded by runChecklist).
     const text = runChecklist(state);
-    if (memoKey !== this.memoized) {
+    if (memoKey !== this.memoized || progress !== this.progress) {
+      const whole = memoKey !== this.memoized;
       this.memoized = memoKey;
+      this.progress = progress;
       this.checklist = text;
       this.checklistAt = Date.now();
-      upsertMemo(inspectionMemo(state));
+      upsertMemo(whole ? inspectionMemo(state) : progressMemo(state));
     } else if (checklistMemoDue({ changed: text !== this.checklist, sinceLastMs: Date.now() - this.checklistAt, final })) {
       this.checklist = text;
       this.checklistAt = Date.now();

@@ -9,6 +9,7 @@ import {
   MEMO_DECISIONS,
   MEMO_STATUS,
   memoProgressKey,
+  progressMemo,
   statusView,
 } from '../../../src/domain/run/views';
 import { initialRunState, type RunState } from '../../../src/domain/run/state';
@@ -295,6 +296,15 @@ describe('O5 inspection memo', () => {
     expect(Object.keys(memo).sort()).toEqual([MEMO_CHECKLIST, MEMO_DECISIONS, MEMO_STATUS].sort());
     expect((memo[MEMO_STATUS] as { tasks: unknown[] }).tasks).toHaveLength(200);
     expect(JSON.stringify(memo).length).toBeLessThan(300_000);
+  });
+
+  it("O5 V1 a task's end rewrites only the status and the checklist, the same as the whole memo's", () => {
+    const s = { ...executing(), tasks: withStates(executing(), { a: TaskState.DONE }) };
+    const whole = inspectionMemo(s);
+    const progress = progressMemo(s);
+    expect(Object.keys(progress).sort()).toEqual([MEMO_CHECKLIST, MEMO_STATUS].sort());
+    expect(progress[MEMO_STATUS]).toEqual(whole[MEMO_STATUS]);
+    expect(progress[MEMO_CHECKLIST]).toEqual(whole[MEMO_CHECKLIST]);
   });
 });
 
