@@ -10,6 +10,7 @@ import { phaseName } from '../domain/words/phases';
 import type { Question, RunEvent, RunStatus } from '../workflows/messages';
 import { answerCommand, decisionLine, formatConfidence, MARK, oneLine, pausedLine, pausesOf, pendingQuestions } from './render';
 import { replannerCommand } from '../domain/printed-commands';
+import { closedWhy, isFinalStatus } from '../domain/run/closed';
 
 /** One line per change worth telling while watching. */
 export function describeChanges(prev: RunStatus | undefined, next: RunStatus): string[] {
@@ -28,9 +29,10 @@ export function describeChanges(prev: RunStatus | undefined, next: RunStatus): s
   // Every decision since the last poll (status carries the newest few), and results that changed.
   const recent = (s: RunStatus | undefined) => s?.recentDecisions ?? (s?.lastDecision ? [s.lastDecision] : []);
   const seen = new Map(recent(prev).map((r) => [r.replan_id, r.result]));
+  // An ended run's question no longer waits (status says the same).
+  const ended = isFinalStatus(next.status) ? closedWhy(next.status) : undefined;
   for (const r of recent(next)) {
-    if (!seen.has(r.replan_id)) out.push(`  ${decisionLine(r)}`);
-    else if (seen.get(r.replan_id) !== r.result) out.push(`  ${decisionLine(r)}`);
+    if (!seen.has(r.replan_id) || seen.get(r.replan_id) !== r.result) out.push(`  ${decisionLine(r, ended)}`);
   }
   const wasPending = new Set(pendingQuestions(prev ?? {}).map((q) => q.id));
   const nowPending = new Set(pendingQuestions(next).map((q) => q.id));

@@ -176,6 +176,22 @@ describe('describeChanges: questions and decisions while watching', () => {
     ]);
   });
 
+  it('V4 watching an ended run (no worker: status reads only) never says its question waits for an answer', () => {
+    const closed: Question = { ...q1, status: 'closed', closedWhy: 'the run was terminated' };
+    const ended = {
+      ...base,
+      status: 'TERMINATED' as const,
+      phase: 'finished' as const,
+      questions: [closed],
+      recentDecisions: [record],
+      lastDecision: record,
+    };
+    const lines = describeChanges(undefined, ended).join('\n');
+    expect(lines).toContain('decision 1 · Goal · asked you a question · never answered: the run was terminated');
+    expect(lines).not.toContain('waiting for your answer');
+    expect(lines).not.toContain('replanner answer');
+  });
+
   it('reports a decision that completes', () => {
     const a = { ...base, lastDecision: record };
     expect(describeChanges(a, { ...a, lastDecision: { ...record, result: 'success' } })).toEqual([
