@@ -15,6 +15,8 @@ import { FINAL, getStatus } from './run-inspect';
 import { workflowIdOf } from './runs';
 import { llmCallsInFlight, type LlmCallInFlight } from './llm-calls';
 import { taskStatusWithin, withTimeout } from './query-wait';
+import { pollersOf } from './workers';
+import { decideLiveness } from '../domain/worker-lifecycle';
 
 /** A worker step of a running task, as `watch` shows it (not one of the run's events: it has no seq). */
 export interface WorkerStepEvent extends TaskStepLine {
@@ -62,6 +64,13 @@ export async function watchEvents(
 
   /** `ended`: the run has ended (a read that times out will not be answered later either). */
   const readEvents = async (ended: boolean): Promise<void> => {
+    // An ended run's log is read by a worker replaying it: with none polling its queue the query
+    // would only wait out its 5 s.
+    if (readable && ended && cursor === 0 && (await noWorkerToReplay(client, handle))) {
+      readable = false;
+      opts.onUnavailable?.('no worker is running to read an ended run');
+      return;
+    }
     while (readable) {
       let page: RunEventsPage | undefined;
       try {
@@ -121,6 +130,17 @@ export async function watchEvents(
     await h.onStatus?.(s);
     if (FINAL.has(s.status)) return s;
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
+  }
+}
+
+/** True when no live worker polls the run's task queue (false when that cannot be told). */
+async function noWorkerToReplay(client: Client, handle: ReturnType<Client['workflow']['getHandle']>): Promise<boolean> {
+  try {
+    const { taskQueue } = await handle.describe();
+    const pollers = await pollersOf(client.connection, client.options.namespace, taskQueue);
+    return !decideLiveness({ recordedAlive: false, pollers, nowMs: Date.now() }).alive;
+  } catch {
+    return false;
   }
 }
 

@@ -106,6 +106,15 @@ it('V4 V5 a worker SIGKILLed mid-task: status keeps the task RUNNING marked work
     expect(seen.has('READY')).toBe(false);
     expect(await exited).toBe(0);
     expect(out).toContain('[x] slow DONE');
+
+    // V5: with every worker gone, a watch of the ended run does not wait for a worker to read its
+    // log (none polls); it shows the run from its status at once.
+    for (const r of readRecords()) if (isOurWorker(r.pid)) process.kill(r.pid, 'SIGKILL');
+    await killAllWorkers();
+    await until('the workers to be gone', async () => (readRecords().some((r) => isOurWorker(r.pid)) ? undefined : true), 30_000);
+    const ended = await cli('watch', id);
+    expect(ended.out).toContain("(the run's event log cannot be read: no worker is running to read an ended run;");
+    expect(ended.out).toContain('Run ' + id + ': DONE');
   } finally {
     watch.kill('SIGKILL');
   }
