@@ -9,6 +9,7 @@ import { startWorkerProcess, type WorkerProc } from '../support/worker-proc';
 import { fileTask } from '../support/scenario';
 import { commitsAfter, gitIn } from '../support/git-repos';
 import { barePlaces, historyPlaces, tokenHits, workspacePlaces } from '../support/token-scan';
+import { forgeTranscript, writeTranscript, type TranscriptMark } from '../support/forge-transcript';
 import {
   httpWorkspace,
   REPO,
@@ -44,7 +45,9 @@ const startWorker = async () => {
   return w;
 };
 
-async function kill(w: WorkerProc): Promise<void> {
+const marks: TranscriptMark[] = [];
+async function kill(w: WorkerProc, when: string): Promise<void> {
+  marks.push({ at: Date.now(), text: `the test: worker SIGKILLed ${when}` });
   w.child.kill('SIGKILL');
   expect((await w.exited).signal).toBe('SIGKILL');
 }
@@ -55,6 +58,7 @@ describe('a run that ends in a pull request, its worker killed at each step', ()
     scriptPullRequestRun(h.fake, [fileTask('a'), fileTask('b', ['a'])]);
     h.fake.latencyMs = 0;
     const { gh, git } = forges;
+    const t0 = Date.now();
     const { ws, bare, base } = httpWorkspace(tempDir('ws'), forges);
     const pushHeld = git.holdNext((method, p) => method === 'GET' && p.includes('service=git-receive-pack'));
     const createHeld = gh.holdNext((r) => r.method === 'POST' && /\/pulls$/.test(r.path));
@@ -67,14 +71,14 @@ describe('a run that ends in a pull request, its worker killed at each step', ()
     await pushHeld;
     expect(commitsAfter(ws, 'main', branch).length).toBeGreaterThanOrEqual(1);
     expect(remoteBranch()).toBe('');
-    await kill(worker);
+    await kill(worker, 'after a commit, before its push');
     git.releaseHeld();
     worker = await startWorker();
 
     // 2. Pushed; GitHub opens the pull request but its answer never comes: kill.
     await createHeld;
     expect(gh.pulls.pulls.filter((p) => p.head === branch)).toHaveLength(1);
-    await kill(worker);
+    await kill(worker, 'after the push, while GitHub opens the pull request (its answer never comes)');
     gh.release();
     worker = await startWorker();
 
@@ -87,14 +91,14 @@ describe('a run that ends in a pull request, its worker killed at each step', ()
       output: { title: 'tests', summary: 'test_parse failed', text: null },
     });
     await readHeld;
-    await kill(worker);
+    await kill(worker, "while the check's failure is read");
     gh.release();
     h.fake.latencyMs = 1500;
     worker = await startWorker();
 
     // 4. The fix task runs: kill.
     await statusWhen(handle, 'the fix task to run', (x) => x.tasks.some((t) => t.id === 'add-1' && t.state === 'RUNNING'), 240_000);
-    await kill(worker);
+    await kill(worker, 'during the fix task');
     h.fake.latencyMs = 0;
     worker = await startWorker();
 
@@ -117,7 +121,20 @@ describe('a run that ends in a pull request, its worker killed at each step', ()
     expect(result.tasks.filter((t) => t.state === 'DONE').map((t) => t.id)).toEqual(['a', 'b', 'add-1']);
     // One decision about the failed check, whatever the kills.
     expect(h.fake.requestsFor('replan_decision').filter((r) => /Feedback on pull request/.test(r.text) && r.status === 200)).toHaveLength(1);
-    await kill(worker);
+    await kill(worker, 'after the run ended');
+    const pushes = git.requests.filter((r) => r.path.includes('git-receive-pack') && r.method === 'POST');
+    writeTranscript('A run that ends in a pull request, its worker SIGKILLed at each step (pull-request-kill.test.ts)', {
+      "the API server's requests, as it recorded them, and the kills": forgeTranscript(
+        gh.requests.filter((r) => r.at >= t0),
+        t0,
+        marks,
+      ),
+      figures: [
+        `workers started: ${workers.length}; pull requests on the branch: ${gh.pulls.pulls.filter((p) => p.head === branch).length}; POST /pulls: ${gh.calls('POST', /\/pulls$/).filter((r) => r.at >= t0).length}`,
+        `commits after main: ${commits.length} (${trailers.join(', ')}), distinct: ${new Set(commits.map((c) => c.sha)).size}; pushes (receive-pack POSTs): ${pushes.length}`,
+        `decisions about the failed check that the model answered: 1; run ${result.status} ${((Date.now() - t0) / 1000).toFixed(0)} s after its start`,
+      ].join('\n'),
+    });
     // G2: the token in none of the workers' logs, the histories, the workspace or the remote.
     const logs = workers.map((w, i) => ({ name: `worker ${i} log`, text: w.output.join('') }));
     const places = [...logs, ...workspacePlaces(ws), ...barePlaces(bare), ...(await historyPlaces(h.client, runId))];

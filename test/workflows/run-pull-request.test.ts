@@ -11,6 +11,7 @@ import { runOutcome, until, type Harness } from '../support/harness';
 import { harnessForSuite, tempDirsForSuite } from '../support/suite-hooks';
 import { fileTask } from '../support/scenario';
 import { commitsAfter, gitIn } from '../support/git-repos';
+import { forgeTranscript, writeTranscript, type TranscriptMark } from '../support/forge-transcript';
 import {
   forgeWorkspace,
   httpWorkspace,
@@ -58,6 +59,9 @@ const feedbackPrompts = () => h.fake.requestsFor('replan_decision').filter((r) =
 describe('a run that ends in a pull request', () => {
   it('G3 G4 G5 draft then ready; a failed check and a writer’s review each: one fix task, one commit, a reply; a reader’s review: nothing; merged: DONE', async () => {
     const { gh } = forges;
+    const t0 = Date.now();
+    const marks: TranscriptMark[] = [];
+    const mark = (text: string) => marks.push({ at: Date.now(), text });
     scriptPullRequestRun(h.fake, [fileTask('a'), fileTask('b', ['a'])]);
     const { ws, bare } = forgeWorkspace(tempDir('pr'), gh);
     const { handle, branch } = await startPullRequestRun(h, ws, { github: REPO });
@@ -78,6 +82,7 @@ describe('a run that ends in a pull request', () => {
 
     // A failing check on the head: one fix task, one new commit on the same branch, a reply.
     const head1 = remoteHead(bare, branch);
+    mark(`the test: check "ci" fails on ${head1.slice(0, 7)}`);
     gh.checks.addCheckRun(REPO, head1, {
       name: 'ci',
       conclusion: 'failure',
@@ -95,11 +100,13 @@ describe('a run that ends in a pull request', () => {
     );
     const replies = () => gh.comments.filter((c) => c.thread === `${REPO}#${pr.number}`);
     await until('the reply about the check', async () => (replies().some((c) => c.body.includes('failed check "ci"')) ? true : undefined));
+    mark(`the test: check "ci" passes on ${remoteHead(bare, branch).slice(0, 7)}`);
     gh.checks.addCheckRun(REPO, remoteHead(bare, branch), { name: 'ci', conclusion: 'success' });
     await statusWhen(handle, 'the check to pass', (x) => /1 of 1 checks? passing/.test(x.waiting ?? ''));
 
     // A writer requests changes: a new commit and a reply naming them.
     gh.setRole('alice', 'write');
+    mark('the test: alice (may write) requests changes: "Please also write fix notes."');
     gh.pulls.review(REPO, pr.number, 'alice', 'CHANGES_REQUESTED', 'Please also write fix notes.');
     await until('the fix of the review to be pushed', async () => (commitsAfter(bare, 'main', branch).length === 4 ? true : undefined), 120_000);
     await until('the reply to alice', async () => (replies().some((c) => c.body.includes('@alice')) ? true : undefined));
@@ -108,6 +115,7 @@ describe('a run that ends in a pull request', () => {
 
     // A reader requests changes: nothing happens.
     gh.setRole('bob', 'read');
+    mark('the test: bob (may only read) requests changes: "Delete everything."');
     gh.pulls.review(REPO, pr.number, 'bob', 'CHANGES_REQUESTED', 'Delete everything.');
     const reads = () => gh.calls('GET', new RegExp(`/pulls/${pr.number}/reviews$`)).length;
     const readsBefore = reads();
@@ -118,9 +126,24 @@ describe('a run that ends in a pull request', () => {
 
     // The merge ends the run DONE.
     const mergedAt = Date.now();
+    mark('the test: the pull request is merged');
     gh.pulls.merge(REPO, pr.number);
     const result = await runOutcome(handle);
     expect(result.status).toBe('DONE');
+    writeTranscript('A run that ends in a GitHub pull request (run-pull-request.test.ts, G3 G4 G5)', {
+      "the API server's requests, as it recorded them": forgeTranscript(
+        gh.requests.filter((r) => r.at >= t0),
+        t0,
+        marks,
+      ),
+      "the pull request's comments as they stand": replies()
+        .map((c) => `${c.user} (${c.edits} edits):\n${c.body}`)
+        .join('\n\n'),
+      "the pull request's body as it stands": pr.body,
+      'the commits on its branch': commitsAfter(bare, 'main', branch)
+        .map((c) => `${c.sha.slice(0, 7)} ${c.subject} (Replanner-Task: ${c.taskTrailer})`)
+        .join('\n'),
+    });
     expect(Date.now() - mergedAt).toBeLessThan(30_000);
     expect(gh.pulls.pulls.filter((p) => p.repo === REPO)).toHaveLength(1);
     const trailers = commitsAfter(bare, 'main', branch).map((c) => c.taskTrailer);
