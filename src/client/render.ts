@@ -31,12 +31,16 @@ type FilesByTask = Record<string, readonly FileChange[]>;
  * `inRunningTasks`: the tokens the running tasks have spent so far (src/client/running-tasks.ts),
  * which the run's own total counts only when each task ends.
  */
+/** "2/3 tasks done"; before the plan has tasks "no tasks yet" (a run that ended then: "no tasks"), not "0/0". */
+const tasksDone = (done: number, total: number, ended: boolean): string =>
+  total ? `${done}/${total} tasks done` : ended ? 'no tasks' : 'no tasks yet';
+
 export function renderStatus(s: RunStatus, files: FilesByTask = {}, inRunningTasks?: TokenUsage): string {
   const active = s.tasks.filter((t) => t.state !== 'REPLACED_BY_REPLAN');
   const done = active.filter((t) => t.state === 'DONE').length;
   const running = inRunningTasks?.totalTokens ? ` (+${inRunningTasks.totalTokens} in ${inRunningTasks.calls} calls of the running tasks)` : '';
   const lines = [
-    `Run ${s.runId}: ${s.status} · phase ${phaseName(s.phase)} · ${done}/${active.length} tasks done · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
+    `Run ${s.runId}: ${s.status} · phase ${phaseName(s.phase)} · ${tasksDone(done, active.length, isFinalStatus(s.status))} · ${s.usage.totalTokens} tokens in ${s.usage.calls} LLM calls${running}`,
     `Instruction: ${oneLine(s.instruction, 160)}`,
   ];
   // G5: what the pull request the run follows says.

@@ -102,6 +102,11 @@ describe('renderStatus: replans, last decision, questions (X9, X14, X7)', () => 
     expect(decisions).toContain('Plan changes: 1 (split the tasks again 1)');
   });
 
+  it('V8 a run with no tasks yet says so, not "0/0 tasks done"', () => {
+    expect(renderStatus({ ...base, tasks: [] }).split('\n')[0]).toContain(' · no tasks yet · ');
+    expect(renderStatus({ ...base, tasks: [], status: 'CANCELLED', phase: 'finished' }).split('\n')[0]).toContain(' · no tasks · ');
+  });
+
   it('V8 shows Plan changes: 0 when the run reports counters, nothing when it does not (older runs)', () => {
     expect(renderStatus({ ...base, replans: { total: 0, byPhase: {} } })).toContain('Plan changes: 0');
     const old = renderStatus(base);
