@@ -13,6 +13,7 @@ import { plannedTask, scriptScenario, type Scenario } from '../scripted-model/sc
 import { routeOf } from '../route';
 import { builtWorkflowBundle } from '../workflow-bundle-path';
 import { replannerCommand } from '../domain/printed-commands';
+import { purposeCounts } from '../domain/words/pauses';
 import { ensureServer, localServerStopCommand, settingsFromEnv, webUiUrl } from './backend';
 import { renderStatus } from './render';
 import { startRun } from './runs';
@@ -122,7 +123,7 @@ async function main(): Promise<number> {
     print(`Files the worker wrote in ${workspace}:`);
     for (const f of listFiles(workspace)) print(`  ${f}`);
     const calls = fake.requests.filter((r) => r.status === 200).length;
-    print(`LLM requests replayed: ${calls} (${[...new Set(fake.requests.map((r) => r.purpose))].join(', ')})`);
+    print(`LLM requests replayed: ${calls} (${purposeCounts(fake.requests.filter((r) => r.status === 200).map((r) => r.purpose))})`);
     print(`Web UI: ${webUiUrl(s.namespace, handle.workflowId)}  (the plan: "Current Details" on that page)`);
     print("The dev server (persisted in .replanner/temporal.db) and the demo's worker keep running, so that");
     print(`page shows the plan and \`${replannerCommand('status', runId)}\` keeps working. The next demo replaces this worker.`);

@@ -37,6 +37,13 @@ const ACTIVITY_PURPOSES: Readonly<Record<string, string>> = {
   reflect: 'reflection',
 };
 
+/** Requests by what they were for, in words, first asked first: "working out the goal 2, the worker 9". */
+export function purposeCounts(purposes: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const p of purposes) counts.set(purposeName(p), (counts.get(purposeName(p)) ?? 0) + 1);
+  return [...counts].map(([name, n]) => `${name} ${n}`).join(', ');
+}
+
 /** A request's purpose (or the activity that makes it) in words; anything else with its words spaced out. */
 export function purposeName(purposeOrActivity: string): string {
   const purpose = ACTIVITY_PURPOSES[purposeOrActivity] ?? purposeOrActivity;

@@ -15,7 +15,7 @@ import {
   REPLAN_TYPE_NAMES,
   type DecisionFacts,
 } from '../../../src/domain/words/decisions';
-import { clockTime, llmCallText, outageCause, pauseText, plainFailure, resumeText } from '../../../src/domain/words/pauses';
+import { clockTime, llmCallText, outageCause, pauseText, plainFailure, purposeCounts, resumeText } from '../../../src/domain/words/pauses';
 import { phaseName, withPhaseNames } from '../../../src/domain/words/phases';
 import { REPLAN_TYPES } from '../../../src/domain/replan/decision';
 
@@ -31,6 +31,14 @@ describe('V8 the phases in the README’s words', () => {
       'Tasks: the plan was rejected; back to Goal, then Steps',
     );
     expect(withPhaseNames('the execution of a reflection')).toBe('the execution of a reflection');
+  });
+});
+
+describe('V8 the demo counts the requests it replayed in words, not machine names', () => {
+  it('V8 purposes in words with their counts, in the order first asked', () => {
+    const line = purposeCounts(['goal_understanding', 'replan_decision', 'worker_step', 'replan_decision', 'quality_judge']);
+    expect(line).toBe('working out the goal 1, deciding whether the plan holds 2, the worker 1, reviewing the plan 1');
+    expect(line).not.toMatch(/_/);
   });
 });
 
