@@ -66,6 +66,9 @@ it('O5 the demo ends DONE, leaves the dev server and its worker running so the W
   expect(runId).toBeDefined();
   const queue = `replanner-demo-${pid}`;
   expect(out).toContain(`/workflows/run-${runId!}  (the plan: "Current Details" on that page)`);
+  // V8: the requests it replayed, counted in words (no machine names like goal_understanding).
+  expect(out).toMatch(/^LLM requests replayed: \d+ \(working out the goal 1, deciding whether the plan holds \d+, .*\)$/m);
+  expect(out).not.toMatch(/goal_understanding|replan_decision|worker_step/);
   // The server's stop only where this clone's own local server runs (the jest run's is not).
   expect(out).toMatch(
     new RegExp(`(Stop the worker|Stop both): npx replanner worker stop ${queue}( && kill \\$\\(cat \\.replanner/server\\.pid\\))?\\n`),
