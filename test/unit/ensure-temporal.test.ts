@@ -1,8 +1,8 @@
 // scripts/ensure-temporal run for real (bash, sha256sum, flock) on a PATH we control: `pip` and
 // `go` there are small scripts standing in for the registries, so every branch runs in
 // milliseconds and offline. `sleep` there is the real one, shortened to 50 ms: the script looks
-// once a second whether the Go build has ended, and the stand-in's build ends at once. The real download and the real Go build are exercised on a fresh
-// clone (see the closing notes), not here.
+// once a second whether the Go build has ended, and the stand-in's build ends at once. The real
+// download and the real Go build are exercised on a fresh clone (see the closing notes), not here.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
