@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/client/cli';
 import { versionLines } from '../../src/client/version';
+import { connectTimeoutFrom } from '../../src/domain/connect-timeout';
 
 const root = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
@@ -27,7 +28,7 @@ interface Loaded {
  * The packages and source files a `replanner <argv>` process loaded by the time it ended. The CLI
  * runs from its sources (transpiled by swc, whose packages are left out) against an address where
  * nothing listens, so the command is defined (its module and all it imports loaded) and then fails
- * to connect (after the client's connect timeout, 3 s).
+ * to connect, quickly (its wait for the server shortened to 0.3 s).
  */
 async function loadedBy(argv: string[]): Promise<Loaded> {
   const list = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'replanner-loaded-')), 'loaded.json');
@@ -39,7 +40,7 @@ async function loadedBy(argv: string[]): Promise<Loaded> {
     });`;
   const child = spawn(process.execPath, ['-r', './src/ts-register.js', '-e', script], {
     cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' },
+    env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS: '0.3' },
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 60_000,
   });
@@ -57,7 +58,7 @@ async function loadedBy(argv: string[]): Promise<Loaded> {
   return { code, packages, files, stderr };
 }
 
-/** Each process is started once, all at once (the two that connect wait for the connect timeout together). */
+/** Each process is started once, all at once. */
 const started = new Map<string, Promise<Loaded>>();
 const loaded = (argv: string[]): Promise<Loaded> => started.get(argv.join(' '))!;
 beforeAll(() => {
@@ -107,6 +108,34 @@ async function cli(argv: string[], env?: NodeJS.ProcessEnv): Promise<{ code: num
     }
   }
 }
+
+describe('F2 how long a command waits for the Temporal server', () => {
+  it('F2 REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS: 3 s unset; 0.1 to 600 seconds; anything else is named', () => {
+    expect([undefined, '', ' 0.3 ', '2', '600', '0.1'].map(connectTimeoutFrom)).toEqual([3000, 3000, 300, 2000, 600_000, 100]);
+    for (const bad of ['0', '0.05', '601', '-1', 'soon', '1e2', '3s']) {
+      expect(connectTimeoutFrom(bad)).toEqual({
+        error: `REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS must be a number of seconds from 0.1 to 600 (got "${bad}")`,
+      });
+    }
+  });
+
+  it('F2 `status` says no server answers once the wait is up; a wrong wait is a usage error (exit 2) naming it', async () => {
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:1', REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS: '0.3' };
+    const started = Date.now();
+    expect(await cli(['status', 'no-such-run'], env)).toEqual({
+      code: 3,
+      out: '',
+      err: expect.stringContaining('no Temporal server answers at 127.0.0.1:1'),
+    });
+    // Well under the 3 s it waits unset.
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(await cli(['status', 'no-such-run'], { ...env, REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS: 'soon' })).toEqual({
+      code: 2,
+      out: '',
+      err: 'replanner: invalid config: REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS must be a number of seconds from 0.1 to 600 (got "soon")\n',
+    });
+  });
+});
 
 describe("F2 the README's way without npx", () => {
   it("F2 with the clone's bin/ on PATH (the README's `export PATH=…/bin:$PATH`), the shell finds `replanner` there", () => {
