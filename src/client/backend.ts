@@ -9,6 +9,8 @@ import * as readline from 'node:readline';
 import { Client, type Connection } from '@temporalio/client';
 import { connectClient, isLocalDevTarget, nothingAnswers, temporalTarget, type TemporalTarget } from '../connection';
 import { devServerPorts, serverCommand, type DevServerSettings } from '../domain/printed-commands';
+import { connectTimeoutFrom } from '../domain/connect-timeout';
+import { ConfigError } from '../domain/config/issues';
 import { decideLiveness } from '../domain/worker-lifecycle';
 import { PROJECT_ROOT } from '../project-root';
 import { pollersOf } from './workers';
@@ -76,7 +78,9 @@ export async function connectOrWhy(target: TemporalTarget, timeoutMs: number): P
 
 export async function connect(env = process.env): Promise<Backend> {
   const s = settingsFromEnv(env);
-  const { connection, why } = await connectOrWhy(s, 3000);
+  const timeoutMs = connectTimeoutFrom(env.REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS);
+  if (typeof timeoutMs !== 'number') throw new ConfigError(timeoutMs.error);
+  const { connection, why } = await connectOrWhy(s, timeoutMs);
   if (!connection) {
     throw new BackendError(isLocalDevTarget(s) && nothingAnswers(why) ? noServerHint(env) : `${why}`);
   }

@@ -11,6 +11,7 @@ import { hasWorker } from '../../src/client/backend';
 import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { RunOptions } from '../../src/workflows/options';
 import { FakeOpenAI } from './fake-openai';
+import { until } from './promises';
 
 let runtimeInstalled = false;
 /** The SDK's log quiet (REPLANNER_TEST_LOG=1: INFO), installed once per jest worker. */
@@ -148,16 +149,5 @@ export function uniqueId(prefix = 't'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-/** Polls `probe` until it returns a value (errors count as "not yet"). */
-/** Waits `ms` (only where a test must show that nothing happens meanwhile; otherwise use `until`). */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+// The waits live apart (./promises.ts), so that a unit test can use them without loading the worker's SDK.
+export { sleep, until } from './promises';

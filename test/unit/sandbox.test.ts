@@ -105,9 +105,10 @@ describe('S1 sandbox for run_command', () => {
 
   it('S1 a setsid background process dies with the command', async () => {
     const ws = tmp('sbx-ws-');
-    const r = await sh(ws, 'setsid sh -c "sleep 1; touch late.txt" > /dev/null 2>&1 & echo started');
+    const r = await sh(ws, 'setsid sh -c "sleep 0.5; touch late.txt" > /dev/null 2>&1 & echo started');
     expect(r.ok).toBe(true);
-    await new Promise((res) => setTimeout(res, 2500));
+    // Well past the half second after which a surviving process would have written the file.
+    await new Promise((res) => setTimeout(res, 1200));
     expect(fs.existsSync(path.join(ws, 'late.txt'))).toBe(false);
   });
 
