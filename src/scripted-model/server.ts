@@ -199,7 +199,7 @@ export class ScriptedModel {
     return this.stopping;
   }
 
-  /** Set while every connection is being closed on purpose (refuseConnections): not the clients' doing. */
+  /** Set from refuseConnections until acceptConnections: connections closed then are not the clients' doing. */
   protected closingAll = false;
 
   protected get stopped(): boolean {

@@ -74,12 +74,12 @@ export class FakeOpenAI extends ScriptedModel {
     if (this.refusing || this.stopped) return;
     this.refusing = {};
     this.cancelWaits();
+    // Until acceptConnections: a dropped response's 'close' may come after server.close's callback.
     this.closingAll = true;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
-    this.closingAll = false;
   }
 
   /** The endpoint is back on the same port (and base URL). */
@@ -87,6 +87,7 @@ export class FakeOpenAI extends ScriptedModel {
     if (!this.refusing || this.stopped) return;
     if (this.refusing.reopen) clearTimeout(this.refusing.reopen);
     this.refusing = undefined;
+    this.closingAll = false;
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.port, this.host, () => {

@@ -11,6 +11,7 @@ import { hasWorker } from '../../src/client/backend';
 import { createWorker, type ReplannerWorker } from '../../src/worker';
 import type { RunOptions } from '../../src/workflows/options';
 import { FakeOpenAI } from './fake-openai';
+import { closableRetries } from './closable-retries';
 import { until } from './promises';
 
 let runtimeInstalled = false;
@@ -56,7 +57,8 @@ export async function startHarness(
   const fake = await FakeOpenAI.start();
   const address = temporalAddress();
   const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
+  const retries = closableRetries();
+  const connection = await Connection.connect({ address, interceptors: [retries.interceptor] });
   const client = new Client({ connection });
   const taskQueue = `test-${randomUUID()}`;
   const bundle = process.env.REPLANNER_TEST_BUNDLE;
@@ -95,6 +97,7 @@ export async function startHarness(
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await fake.stop();
+      await retries.settled();
       await connection.close();
       await nativeConnection.close();
       for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });

@@ -108,10 +108,10 @@ const posted = (s: FakeForge, runId: string) =>
 const onThread = (s: FakeForge, f: Forge, n: number, runId: string) => noticeKeys(s.commentsOf(f.thread(n)), runId).length;
 
 /** Polls `status` while the run goes on, keeping every notifications line it showed. */
-function watchStatus(handle: WorkflowHandle): { lines: Set<string>; stop: () => void } {
+function watchStatus(handle: WorkflowHandle): { lines: Set<string>; stop: () => Promise<void> } {
   const lines = new Set<string>();
   let on = true;
-  void (async () => {
+  const polling = (async () => {
     while (on) {
       const st = await handle.query(statusQuery).catch(() => undefined);
       const line = st
@@ -123,7 +123,14 @@ function watchStatus(handle: WorkflowHandle): { lines: Set<string>; stop: () => 
       await sleep(150);
     }
   })();
-  return { lines, stop: () => (on = false) };
+  // Stopping waits for the query in flight: none is left running when the suite closes its connection.
+  return {
+    lines,
+    stop: () => {
+      on = false;
+      return polling;
+    },
+  };
 }
 
 /** The case's common end: DONE; every notification on the thread, in order, once; nothing queued; the old error gone. */
@@ -177,7 +184,7 @@ describe.each([
     const handle = await startForgeRun(h, taskQueue, { ...REVISIONS_CONFIG, notifications: f.config(s, 21) });
     const seen = watchStatus(handle);
     const { keys } = await expectAllDelivered(f, s, 21, handle);
-    seen.stop();
+    await seen.stop();
     // The rate limit was waited for: no try between its first answer and its reset.
     // The rate limit was waited for, not hammered: one try met it (two if a reset rounded down), the next came after its reset.
     const limited = s.requests.filter((r) => r.status === 403 || r.status === 429);
