@@ -14,6 +14,8 @@ import type { LlmRung } from '../domain/llm-form';
 import { oneLine, probeClient, probeModels, probeStructured, probeTools, type Failure, type StructuredProbe, type ToolsProbe } from '../llm/probes';
 import { connectOrWhy, devServerSettings, settingsFromEnv } from './backend';
 import { replannerCommand, serverCommand } from '../domain/printed-commands';
+import { connectTimeoutFrom } from '../domain/connect-timeout';
+import { ConfigError } from '../domain/config/issues';
 import { describeTarget, isLocalDevTarget, nothingAnswers, type TemporalTarget } from '../connection';
 import { livenessOf } from './workers';
 import { routeOf } from '../route';
@@ -75,7 +77,10 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     route: { taskQueue: route.taskQueue, endpoint: route.endpoint, model: route.model },
   };
 
-  const { connection, why } = await connectOrWhy(target, 3000);
+  // The same wait as every other command (REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS).
+  const waitMs = connectTimeoutFrom(env.REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS);
+  if (typeof waitMs !== 'number') throw new ConfigError(waitMs.error);
+  const { connection, why } = await connectOrWhy(target, waitMs);
   report.temporal.settings = `${target.address} (${describeTarget(target)})`;
   try {
     checks.push(await temporalCheck(connection, target, report, why, env));

@@ -135,6 +135,20 @@ describe('F2 how long a command waits for the Temporal server', () => {
       err: 'replanner: invalid config: REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS must be a number of seconds from 0.1 to 600 (got "soon")\n',
     });
   });
+
+  it('F2 `doctor` waits as long as every other command, and names a wrong wait (exit 2)', async () => {
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:1', REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS: '0.3', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' };
+    const started = Date.now();
+    const r = await cli(['doctor'], env);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('127.0.0.1:1');
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(await cli(['doctor'], { ...env, REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS: '0' })).toEqual({
+      code: 2,
+      out: '',
+      err: 'replanner: invalid config: REPLANNER_TEMPORAL_CONNECT_TIMEOUT_SECONDS must be a number of seconds from 0.1 to 600 (got "0")\n',
+    });
+  });
 });
 
 describe("F2 the README's way without npx", () => {
