@@ -91,6 +91,8 @@ export interface TrackerPollState {
 }
 
 export const MAX_COMMANDS_PER_POLL = 20;
+/** Replies a poll reads at most (the newest changes beyond wait for the next poll). */
+export const MAX_REPLIES_READ = 300;
 const MAX_HANDLED = 100;
 /** A reply this long before the question was asked (clock skew between worker and forge) still answers it. */
 export const ASKED_MARGIN_MS = 2 * 60_000;
@@ -143,11 +145,14 @@ export function afterPoll(p: TrackerPollState | undefined, since: string, r: Pol
       idle: (p?.idle ?? 0) + 1,
     };
   const moved = r.newest !== undefined && r.newest !== since && Date.parse(r.newest) > Date.parse(since);
+  // Every reply read at the same point is kept (as many as one poll reads): a shorter list would
+  // forget the first of a burst of commands (anyone may post them), read them again, and never get
+  // past the burst to the answer after it.
   const atSince = moved ? (r.atNewest ?? []) : [...new Set([...skipAt(p, since), ...(r.atNewest ?? [])])];
   return {
     ...base,
     since: moved ? r.newest! : since,
-    ...(atSince.length ? { atSince: atSince.slice(-MAX_COMMANDS_PER_POLL * 5) } : {}),
+    ...(atSince.length ? { atSince: atSince.slice(-MAX_REPLIES_READ) } : {}),
     ...(r.etag ? { etag: r.etag } : {}),
     idle: r.commands.length ? 0 : (p?.idle ?? 0) + 1,
   };

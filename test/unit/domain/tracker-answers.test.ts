@@ -4,6 +4,7 @@ import type { Question } from '../../../src/domain/replan/questions';
 import {
   afterPoll,
   afterPollFailure,
+  MAX_COMMANDS_PER_POLL,
   ASKED_MARGIN_MS,
   githubMayWrite,
   gitlabMayWrite,
@@ -131,6 +132,25 @@ describe('P7 the poll', () => {
     // Same point (a burst read in parts): what was read there is kept too; a command resets the idle count.
     const same = afterPoll(p0, since, { notModified: false, newest: since, atNewest: ['6@x'], commands: [seen()] });
     expect(same).toMatchObject({ since, atSince: ['5@x', '6@x'], idle: 0 });
+  });
+});
+
+describe('S2 a burst of reply commands', () => {
+  it('S2 a burst of 150 commands from someone without write access, read 20 a poll at one point: no reply is read twice, and the poll gets past the burst to the answer after it', () => {
+    const since = '2026-01-01T10:00:00Z';
+    // The thread: 150 commands at or after `since`, then the owner's answer; oldest first, as the forge lists them.
+    const thread = [...Array.from({ length: 150 }, (_, i) => `${i + 1}@x`), '151@y'];
+    const reads: string[] = [];
+    let p: TrackerPollState | undefined = { idle: 0, since };
+    for (let poll = 0; poll < 20 && !reads.includes('151@y'); poll++) {
+      // What pollReplies does: skip what was read at `since`, read up to MAX_COMMANDS_PER_POLL commands.
+      const skip = new Set(skipAt(p, since));
+      const taken = thread.filter((k) => !skip.has(k)).slice(0, MAX_COMMANDS_PER_POLL);
+      reads.push(...taken);
+      p = afterPoll(p, since, { notModified: false, newest: since, atNewest: taken, commands: taken.map(() => seen({ authorised: false })) });
+    }
+    expect(reads).toContain('151@y');
+    expect(new Set(reads).size).toBe(reads.length);
   });
 });
 
