@@ -1,0 +1,134 @@
+// S2: messages that reach the run together in one workflow task. The run's updates take effect
+// only after the completions of their activation (src/workflows/run/update-order.ts), so between an
+// update's validator and its handler the run may have changed: another answer came, or the run
+// ended. Each update is handed to a worker that was stopped while they were sent, so they all come
+// in one workflow task. Nothing may fail a workflow task (a handler's plain error fails it again on
+// every retry: the run would be stuck for good), and the first answer wins.
+import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createWorker } from '../../src/worker';
+import { answerClarificationUpdate, decisionsQuery, resumeUpdate, statusQuery } from '../../src/workflows/messages';
+import { decision, scriptDecisions } from '../support/decisions';
+import { FAST, runOutcome, sleep, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { fileTask, scriptScenario } from '../support/scenario';
+import { startRun } from '../support/start-run';
+import { harnessForSuite } from '../support/suite-hooks';
+
+let h: Harness;
+harnessForSuite((started) => (h = started));
+
+/** A worker of its own on `taskQueue` (the harness's worker serves another queue). */
+async function ownWorker(taskQueue: string) {
+  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const worker = await createWorker({
+    connection,
+    taskQueue,
+    llm: { apiKey: 'k', baseURL: h.fake.baseURL, model: 'fake-model', timeoutMs: 10_000 },
+    workflowBundle: { codePath: process.env.REPLANNER_TEST_BUNDLE! },
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+async function workflowTaskFailures(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.workflowTaskFailedEventAttributes)
+    .map((e) => String(e.workflowTaskFailedEventAttributes?.failure?.message));
+}
+
+/** The update's failure message (undefined: it was taken). */
+const refusal = (r: PromiseSettledResult<unknown>): string | undefined =>
+  r.status === 'fulfilled' ? undefined : String((r.reason as WorkflowUpdateFailedError).cause?.message ?? r.reason);
+
+/** A run on its own queue waiting on the question q1, and its worker stopped: what is sent now comes in one workflow task. */
+async function runWaitingOnQ1(prefix: string) {
+  scriptScenario(h.fake, { tasks: [fileTask('a')] });
+  scriptDecisions(h.fake, {
+    goal_understanding: [
+      decision({ confidence: 0.9, type: 'clarification_request', issue: 'the format is unclear', questions: ['Which output format?'] }),
+    ],
+  });
+  const taskQueue = `${prefix}-${uniqueId()}`;
+  const first = await ownWorker(taskQueue);
+  const { handle } = await startRun(
+    { client: h.client, taskQueue },
+    { instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST },
+    prefix,
+  );
+  try {
+    await until('the pending question q1', async () => (await handle.query(statusQuery)).questions?.find((q) => q.id === 'q1'));
+  } finally {
+    await first.stop();
+  }
+  return { handle, taskQueue };
+}
+
+/** `p`, or a failure naming the run's workflow task failures when it takes longer than `ms` (a run stuck failing them never answers). */
+async function within<T>(p: Promise<T>, ms: number, handle: WorkflowHandle): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void workflowTaskFailures(handle).then(
+        (f) => reject(new Error(`no answer within ${ms} ms; workflow task failures: ${JSON.stringify(f)}`)),
+        reject,
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('S2 hostile messages in one workflow task', () => {
+  it('S2 two answers to one question in one workflow task: the first is taken, the second refused; nothing fails; the run ends DONE', async () => {
+    const { handle, taskQueue } = await runWaitingOnQ1('two-answers');
+    const answer = (text: string) => handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: 'q1', answer: text }] });
+    const one = answer('CSV');
+    await sleep(300);
+    const two = answer('JSON');
+    await sleep(300);
+    const second = await ownWorker(taskQueue);
+    try {
+      const settled = await within(Promise.allSettled([one, two]), 30_000, handle);
+      const reasons = settled.map(refusal);
+      // Exactly one taken; the other refused because it came second.
+      expect(reasons.filter((r) => r === undefined)).toHaveLength(1);
+      expect(reasons.find((r) => r !== undefined)).toContain('question q1 is no longer pending: it was already answered');
+      const taken = reasons[0] === undefined ? 'CSV' : 'JSON';
+      expect((await handle.query(decisionsQuery)).questions.find((q) => q.id === 'q1')?.answer).toBe(taken);
+      expect((await runOutcome(handle)).status).toBe('DONE');
+      expect(await workflowTaskFailures(handle)).toEqual([]);
+    } finally {
+      await handle.terminate().catch(() => undefined);
+      await second.stop();
+    }
+  });
+
+  it('S2 O1 a resume in the same workflow task as the run\'s cancellation: the resume is refused ("already ended"), nothing fails, the run ends CANCELLED', async () => {
+    const { handle, taskQueue } = await runWaitingOnQ1('cancel-resume');
+    await handle.cancel();
+    const resumed = handle.executeUpdate(resumeUpdate);
+    await sleep(300);
+    const second = await ownWorker(taskQueue);
+    try {
+      const [r] = await within(Promise.allSettled([resumed]), 30_000, handle);
+      expect(refusal(r)).toContain('the run already ended: CANCELLED');
+      const err = await handle.result().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect(await workflowTaskFailures(handle)).toEqual([]);
+    } finally {
+      await handle.terminate().catch(() => undefined);
+      await second.stop();
+    }
+  });
+});
