@@ -7,10 +7,10 @@
 import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createWorker } from '../../src/worker';
-import { answerClarificationUpdate, decisionsQuery, resumeUpdate, statusQuery } from '../../src/workflows/messages';
+import { answerClarificationUpdate, budgetRequestSignal, decisionsQuery, resumeUpdate, statusQuery } from '../../src/workflows/messages';
 import { decision, scriptDecisions } from '../support/decisions';
 import { FAST, runOutcome, sleep, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
-import { fileTask, scriptScenario } from '../support/scenario';
+import { DEFAULT_GOAL, fileTask, scriptScenario } from '../support/scenario';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
 
@@ -129,6 +129,44 @@ describe('S2 hostile messages in one workflow task', () => {
     } finally {
       await handle.terminate().catch(() => undefined);
       await second.stop();
+    }
+  });
+
+  it('S2 O3 a forged budgetRequest naming the running phase (a call of 10^12 tokens, as much spent) leaves the budgeted run room for calls: after at most one raise it ends DONE', async () => {
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
+    h.fake.usage('*', { prompt: 150, completion: 50 });
+    // The Goal phase's call takes a while: the forged request comes while that phase runs.
+    h.fake.always('goal_understanding', { delayMs: 1500, then: { json: DEFAULT_GOAL } });
+    const { handle } = await startRun(
+      h,
+      { instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST, config: { budget: { maxTokens: 200_000 } } },
+      'forged-budget',
+    );
+    try {
+      await until('the goal call', async () => (h.fake.requestsFor('goal_understanding').length > 0 ? true : undefined));
+      await handle.signal(budgetRequestSignal, { from: `${handle.workflowId}.goal_understanding-1`, seq: 1, want: 1, largest: 1e12, spent: 1e12 });
+      // Whenever the run pauses with its budget question, the limit is raised (up to three times).
+      let raises = 0;
+      const ended = await until(
+        'the run to end',
+        async () => {
+          const d = await handle.describe();
+          if (d.status.name !== 'RUNNING') return d.status.name;
+          const q = (await handle.query(statusQuery)).questions?.find((x) => x.kind === 'budget' && x.status === 'pending');
+          if (q && raises < 3) {
+            raises += 1;
+            await handle.executeUpdate(answerClarificationUpdate, { args: [{ questionId: q.id, answer: `raise ${raises * 10_000_000}` }] });
+          }
+          return undefined;
+        },
+        60_000,
+      );
+      expect(ended).toBe('COMPLETED');
+      expect(raises).toBeLessThanOrEqual(1);
+      expect((await runOutcome(handle)).status).toBe('DONE');
+      expect(await workflowTaskFailures(handle)).toEqual([]);
+    } finally {
+      await handle.terminate().catch(() => undefined);
     }
   });
 });
