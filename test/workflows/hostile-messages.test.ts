@@ -7,7 +7,14 @@
 import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createWorker } from '../../src/worker';
-import { answerClarificationUpdate, budgetRequestSignal, decisionsQuery, resumeUpdate, statusQuery } from '../../src/workflows/messages';
+import {
+  answerClarificationUpdate,
+  budgetRequestSignal,
+  decisionsQuery,
+  llmTroubleSignal,
+  resumeUpdate,
+  statusQuery,
+} from '../../src/workflows/messages';
 import { decision, scriptDecisions } from '../support/decisions';
 import { FAST, runOutcome, sleep, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
 import { DEFAULT_GOAL, fileTask, scriptScenario } from '../support/scenario';
@@ -168,5 +175,20 @@ describe('S2 hostile messages in one workflow task', () => {
     } finally {
       await handle.terminate().catch(() => undefined);
     }
+  });
+
+  it('S2 O2 forty llmTrouble pokes naming the running phase while it runs: the run reads that phase a few times, not forty; nothing fails; the run ends DONE', async () => {
+    scriptScenario(h.fake, { tasks: [fileTask('a')] });
+    h.fake.always('goal_understanding', { delayMs: 3000, then: { json: DEFAULT_GOAL } });
+    const { handle } = await startRun(h, { instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST }, 'trouble-pokes');
+    await until('the goal call', async () => (h.fake.requestsFor('goal_understanding').length > 0 ? true : undefined));
+    const from = `${handle.workflowId}.goal_understanding-1`;
+    await Promise.all(Array.from({ length: 40 }, () => handle.signal(llmTroubleSignal, { from })));
+    expect((await runOutcome(handle)).status).toBe('DONE');
+    const events = (await handle.fetchHistory()).events ?? [];
+    const reads = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'inspectOwnWorkflow');
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThanOrEqual(10);
+    expect(await workflowTaskFailures(handle)).toEqual([]);
   });
 });
