@@ -5,8 +5,6 @@
 // in one workflow task. Nothing may fail a workflow task (a handler's plain error fails it again on
 // every retry: the run would be stuck for good), and the first answer wins.
 import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { createWorker } from '../../src/worker';
 import {
   answerClarificationUpdate,
   budgetRequestSignal,
@@ -16,32 +14,14 @@ import {
   statusQuery,
 } from '../../src/workflows/messages';
 import { decision, scriptDecisions } from '../support/decisions';
-import { FAST, runOutcome, sleep, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { FAST, runOutcome, sleep, uniqueId, until, type Harness } from '../support/harness';
 import { DEFAULT_GOAL, fileTask, scriptScenario } from '../support/scenario';
+import { ownWorker } from '../support/own-worker';
 import { startRun } from '../support/start-run';
 import { harnessForSuite } from '../support/suite-hooks';
 
 let h: Harness;
 harnessForSuite((started) => (h = started));
-
-/** A worker of its own on `taskQueue` (the harness's worker serves another queue). */
-async function ownWorker(taskQueue: string) {
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const worker = await createWorker({
-    connection,
-    taskQueue,
-    llm: { apiKey: 'k', baseURL: h.fake.baseURL, model: 'fake-model', timeoutMs: 10_000 },
-    workflowBundle: { codePath: process.env.REPLANNER_TEST_BUNDLE! },
-  });
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
-}
 
 async function workflowTaskFailures(handle: WorkflowHandle): Promise<string[]> {
   const history = await handle.fetchHistory();
@@ -63,7 +43,7 @@ async function runWaitingOnQ1(prefix: string) {
     ],
   });
   const taskQueue = `${prefix}-${uniqueId()}`;
-  const first = await ownWorker(taskQueue);
+  const first = await ownWorker(h, taskQueue);
   const { handle } = await startRun(
     { client: h.client, taskQueue },
     { instruction: 'write the file a.txt', workspace: h.workspace(), options: FAST },
@@ -103,7 +83,7 @@ describe('S2 hostile messages in one workflow task', () => {
     await sleep(300);
     const two = answer('JSON');
     await sleep(300);
-    const second = await ownWorker(taskQueue);
+    const second = await ownWorker(h, taskQueue);
     try {
       const settled = await within(Promise.allSettled([one, two]), 30_000, handle);
       const reasons = settled.map(refusal);
@@ -125,7 +105,7 @@ describe('S2 hostile messages in one workflow task', () => {
     await handle.cancel();
     const resumed = handle.executeUpdate(resumeUpdate);
     await sleep(300);
-    const second = await ownWorker(taskQueue);
+    const second = await ownWorker(h, taskQueue);
     try {
       const [r] = await within(Promise.allSettled([resumed]), 30_000, handle);
       expect(refusal(r)).toContain('the run already ended: CANCELLED');
