@@ -189,8 +189,8 @@ export type ReplyAction =
   | { do: 'ignore'; why: string; tell?: string };
 
 /**
- * What a reply command does. Unauthorised authors, edits of a reply already acted on, and
- * replies older than their question change nothing (logged). A question or consultation that no
+ * What a reply command does. Unauthorised authors, edits of a reply already acted on, answers to
+ * the budget question and replies older than their question change nothing (logged). A question or consultation that no
  * longer waits is said so on the thread: whoever answered first (CLI, Web UI, thread) wins.
  */
 export function replyAction(s: AnswerSource, poll: TrackerPollState | undefined, c: SeenCommand, who: string): ReplyAction {
@@ -201,6 +201,12 @@ export function replyAction(s: AnswerSource, poll: TrackerPollState | undefined,
   const cmd = c.command;
   if (cmd.kind === 'answer') {
     const q = s.questions.find((x) => x.id === cmd.questionId);
+    // The budget question is not the thread's to answer (it raises what the run may spend): only
+    // the run's own ways (the CLI, the Web UI) answer it.
+    if (q?.kind === 'budget') {
+      const why = `${q.id} is the run's budget question: answer it with \`npx replanner answer\``;
+      return { do: 'ignore', why, tell: notTaken(c.author, why) };
+    }
     if (q && Date.parse(c.createdAt) < Date.parse(q.askedAt) - ASKED_MARGIN_MS) {
       return { do: 'ignore', why: `reply ${c.commentId} was written before ${q.id} was asked` };
     }

@@ -172,6 +172,16 @@ describe('S2 X14 what a reply does', () => {
     expect(markHandled(p, 7).handled).toEqual([7]);
   });
 
+  it('S2 O3 an answer to the budget question from the thread (even by a writer, while another question waits) changes nothing; the author is told how to answer it', () => {
+    const both = { questions: [question('q1'), question('q2', { kind: 'budget' })], consultations: [] };
+    const raise = seen({ command: { kind: 'answer', questionId: 'q2', text: 'raise 10000000' } });
+    expect(replyAction(both, undefined, raise, 'GitHub')).toMatchObject({
+      do: 'ignore',
+      why: "q2 is the run's budget question: answer it with `npx replanner answer`",
+      tell: expect.stringContaining('@alice, your reply was not used'),
+    });
+  });
+
   it('S2 a reply written before its question was asked does not answer it', () => {
     const old = seen({ createdAt: new Date(Date.parse(ASKED) - ASKED_MARGIN_MS - 1000).toISOString() });
     expect(replyAction(waiting, undefined, old, 'GitHub')).toMatchObject({ do: 'ignore', why: 'reply 7 was written before q1 was asked' });
