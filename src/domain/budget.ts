@@ -142,6 +142,14 @@ export function leaseSize(b: LeaseBook, want: number, one = callEstimate(b)): nu
 /** One call of a child that asked: the largest call it reported (at least 1 token). */
 export const childCall = (largest: number): number => Math.max(1, largest);
 
+/**
+ * The largest call a child's budget request teaches its parent: what the child reports, but never
+ * more than the parent lent it (`lentToChild`), and never less than the parent's own estimate
+ * (`prior`). Anyone can send a request naming a running child: one claiming a call larger than any
+ * budget would leave no room for a single call ever again, not even after a raise.
+ */
+export const learnedLargest = (prior: number, lentToChild: number, reported: number): number => Math.max(prior, Math.min(reported, lentToChild));
+
 export function lend(b: LeaseBook, childId: string, tokens: number): LeaseBook {
   return { ...b, lent: { ...b.lent, [childId]: (b.lent[childId] ?? 0) + tokens } };
 }

@@ -11,18 +11,27 @@
 //   a message TO the run, and the limit is raised only by the answer to the budget question.
 // - A request is served only when it names a running child of the receiver; what is lent comes out of
 //   what is left, so a forged request at worst lends tokens to a real child (counted as lent) or
-//   pauses the run with the question. It never makes the ledger allow more than the budget.
+//   pauses the run with the question. It never makes the ledger allow more than the budget, and what
+//   it claims (its largest call, what it spent) counts only within what that child was lent: a claimed
+//   call larger than any budget would otherwise leave no room for a call, not even after a raise.
 // - A child takes a grant only as the answer to its own open request (same number), once, and only
 //   up to what it asked for, so a stray or replayed grant is ignored. Someone who can read the history
 //   AND signal could still answer a child's open request before its parent; such a client can as well
 //   answer the budget question or terminate the run: the budget guards against a runaway agent, and
 //   who may write to Temporal is Temporal's authorization (namespaces, mTLS, authorizer plugins).
-import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { callEstimate, childCall, childEnded, lend, leaseSize, leaseWant, mayCall, openBook, type LeaseBook } from '../domain/budget';
+import { condition, getExternalWorkflowHandle, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { callEstimate, childCall, childEnded, learnedLargest, lend, leaseSize, leaseWant, mayCall, openBook, type LeaseBook } from '../domain/budget';
 import { ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import type { BudgetStage } from './call-gate';
 import { rootMessage } from './failures';
 import { budgetGrantSignal, BudgetGrantSchema, budgetRequestSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from './messages';
+
+/**
+ * S2: a budget request is taken only within what the parent lent its sender (learnedLargest; the
+ * run's side: noteBudgetRequest). Runs recorded before it took the request's word; asked only when
+ * that makes a difference, so a run whose requests fit their loans records no marker.
+ */
+export const BOUNDED_BUDGET_REQUESTS = 'bounded-budget-requests';
 
 /** What a parent lends a child with its input. Absent: the run has no budget. */
 export interface LeaseInput {
@@ -145,8 +154,15 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
           return;
         }
         if (!limited) return;
-        book = { ...book, largest: Math.max(book.largest, p.value.largest) };
-        childSpent.set(p.value.from, Math.max(childSpent.get(p.value.from) ?? 0, p.value.spent));
+        // S2: what a child says is taken only within what it was lent (as by the run: noteBudgetRequest).
+        const { from, largest, spent } = p.value;
+        const loan = book.lent[from] ?? 0;
+        const bounded = { largest: learnedLargest(book.largest, loan, largest), spent: Math.min(spent, loan + book.largest) };
+        const taken = { largest: Math.max(book.largest, largest), spent };
+        const differs = bounded.largest !== taken.largest || bounded.spent !== taken.spent;
+        const use = differs && patched(BOUNDED_BUDGET_REQUESTS) ? bounded : taken;
+        book = { ...book, largest: use.largest };
+        childSpent.set(from, Math.max(childSpent.get(from) ?? 0, use.spent));
         waiting.set(p.value.from, p.value);
         serve();
       });

@@ -4,11 +4,11 @@
 // first. The run must act as a replay of its history does, or its history no longer replays (the
 // next worker restart or cache eviction fails the run's workflow tasks for good).
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createWorker } from '../../src/worker';
+import { Worker } from '@temporalio/worker';
 import { pauseUpdate, resumeUpdate } from '../../src/workflows/messages';
-import { runOutcome, startHarness, temporalAddress, uniqueId, until, type Harness } from '../support/harness';
+import { runOutcome, startHarness, uniqueId, until, type Harness } from '../support/harness';
 import { DEFAULT_GOAL, fileTask, scriptScenario } from '../support/scenario';
+import { ownWorker } from '../support/own-worker';
 import { startRun } from '../support/start-run';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -19,32 +19,13 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-/** A worker of its own on `taskQueue` (the harness's worker serves another queue). */
-async function ownWorker(taskQueue: string) {
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const worker = await createWorker({
-    connection,
-    taskQueue,
-    llm: { apiKey: 'k', baseURL: h.fake.baseURL, model: 'fake-model', timeoutMs: 10_000 },
-    workflowBundle: { codePath: process.env.REPLANNER_TEST_BUNDLE! },
-  });
-  const running = worker.run();
-  return {
-    async stop() {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
-}
-
 describe('O1 an update that reaches a cold worker with an earlier completion', () => {
   it('O1 resume on a new worker right after the paused run took in its Goal phase end: the run ends DONE and its history replays', async () => {
     scriptScenario(h.fake, { tasks: [fileTask('a')] });
     // The Goal phase's call is in flight when the pause comes; it finishes, and the phase ends.
     h.fake.always('goal_understanding', { delayMs: 1500, then: { json: DEFAULT_GOAL } });
     const taskQueue = `order-${uniqueId()}`;
-    const first = await ownWorker(taskQueue);
+    const first = await ownWorker(h, taskQueue);
     const { handle } = await startRun({ client: h.client, taskQueue }, { instruction: 'write a', workspace: h.workspace() }, 'order');
     const goal = `${handle.workflowId}.goal_understanding-1`;
     try {
@@ -64,7 +45,7 @@ describe('O1 an update that reaches a cold worker with an earlier completion', (
       await first.stop();
     }
     // A new worker, no cache of the run: the resume is its first workflow task of the run.
-    const second = await ownWorker(taskQueue);
+    const second = await ownWorker(h, taskQueue);
     try {
       await handle.executeUpdate(resumeUpdate);
       expect((await runOutcome(handle)).status).toBe('DONE');

@@ -17,7 +17,7 @@ import {
   type NotifyService,
   type NotifyTarget,
 } from '../../domain/notifications';
-import { MAX_COMMANDS_PER_POLL, parseReplyCommand, type PollResult, type SeenCommand } from '../../domain/run/tracker-answers';
+import { MAX_COMMANDS_PER_POLL, MAX_REPLIES_READ, parseReplyCommand, type PollResult, type SeenCommand } from '../../domain/run/tracker-answers';
 import { redactSecrets, secretValues } from '../tools/redact';
 import { githubThread } from './github';
 import { gitlabThread } from './gitlab';
@@ -55,9 +55,6 @@ export interface RepliesInput {
   /** Replies (`id@updatedAt`) read already at `since`. */
   skip?: string[];
 }
-
-/** Replies a poll reads at most (the newest changes beyond wait for the next poll). */
-const MAX_REPLIES_READ = 300;
 
 function threadFor(target: NotifyTarget, env: NodeJS.ProcessEnv): CommentThread {
   if (!targetAllowed(target, env.REPLANNER_NOTIFY_ALLOW)) {

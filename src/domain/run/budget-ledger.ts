@@ -1,7 +1,7 @@
 // The run is its budget's ledger (O3). RunState.budget holds the limits (raised only by the user's
 // answer) and the loans to running children; planningUsage is what was spent (finished phases and
 // the run's own calls). When the budget is used up the run pauses with its budget question.
-import { applyRaise, budgetQuestionText, parseBudgetAnswer, stoppedReason, type RunBudget } from '../budget';
+import { applyRaise, budgetQuestionText, learnedLargest, parseBudgetAnswer, stoppedReason, type RunBudget } from '../budget';
 import type { QuestionAnswer } from '../replan/questions';
 import { addUsage, type TokenUsage } from '../usage';
 import { closeOpenTasks, endedEarly } from './phases';
@@ -35,6 +35,16 @@ export function noteReportedSpend(s: RunState, childId: string, spent: number): 
   const capped = Math.min(spent, (s.budget.lent[childId] ?? 0) + s.budget.largest);
   if (capped <= (s.budget.reported?.[childId] ?? 0)) return s;
   return { ...s, budget: { ...s.budget, reported: { ...s.budget.reported, [childId]: capped } } };
+}
+
+/**
+ * A running child's budget request: what it says it spent (capped with the run's estimate of a call
+ * from before this request) and the largest call it saw (learnedLargest: at most what it was lent).
+ * A forged request changes the run's estimate of a call and its used tokens only within the child's loans.
+ */
+export function noteBudgetRequest(s: RunState, childId: string, largest: number, spent: number): RunState {
+  if (!s.budget) return s;
+  return noteLargestCall(noteReportedSpend(s, childId, spent), learnedLargest(s.budget.largest, s.budget.lent[childId] ?? 0, largest));
 }
 
 /** The budget's pause, while the run waits for the answer to its budget question. */

@@ -91,6 +91,8 @@ export interface TrackerPollState {
 }
 
 export const MAX_COMMANDS_PER_POLL = 20;
+/** Replies a poll reads at most (the newest changes beyond wait for the next poll). */
+export const MAX_REPLIES_READ = 300;
 const MAX_HANDLED = 100;
 /** A reply this long before the question was asked (clock skew between worker and forge) still answers it. */
 export const ASKED_MARGIN_MS = 2 * 60_000;
@@ -143,11 +145,14 @@ export function afterPoll(p: TrackerPollState | undefined, since: string, r: Pol
       idle: (p?.idle ?? 0) + 1,
     };
   const moved = r.newest !== undefined && r.newest !== since && Date.parse(r.newest) > Date.parse(since);
+  // Every reply read at the same point is kept (as many as one poll reads): a shorter list would
+  // forget the first of a burst of commands (anyone may post them), read them again, and never get
+  // past the burst to the answer after it.
   const atSince = moved ? (r.atNewest ?? []) : [...new Set([...skipAt(p, since), ...(r.atNewest ?? [])])];
   return {
     ...base,
     since: moved ? r.newest! : since,
-    ...(atSince.length ? { atSince: atSince.slice(-MAX_COMMANDS_PER_POLL * 5) } : {}),
+    ...(atSince.length ? { atSince: atSince.slice(-MAX_REPLIES_READ) } : {}),
     ...(r.etag ? { etag: r.etag } : {}),
     idle: r.commands.length ? 0 : (p?.idle ?? 0) + 1,
   };
@@ -184,8 +189,8 @@ export type ReplyAction =
   | { do: 'ignore'; why: string; tell?: string };
 
 /**
- * What a reply command does. Unauthorised authors, edits of a reply already acted on, and
- * replies older than their question change nothing (logged). A question or consultation that no
+ * What a reply command does. Unauthorised authors, edits of a reply already acted on, answers to
+ * the budget question and replies older than their question change nothing (logged). A question or consultation that no
  * longer waits is said so on the thread: whoever answered first (CLI, Web UI, thread) wins.
  */
 export function replyAction(s: AnswerSource, poll: TrackerPollState | undefined, c: SeenCommand, who: string): ReplyAction {
@@ -196,6 +201,12 @@ export function replyAction(s: AnswerSource, poll: TrackerPollState | undefined,
   const cmd = c.command;
   if (cmd.kind === 'answer') {
     const q = s.questions.find((x) => x.id === cmd.questionId);
+    // The budget question is not the thread's to answer (it raises what the run may spend): only
+    // the run's own ways (the CLI, the Web UI) answer it.
+    if (q?.kind === 'budget') {
+      const why = `${q.id} is the run's budget question: answer it with \`npx replanner answer\``;
+      return { do: 'ignore', why, tell: notTaken(c.author, why) };
+    }
     if (q && Date.parse(c.createdAt) < Date.parse(q.askedAt) - ASKED_MARGIN_MS) {
       return { do: 'ignore', why: `reply ${c.commentId} was written before ${q.id} was asked` };
     }

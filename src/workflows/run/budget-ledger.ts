@@ -3,13 +3,14 @@
 // the run's own transitions (src/domain/run/budget-ledger.ts). It lends each phase child an
 // allowance with its input, serves the running phase's requests for more, and with nothing left
 // pauses with the budget question, whose answer raises the limit or stops the run.
-import { condition, getExternalWorkflowHandle, log } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, log, patched } from '@temporalio/workflow';
 import { callEstimate, childCall, leaseSize, mayCall, tokensLeft, type LeaseBook } from '../../domain/budget';
 import {
   applyBudgetAnswer,
   budgetPaused,
   closeLoan,
   lendTokens,
+  noteBudgetRequest,
   noteLargestCall,
   noteReportedSpend,
   pauseForBudget,
@@ -17,7 +18,7 @@ import {
 import type { RunState } from '../../domain/run/state';
 import type { TokenUsage } from '../../domain/usage';
 import type { BudgetStage } from '../call-gate';
-import type { LeaseInput } from '../token-loans';
+import { BOUNDED_BUDGET_REQUESTS, type LeaseInput } from '../token-loans';
 import { rootMessage } from '../failures';
 import { budgetGrantSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from '../messages';
 
@@ -132,7 +133,11 @@ export function startRunLedger(deps: RunLedgerDeps): RunLedger {
         return;
       }
       if (!s().budget) return;
-      entity.apply((st) => noteReportedSpend(noteLargestCall(st, p.value.largest), p.value.from, p.value.spent));
+      const { from, largest, spent } = p.value;
+      const bounded = noteBudgetRequest(s(), from, largest, spent);
+      const taken = noteReportedSpend(noteLargestCall(s(), largest), from, spent);
+      const differs = JSON.stringify(bounded.budget) !== JSON.stringify(taken.budget);
+      entity.apply(() => (differs && patched(BOUNDED_BUDGET_REQUESTS) ? bounded : taken));
       waiting.set(p.value.from, p.value);
       serve();
     },

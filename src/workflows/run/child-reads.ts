@@ -6,7 +6,7 @@
 // comes sealed with the token the run gave that phase (SealedProgressSchema): taken as it comes,
 // without a read; a report the run cannot take in order (one came in between that it missed) makes
 // it read the phase, as a poke does.
-import { log, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { log, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { consultationChange, freshTroubleObservation } from '../../domain/run/child-reads';
 import { applyTaskProgress } from '../../domain/run/plan';
 import { applyConsultation } from '../../domain/run/questions';
@@ -42,6 +42,13 @@ export class RunningChildren {
   progressToken: string | undefined;
 }
 
+/**
+ * S2: pokes about LLM trouble from one workflow while the run reads it ask for one more read after
+ * it, not one read each (anyone can send them: a flood of them was a flood of activities). Runs
+ * recorded before it read once per poke; asked only when a read of that workflow is under way.
+ */
+const COALESCED_TROUBLE_READS = 'coalesced-trouble-reads';
+
 const INSPECT_OPTIONS = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } } as const;
 
 export class ChildReads {
@@ -57,6 +64,8 @@ export class ChildReads {
   private progressPokedAgain = false;
   /** Per workflow run of the run's children, the number of its last LLM trouble observation taken. */
   private readonly troubleTaken = new Map<string, number>();
+  /** Per workflow of the run: its LLM trouble reads under way, and whether a poke came meanwhile. */
+  private readonly troubleReads = new Map<string, { reading: number; again: boolean }>();
   /** A task's consultation, one read per task at a time. */
   private readonly readConsultation = coalescedPerKey(
     (taskId: string) => this.consultationOf(taskId),
@@ -128,22 +137,41 @@ export class ChildReads {
     const p = parsePayload(LlmTroublePokeSchema, payload);
     if (!p.ok) return log.warn(`ignored llmTrouble: ${p.reason}`);
     const from = p.value.from;
-    const parentWorkflowId = this.parentOf(from);
-    if (!parentWorkflowId) return log.warn(`ignored llmTrouble: ${from} is not a running workflow of this run`);
-    void this.inspect({ workflowId: from, parentWorkflowId, query: 'llmTroubleState' }).then(
-      (r) => {
-        if (!r.ok) return log.warn(`ignored llmTrouble: ${r.reason}`);
-        if (r.value === null) return log.warn(`ignored llmTrouble: ${from} has had no LLM trouble`);
-        const o = parsePayload(LlmTroubleObservationSchema, r.value);
-        if (!o.ok) return log.warn(`ignored llmTrouble: ${from} answered ${o.reason}`);
-        // Each observation once: a poke naming a workflow whose latest trouble was already taken changes nothing.
-        const who = `${from}/${r.runId}`;
-        if (!freshTroubleObservation(this.troubleTaken.get(who), o.value.n)) return log.warn(`ignored llmTrouble: nothing new from ${from}`);
-        this.troubleTaken.set(who, o.value.n);
-        this.entity.llmTrouble({ trouble: o.value.trouble, ...(o.value.error !== undefined ? { error: o.value.error } : {}) });
-      },
-      (e: unknown) => log.warn(`could not ask ${from} about its LLM trouble: ${rootMessage(e)}`),
-    );
+    if (!this.parentOf(from)) return log.warn(`ignored llmTrouble: ${from} is not a running workflow of this run`);
+    const under = this.troubleReads.get(from);
+    if (under && patched(COALESCED_TROUBLE_READS)) return void (under.again = true);
+    void this.readTrouble(from);
+  }
+
+  /** Reads `from`'s LLM trouble, once more for pokes that came meanwhile (while it is still a workflow of this run). */
+  private async readTrouble(from: string): Promise<void> {
+    const r = this.troubleReads.get(from) ?? { reading: 0, again: false };
+    this.troubleReads.set(from, r);
+    r.reading += 1;
+    try {
+      for (let parent = this.parentOf(from); parent; parent = r.again ? this.parentOf(from) : undefined) {
+        r.again = false;
+        await this.inspect({ workflowId: from, parentWorkflowId: parent, query: 'llmTroubleState' }).then(
+          (read) => this.troubleRead(from, read),
+          (e: unknown) => log.warn(`could not ask ${from} about its LLM trouble: ${rootMessage(e)}`),
+        );
+      }
+    } finally {
+      r.reading -= 1;
+      if (r.reading === 0) this.troubleReads.delete(from);
+    }
+  }
+
+  private troubleRead(from: string, r: Awaited<ReturnType<Activities['inspectOwnWorkflow']>>): void {
+    if (!r.ok) return log.warn(`ignored llmTrouble: ${r.reason}`);
+    if (r.value === null) return log.warn(`ignored llmTrouble: ${from} has had no LLM trouble`);
+    const o = parsePayload(LlmTroubleObservationSchema, r.value);
+    if (!o.ok) return log.warn(`ignored llmTrouble: ${from} answered ${o.reason}`);
+    // Each observation once: a poke naming a workflow whose latest trouble was already taken changes nothing.
+    const who = `${from}/${r.runId}`;
+    if (!freshTroubleObservation(this.troubleTaken.get(who), o.value.n)) return log.warn(`ignored llmTrouble: nothing new from ${from}`);
+    this.troubleTaken.set(who, o.value.n);
+    this.entity.llmTrouble({ trouble: o.value.trouble, ...(o.value.error !== undefined ? { error: o.value.error } : {}) });
   }
 
   /** Which workflow of this run `from` may be, and its parent: a phase child, or a task of the running execution. */

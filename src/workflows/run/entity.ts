@@ -4,6 +4,7 @@
 // message-passing/safe-message-handlers). Every change is published: the search attributes, the
 // memo and the Web UI's current details.
 import {
+  ApplicationFailure,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
@@ -48,6 +49,13 @@ type PauseChange = 'pause' | 'resume';
 const throwIfRefused = (r: { ok: true } | { ok: false; reason: string }): void => {
   if (!r.ok) throw new Error(r.reason);
 };
+
+/**
+ * An update refused by its handler, after its validator took it: the update fails with the reason.
+ * A handler's plain Error would fail the run's workflow task instead, again on every retry (the
+ * update comes back with each), so the run would be stuck for good.
+ */
+const refusedUpdate = (reason: string): ApplicationFailure => ApplicationFailure.create({ type: 'Refused', message: reason, nonRetryable: true });
 
 /**
  * Writes what the run shows outside its history. Each write is a history event carrying
@@ -190,9 +198,15 @@ export class RunEntity {
     throwIfRefused(this.checkAnswer(payload));
   }
 
-  /** A question answered (validated). */
+  /**
+   * A question answered (validated). Checked again: the update takes effect after the completions
+   * of its activation (afterCompletions), and meanwhile another answer may have come in the same
+   * activation, or the question timed out; the first answer wins, a later one fails its update.
+   */
   answer(a: QuestionAnswer): ClarificationAnswerAck {
-    this.apply((s) => answerQuestion(s, a, isoNow()));
+    const c = this.checkAnswer(a);
+    if (!c.ok) throw refusedUpdate(c.reason);
+    this.apply((s) => answerQuestion(s, c.value, isoNow()));
     return { questionId: a.questionId, stillPending: pendingQuestions(this.current).map((q) => q.id) };
   }
 
@@ -245,9 +259,14 @@ export class RunEntity {
     throwIfRefused(this.checkPauseOrResume(change, payload));
   }
 
-  /** The run paused or resumed (validated); its acknowledgement. */
+  /**
+   * The run paused or resumed (validated); its acknowledgement. Checked again (the run may have
+   * ended since its validator ran, in the same activation): a refusal fails the update.
+   */
   pauseOrResume(change: PauseChange, payload: unknown): PauseAck {
-    return this.paused(this.checkPauseOrResume(change, payload), change === 'resume');
+    const r = this.checkPauseOrResume(change, payload);
+    if (!r.ok) throw refusedUpdate(r.reason);
+    return this.paused(r, change === 'resume');
   }
 
   pauseOrResumeSignalled(change: PauseChange, payload: unknown): void {

@@ -9,6 +9,7 @@ import {
   callEstimate,
   childEnded,
   costOf,
+  learnedLargest,
   lend,
   leaseSize,
   leaseWant,
@@ -29,6 +30,7 @@ import {
   budgetAnswerProblem,
   closeLoan,
   lendTokens,
+  noteBudgetRequest,
   noteLargestCall,
   noteReportedSpend,
   pauseForBudget,
@@ -243,6 +245,31 @@ describe('O3 the run state: budget pause, question, raise and stop', () => {
     expect(pauseForBudget(s, AT).questions[0]!.text).toContain('used 4,940 of 5,000 tokens');
     // The phase failed: what it said it spent stays shown as used.
     expect(budgetUsage(closeLoan(s, exec, 0, true)).totalTokens).toBe(4940);
+  });
+
+  it("S2 O3 a forged budget request naming the running phase (a call of 10^12 tokens, as much spent) counts only within that phase's loan; after it a raise leaves room for calls again", () => {
+    const phase = 'run-r1.goal_understanding-1';
+    let s = noteLargestCall(lendTokens(budgeted(), phase, 50), 30);
+    const forged = noteBudgetRequest(s, phase, 1e12, 1e12);
+    // The estimate of one call at most the loan; the used tokens at most the loan plus one call of the estimate before.
+    expect(forged.budget!.largest).toBe(50);
+    expect(budgetUsage(forged).totalTokens).toBe(4900 + 50 + 30);
+    // The phase ends (its loan closes); after a raise to 20,000 a call fits again.
+    s = closeLoan(forged, phase, 30);
+    const raised = { allowance: tokensLeft({ maxTokens: 20_000 }, budgetUsage(s)), spent: 0, lent: {}, largest: s.budget!.largest };
+    expect(mayCall(raised)).toBe(true);
+    // What a real phase reports within its loan is taken as it is.
+    expect(noteBudgetRequest(noteLargestCall(lendTokens(budgeted(), phase, 50), 30), phase, 40, 45).budget).toMatchObject({
+      largest: 40,
+      reported: { [phase]: 45 },
+    });
+  });
+
+  it('S2 O3 the largest call a request teaches: what the child says, within what it was lent, never below the estimate before', () => {
+    expect(learnedLargest(30, 50, 40)).toBe(40);
+    expect(learnedLargest(30, 50, 1e12)).toBe(50);
+    expect(learnedLargest(30, 10, 1e12)).toBe(30);
+    expect(learnedLargest(30, 50, 0)).toBe(30);
   });
 
   it('O3 stop: the run ends STOPPED with the reason; open tasks are cancelled', () => {

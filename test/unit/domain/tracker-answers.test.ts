@@ -4,6 +4,7 @@ import type { Question } from '../../../src/domain/replan/questions';
 import {
   afterPoll,
   afterPollFailure,
+  MAX_COMMANDS_PER_POLL,
   ASKED_MARGIN_MS,
   githubMayWrite,
   gitlabMayWrite,
@@ -134,6 +135,25 @@ describe('P7 the poll', () => {
   });
 });
 
+describe('S2 a burst of reply commands', () => {
+  it('S2 a burst of 150 commands from someone without write access, read 20 a poll at one point: no reply is read twice, and the poll gets past the burst to the answer after it', () => {
+    const since = '2026-01-01T10:00:00Z';
+    // The thread: 150 commands at or after `since`, then the owner's answer; oldest first, as the forge lists them.
+    const thread = [...Array.from({ length: 150 }, (_, i) => `${i + 1}@x`), '151@y'];
+    const reads: string[] = [];
+    let p: TrackerPollState | undefined = { idle: 0, since };
+    for (let poll = 0; poll < 20 && !reads.includes('151@y'); poll++) {
+      // What pollReplies does: skip what was read at `since`, read up to MAX_COMMANDS_PER_POLL commands.
+      const skip = new Set(skipAt(p, since));
+      const taken = thread.filter((k) => !skip.has(k)).slice(0, MAX_COMMANDS_PER_POLL);
+      reads.push(...taken);
+      p = afterPoll(p, since, { notModified: false, newest: since, atNewest: taken, commands: taken.map(() => seen({ authorised: false })) });
+    }
+    expect(reads).toContain('151@y');
+    expect(new Set(reads).size).toBe(reads.length);
+  });
+});
+
 describe('S2 X14 what a reply does', () => {
   it('S2 an author without write access changes nothing and is told nothing', () => {
     expect(replyAction(waiting, undefined, seen({ authorised: false, author: 'mallory' }), 'GitHub')).toEqual({
@@ -150,6 +170,16 @@ describe('S2 X14 what a reply does', () => {
     const p = markHandled({ idle: 0 }, 7);
     expect(replyAction(waiting, p, seen({ updatedAt: '2026-01-01T10:09:00Z' }), 'GitHub')).toMatchObject({ do: 'ignore' });
     expect(markHandled(p, 7).handled).toEqual([7]);
+  });
+
+  it('S2 O3 an answer to the budget question from the thread (even by a writer, while another question waits) changes nothing; the author is told how to answer it', () => {
+    const both = { questions: [question('q1'), question('q2', { kind: 'budget' })], consultations: [] };
+    const raise = seen({ command: { kind: 'answer', questionId: 'q2', text: 'raise 10000000' } });
+    expect(replyAction(both, undefined, raise, 'GitHub')).toMatchObject({
+      do: 'ignore',
+      why: "q2 is the run's budget question: answer it with `npx replanner answer`",
+      tell: expect.stringContaining('@alice, your reply was not used'),
+    });
   });
 
   it('S2 a reply written before its question was asked does not answer it', () => {
