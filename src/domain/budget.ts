@@ -150,6 +150,14 @@ export const childCall = (largest: number): number => Math.max(1, largest);
  */
 export const learnedLargest = (prior: number, lentToChild: number, reported: number): number => Math.max(prior, Math.min(reported, lentToChild));
 
+/**
+ * What a parent takes from a child's budget request (the execution phase's rule for its tasks): the
+ * largest call as learnedLargest, and what the child spent at most its loan plus one call (`prior`).
+ */
+export function boundedClaim(prior: number, lentToChild: number, claim: { largest: number; spent: number }): { largest: number; spent: number } {
+  return { largest: learnedLargest(prior, lentToChild, claim.largest), spent: Math.min(claim.spent, lentToChild + prior) };
+}
+
 export function lend(b: LeaseBook, childId: string, tokens: number): LeaseBook {
   return { ...b, lent: { ...b.lent, [childId]: (b.lent[childId] ?? 0) + tokens } };
 }

@@ -20,15 +20,15 @@
 //   answer the budget question or terminate the run: the budget guards against a runaway agent, and
 //   who may write to Temporal is Temporal's authorization (namespaces, mTLS, authorizer plugins).
 import { condition, getExternalWorkflowHandle, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import { callEstimate, childCall, childEnded, learnedLargest, lend, leaseSize, leaseWant, mayCall, openBook, type LeaseBook } from '../domain/budget';
+import { callEstimate, childCall, childEnded, boundedClaim, lend, leaseSize, leaseWant, mayCall, openBook, type LeaseBook } from '../domain/budget';
 import { ZERO_USAGE, type TokenUsage } from '../domain/usage';
 import type { BudgetStage } from './call-gate';
 import { rootMessage } from './failures';
 import { budgetGrantSignal, BudgetGrantSchema, budgetRequestSignal, BudgetRequestSchema, parsePayload, type BudgetRequestMessage } from './messages';
 
 /**
- * S2: a budget request is taken only within what the parent lent its sender (learnedLargest; the
- * run's side: noteBudgetRequest). Runs recorded before it took the request's word; asked only when
+ * A budget request is taken only within what the parent lent its sender (boundedClaim; the run's
+ * side: noteBudgetRequest), S2. Runs recorded before it took the request's word; asked only when
  * that makes a difference, so a run whose requests fit their loans records no marker.
  */
 export const BOUNDED_BUDGET_REQUESTS = 'bounded-budget-requests';
@@ -154,10 +154,9 @@ export function installLease(input: LeaseInput | undefined): ChildLease {
           return;
         }
         if (!limited) return;
-        // S2: what a child says is taken only within what it was lent (as by the run: noteBudgetRequest).
+        // What a child says is taken only within what it was lent, as by the run (noteBudgetRequest).
         const { from, largest, spent } = p.value;
-        const loan = book.lent[from] ?? 0;
-        const bounded = { largest: learnedLargest(book.largest, loan, largest), spent: Math.min(spent, loan + book.largest) };
+        const bounded = boundedClaim(book.largest, book.lent[from] ?? 0, { largest, spent });
         const taken = { largest: Math.max(book.largest, largest), spent };
         const differs = bounded.largest !== taken.largest || bounded.spent !== taken.spent;
         const use = differs && patched(BOUNDED_BUDGET_REQUESTS) ? bounded : taken;

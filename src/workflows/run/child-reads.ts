@@ -43,8 +43,8 @@ export class RunningChildren {
 }
 
 /**
- * S2: pokes about LLM trouble from one workflow while the run reads it ask for one more read after
- * it, not one read each (anyone can send them: a flood of them was a flood of activities). Runs
+ * Pokes about LLM trouble from one workflow while the run reads it ask for one more read after it,
+ * not one read each (anyone can send them: a flood of them was a flood of activities; S2). Runs
  * recorded before it read once per poke; asked only when a read of that workflow is under way.
  */
 const COALESCED_TROUBLE_READS = 'coalesced-trouble-reads';

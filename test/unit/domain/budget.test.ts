@@ -9,6 +9,7 @@ import {
   callEstimate,
   childEnded,
   costOf,
+  boundedClaim,
   learnedLargest,
   lend,
   leaseSize,
@@ -268,6 +269,9 @@ describe('O3 the run state: budget pause, question, raise and stop', () => {
   it('S2 O3 the largest call a request teaches: what the child says, within what it was lent, never below the estimate before', () => {
     expect(learnedLargest(30, 50, 40)).toBe(40);
     expect(learnedLargest(30, 50, 1e12)).toBe(50);
+    // The execution phase's rule for its tasks: spent at most the loan plus one call.
+    expect(boundedClaim(30, 50, { largest: 1e12, spent: 1e12 })).toEqual({ largest: 50, spent: 80 });
+    expect(boundedClaim(30, 50, { largest: 40, spent: 20 })).toEqual({ largest: 40, spent: 20 });
     expect(learnedLargest(30, 10, 1e12)).toBe(30);
     expect(learnedLargest(30, 50, 0)).toBe(30);
   });
