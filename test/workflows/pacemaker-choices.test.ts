@@ -159,7 +159,7 @@ describe('P7 every choice of every pattern (seed 002), effect observed from outs
 });
 
 describe('P7 answers are validated once, the same for the update and the signal', () => {
-  it('P7 a choice another pattern offers, a missing text, a malformed payload are rejected; the signal ignores them; a valid signal answer applies', async () => {
+  it("P7 S2 a choice another pattern offers, a missing text, a malformed payload are refused (the update's own failure); the signal ignores them; a valid signal answer applies", async () => {
     const t = TRIGGER.lost_confidence;
     const id = uniqueId('pm');
     let answered = false;
@@ -188,6 +188,8 @@ describe('P7 answers are validated once, the same for the update and the signal'
     const rejected = async (answer: unknown) => {
       const err = await handle.executeUpdate(answerConsultationUpdate, { args: [answer as never] }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+      // S2 refused with the update's own failure (like the run's updates), not a plain Error.
+      expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'Refused', nonRetryable: true });
       return String((err as WorkflowUpdateFailedError).cause?.message);
     };
     expect(await rejected({ choice: 'stop' })).toContain('unknown choice "stop": answer one of 1|requirements, 2|split, 3|consult, 4|continue');

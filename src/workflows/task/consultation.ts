@@ -2,7 +2,7 @@
 // pending consultation; the run is poked and reads it itself), waits durably for an answer
 // (the `answerConsultation` update or signal, validated by the domain) or the timeout, and goes on
 // with what the answer (or the timeout) does.
-import { CancellationScope, condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
 import {
   endConsultation,
   pacemakerLogLine,
@@ -35,10 +35,12 @@ export function installConsultations(task: TaskSpec, config: PacemakerConfig, vi
   let pending: PendingConsultation | undefined;
   let answer: ResolvedConsultationAnswer | undefined;
   let asked = 0;
-  // One validation (the domain's) for the update's validator and the signal.
+  // One validation (the domain's) for the update's validator, its handler and the signal. It
+  // refuses with the update's own failure: a plain Error thrown from an update handler would fail
+  // the task's workflow task instead of the update.
   const validateAnswer = (a: unknown): ResolvedConsultationAnswer => {
     const v = validateConsultationAnswer(pending && !answer ? pending : undefined, a);
-    if (!v.ok) throw new Error(`task ${task.id}: ${v.error}`);
+    if (!v.ok) throw ApplicationFailure.create({ type: 'Refused', message: `task ${task.id}: ${v.error}`, nonRetryable: true });
     return v.answer;
   };
   setHandler(
