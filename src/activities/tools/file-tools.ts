@@ -5,7 +5,8 @@ import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { clipOutput } from '../../domain/text';
 import { looksBinary } from './output';
-import { resolveInWorkspace } from './workspace';
+import { openInside } from './open-inside';
+import { isRunState, resolveInWorkspace } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
 
 /** read_file {path, offset?, limit?}: offset is a 1-based line number, limit a line count. */
@@ -15,12 +16,7 @@ export async function readFile(root: string, raw: unknown, opts: ResolvedToolOpt
   const offset = args.optionalNumber('offset', { integer: true, min: 1 }) ?? 1;
   const limit = args.optionalNumber('limit', { integer: true, min: 1 });
   const { abs, rel } = await resolveInWorkspace(root, 'path', p);
-  let buf: Buffer;
-  try {
-    buf = await fsp.readFile(abs);
-  } catch (err) {
-    throw fsError(err, rel);
-  }
+  const buf = await readInside(root, abs, rel);
   if (looksBinary(buf)) throw new ToolError(`binary file, not shown: ${rel} (${buf.length} bytes)`);
   const text = buf.toString('utf8');
   if (offset === 1 && limit === undefined) return succeed(clipOutput(text, opts.maxOutputChars));
@@ -42,10 +38,10 @@ export async function writeFile(root: string, raw: unknown): Promise<ToolResult>
   const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
   try {
     await fsp.mkdir(path.dirname(abs), { recursive: true });
-    await fsp.writeFile(abs, content, 'utf8');
   } catch (err) {
     throw fsError(err, rel);
   }
+  await writeInside(root, abs, rel, content);
   return succeed(`wrote ${Buffer.byteLength(content, 'utf8')} bytes to ${rel}`);
 }
 
@@ -56,14 +52,9 @@ export async function editFile(root: string, raw: unknown): Promise<ToolResult> 
   const oldString = args.string('old_string');
   const newString = args.string('new_string', { allowEmpty: true });
   const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
-  let text: string;
-  try {
-    const buf = await fsp.readFile(abs);
-    if (looksBinary(buf)) throw new ToolError(`binary file, cannot edit: ${rel}`);
-    text = buf.toString('utf8');
-  } catch (err) {
-    throw fsError(err, rel);
-  }
+  const buf = await readInside(root, abs, rel);
+  if (looksBinary(buf)) throw new ToolError(`binary file, cannot edit: ${rel}`);
+  const text = buf.toString('utf8');
   const positions = occurrences(text, oldString);
   if (positions.length === 0) {
     throw new ToolError(`old_string not found in ${rel} (0 occurrences); read the file and copy the exact text, including whitespace`);
@@ -77,12 +68,37 @@ export async function editFile(root: string, raw: unknown): Promise<ToolResult> 
   }
   const at = positions[0]!;
   const updated = text.slice(0, at) + newString + text.slice(at + oldString.length);
+  await writeInside(root, abs, rel, updated);
+  return succeed(`replaced 1 occurrence in ${rel} at line ${lineOf(text, at)}`);
+}
+
+/** The whole file at `abs`, read from what openInside checked (S1). */
+export async function readInside(root: string, abs: string, rel: string): Promise<Buffer> {
   try {
-    await fsp.writeFile(abs, updated, 'utf8');
+    const fh = await openInside(root, abs, rel, 'read');
+    try {
+      return await fh.readFile();
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
     throw fsError(err, rel);
   }
-  return succeed(`replaced 1 occurrence in ${rel} at line ${lineOf(text, at)}`);
+}
+
+/** Replaces the file at `abs` with `content`; truncated only once openInside has checked it (S1). */
+async function writeInside(root: string, abs: string, rel: string, content: string): Promise<void> {
+  try {
+    const fh = await openInside(root, abs, rel, 'write', isRunState);
+    try {
+      await fh.truncate(0);
+      await fh.writeFile(content, 'utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw fsError(err, rel);
+  }
 }
 
 /** Start indexes of every (possibly overlapping) occurrence. */

@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { clipAfter, clipOutput } from '../../domain/text';
+import { readInside } from './file-tools';
 import { looksBinary } from './output';
 import { walk } from './walk';
 import { resolveInWorkspace, toRel } from './workspace';
@@ -48,7 +49,7 @@ export async function searchText(root: string, raw: unknown, opts: ResolvedToolO
     try {
       const st = await fsp.stat(file);
       if (st.size > MAX_FILE_BYTES) continue;
-      buf = await fsp.readFile(file);
+      buf = await readInside(root, file, toRel(root, file));
     } catch {
       continue;
     }

@@ -7,7 +7,7 @@ import { ToolError } from './types';
 const MAX_SYMLINK_HOPS = 40;
 /** The run's own state under the workspace (journal, transcripts): never written by a tool. */
 const RUN_STATE_DIR = '.replanner';
-const isRunState = (rel: string): boolean => rel === RUN_STATE_DIR || rel.startsWith(`${RUN_STATE_DIR}/`);
+export const isRunState = (rel: string): boolean => rel === RUN_STATE_DIR || rel.startsWith(`${RUN_STATE_DIR}/`);
 
 export interface ResolvedPath {
   /** Absolute path under the (real) workspace root, symlinks not followed. */
