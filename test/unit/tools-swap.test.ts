@@ -27,6 +27,17 @@ afterAll(() => {
   for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * `sub` and `sub.link` in `dir` trade places atomically (renameat2 RENAME_EXCHANGE), as fast as
+ * the kernel goes: `sub` is the real directory half the time and the link the other half, so a
+ * check and an open a few microseconds apart often see different things.
+ */
+function spawnSwapper(dir: string): ChildProcess {
+  const loop = 'while True: libc.renameat2(-100,b"sub",-100,b"sub.link",2)';
+  const script = `import ctypes,os,sys\nlibc=ctypes.CDLL(None,use_errno=True)\nos.chdir(sys.argv[1])\n${loop}`;
+  return spawn('python3', ['-c', script, dir], { stdio: 'ignore' });
+}
+
 describe('S1 a file tool uses the file it checked, not what the path leads to a moment later', () => {
   it('S1 a path whose directory became a symlink out of the workspace after the check is neither read, written nor created there', async () => {
     // What a swap between the check and the open leaves: `sub` now leads outside.
@@ -46,19 +57,7 @@ describe('S1 a file tool uses the file it checked, not what the path leads to a 
     fs.symlinkSync(outside, path.join(ws, 'sub.link'));
     fs.writeFileSync(path.join(outside, 'f.txt'), 'OUTSIDE\n');
     fs.writeFileSync(path.join(ws, 'sub', 'f.txt'), 'inside\n');
-    // `sub` and `sub.link` trade places atomically (renameat2 RENAME_EXCHANGE), as fast as the
-    // kernel goes: `sub` is the real directory half the time and the link the other half, so a
-    // check and an open a few microseconds apart often see different things.
-    const swapper: ChildProcess = spawn(
-      'python3',
-      [
-        '-c',
-        'import ctypes,os,sys\nlibc=ctypes.CDLL(None,use_errno=True)\nos.chdir(sys.argv[1])\n' +
-          'while True: libc.renameat2(-100,b"sub",-100,b"sub.link",2)',
-        ws,
-      ],
-      { stdio: 'ignore' },
-    );
+    const swapper = spawnSwapper(ws);
     const reads = new Set<string>();
     try {
       for (let i = 0; i < 400; i++) {
@@ -75,6 +74,21 @@ describe('S1 a file tool uses the file it checked, not what the path leads to a 
     expect(fs.readdirSync(outside).sort()).toEqual(['f.txt', 'secret.txt']);
     // A read may fall between a write's truncation and its content: empty, never the outside file.
     expect([...reads].filter((r) => r !== '' && !r.startsWith('inside '))).toEqual([]);
+  }, 60_000);
+
+  it('S1 write_file making new directories while a directory on the way is swapped for a symlink out of the workspace: no directory is left outside', async () => {
+    fs.mkdirSync(path.join(ws, 'sub'));
+    fs.symlinkSync(outside, path.join(ws, 'sub.link'));
+    const swapper = spawnSwapper(ws);
+    try {
+      for (let i = 0; i < 300; i++) {
+        const w = await runTool(ws, 'write_file', { path: `sub/new${i}/deeper/f.txt`, content: 'x' });
+        if (!w.ok) expect(w.output).toMatch(/led outside the workspace|outside the workspace|not found/);
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(fs.readdirSync(outside)).toEqual(['secret.txt']);
   }, 60_000);
 
   it('S1 a FIFO where a file was: read_file, write_file and edit_file fail at once with a clear error instead of hanging the tool', async () => {

@@ -1,11 +1,10 @@
 // read_file, write_file, edit_file.
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { toolArgs } from './args';
 import { fsError } from './fs-errors';
 import { clipOutput } from '../../domain/text';
 import { looksBinary } from './output';
-import { openInside } from './open-inside';
+import { mkdirInside, openInside } from './open-inside';
 import { isRunState, resolveInWorkspace } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
 
@@ -37,7 +36,7 @@ export async function writeFile(root: string, raw: unknown): Promise<ToolResult>
   const content = args.string('content', { allowEmpty: true });
   const { abs, rel } = await resolveInWorkspace(root, 'path', p, { write: true });
   try {
-    await fsp.mkdir(path.dirname(abs), { recursive: true });
+    await mkdirInside(root, path.dirname(abs), rel);
   } catch (err) {
     throw fsError(err, rel);
   }

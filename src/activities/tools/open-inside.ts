@@ -8,10 +8,11 @@
 // is removed again.
 import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
 import { ToolError } from './types';
 import { isInside, toRel } from './workspace';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NONBLOCK } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NONBLOCK, O_DIRECTORY } = constants;
 
 /** Where the opened file really is, or undefined where the system cannot say (no /proc). */
 async function openedPath(fh: FileHandle): Promise<string | undefined> {
@@ -67,4 +68,37 @@ export async function openInside(
   const st = await fh.stat();
   if (!st.isFile()) await refuse(st.isDirectory() ? `is a directory, not a file: ${rel}` : `${rel} is not a regular file`);
   return fh;
+}
+
+/**
+ * Creates the directories missing on the way to `dir` (inside `root`), each one inside the
+ * directory opened and checked a step before (made through /proc/self/fd/N/name, which the kernel
+ * resolves from the open directory, not from the path again): a directory on the way swapped for
+ * a link out of the workspace is refused, with nothing made outside, where `mkdir -p` would follow it.
+ */
+export async function mkdirInside(root: string, dir: string, rel: string): Promise<void> {
+  const parts = path
+    .relative(root, dir)
+    .split(path.sep)
+    .filter((p) => p !== '' && p !== '.');
+  let at = await fsp.open(root, O_RDONLY | O_DIRECTORY);
+  try {
+    for (const part of parts) {
+      const child = `/proc/self/fd/${at.fd}/${part}`;
+      await fsp.mkdir(child).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      const next = await fsp.open(child, O_RDONLY | O_DIRECTORY);
+      await at.close();
+      at = next;
+      const real = await openedPath(at);
+      if (real === undefined || !isInside(root, real)) {
+        throw new ToolError(
+          `${rel} led outside the workspace when its directories were made (a directory on its way was replaced by a symlink); nothing was written`,
+        );
+      }
+    }
+  } finally {
+    await at.close();
+  }
 }
