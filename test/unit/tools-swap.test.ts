@@ -91,6 +91,24 @@ describe('S1 a file tool uses the file it checked, not what the path leads to a 
     expect(fs.readdirSync(outside)).toEqual(['secret.txt']);
   }, 60_000);
 
+  it('S1 list_dir and search_text racing a swap of a directory for a symlink out of the workspace: nothing outside is ever listed or found', async () => {
+    fs.mkdirSync(path.join(ws, 'sub'));
+    fs.writeFileSync(path.join(ws, 'sub', 'inside.txt'), 'needle inside\n');
+    fs.symlinkSync(outside, path.join(ws, 'sub.link'));
+    const swapper = spawnSwapper(ws);
+    const seen: string[] = [];
+    try {
+      for (let i = 0; i < 300; i++) {
+        const l = await runTool(ws, 'list_dir', { path: 'sub' });
+        const s = await runTool(ws, 'search_text', { pattern: 'TOP', path: 'sub' });
+        seen.push(l.output, s.ok ? s.output : '');
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(seen.filter((o) => o.includes('secret.txt') || o.includes('TOP SECRET'))).toEqual([]);
+  }, 60_000);
+
   it('S1 a FIFO where a file was: read_file, write_file and edit_file fail at once with a clear error instead of hanging the tool', async () => {
     execFileSync('mkfifo', [path.join(ws, 'pipe')]);
     const started = Date.now();

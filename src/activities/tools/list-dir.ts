@@ -23,7 +23,7 @@ export async function listDir(root: string, raw: unknown, opts: ResolvedToolOpti
   }
   const lines: string[] = [];
   let capped = false;
-  for await (const e of walk(abs, depth)) {
+  for await (const e of walk(root, abs, depth)) {
     if (lines.length >= MAX_ENTRIES) {
       capped = true;
       break;

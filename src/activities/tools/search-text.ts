@@ -37,7 +37,7 @@ export async function searchText(root: string, raw: unknown, opts: ResolvedToolO
   let files: AsyncIterable<string>;
   try {
     const st = await fsp.stat(abs);
-    files = st.isDirectory() ? filesUnder(abs) : single(abs);
+    files = st.isDirectory() ? filesUnder(root, abs) : single(abs);
   } catch (err) {
     throw fsError(err, rel);
   }
@@ -71,8 +71,8 @@ export async function searchText(root: string, raw: unknown, opts: ResolvedToolO
   return succeed(clipOutput(results.join('\n'), opts.maxOutputChars));
 }
 
-async function* filesUnder(dir: string): AsyncGenerator<string> {
-  for await (const e of walk(dir, Infinity)) if (e.kind === 'file') yield e.abs;
+async function* filesUnder(root: string, dir: string): AsyncGenerator<string> {
+  for await (const e of walk(root, dir, Infinity)) if (e.kind === 'file') yield e.abs;
 }
 
 async function* single(file: string): AsyncGenerator<string> {
