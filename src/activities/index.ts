@@ -3,12 +3,9 @@
 // retry never asks again for a reply that arrived. While the call streams, the activity heartbeats
 // what it is doing (`{ llm: LlmProgress }`: reading the prompt, writing N tokens; `watch` and
 // the Web UI's pending activities show it), with no history event per token.
-import type { z } from 'zod';
-import type { Purpose } from '../llm/purposes';
-import type { Prompt } from '../llm/prompts/common';
 import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../domain/types';
-import { TOP_RUNG, type LlmCallSettings, type LlmRung, type LlmRungReport } from '../domain/llm-form';
-import { validateStructured, type LlmGateway, type StructuredResult } from '../llm/gateway';
+import type { LlmCallSettings, LlmRungReport } from '../domain/llm-form';
+import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
 import { qualityJudgePrompt } from '../llm/prompts/quality';
@@ -33,11 +30,9 @@ import {
 } from '../llm/schemas';
 import type { TokenUsage } from '../domain/usage';
 import { Context } from '@temporalio/activity';
-import { heartbeating } from './heartbeat';
-import { journaledReply, journalRoot } from './journal';
+import { journaledCalls, reportOf } from './journaled-call';
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
-import { readInstruction } from './run-files';
 import { createNotificationActivities } from './notifications';
 import { createGitActivities } from './git';
 import { createForgeActivities } from './forge';
@@ -68,76 +63,8 @@ export interface WithUsage<T> extends LlmRungReport {
   usage: TokenUsage;
 }
 
-/** What the journal keeps of a JSON call: the reply's text and usage, and how it was asked for. */
-interface JournaledText {
-  raw: string;
-  usage: TokenUsage;
-  rung?: LlmRung;
-  stream?: false;
-  cut?: number;
-}
-
-const journalOf = (r: StructuredResult<string>): JournaledText => ({
-  raw: r.raw,
-  usage: r.usage,
-  ...(r.rung !== TOP_RUNG ? { rung: r.rung } : {}),
-  ...(r.stream === false ? { stream: false as const } : {}),
-  ...(r.cut ? { cut: r.cut } : {}),
-});
-
-/** A result names its rung when it is below the top, and says when the server does not stream (the workflow keeps both for later calls). */
-const reportOf = (r: Pick<JournaledText, 'rung' | 'stream'>): LlmRungReport => ({
-  ...(r.rung && r.rung !== TOP_RUNG ? { llmRung: r.rung } : {}),
-  ...(r.stream === false ? { llmStream: false as const } : {}),
-});
-
 export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
-  const signal = () => Context.current().cancellationSignal;
-  const journalRootOf = (run: RunRef) => journalRoot(run, Context.current().info.taskQueue, settings.journalDir);
-  /**
-   * One journaled LLM call asking for JSON: the reply is journaled as it arrives, then `check`ed
-   * (a retry checks the journaled reply); the activity heartbeats the call's progress meanwhile.
-   */
-  const journaledText = <S extends z.ZodType, T>(
-    run: RunRef,
-    purpose: Purpose,
-    schema: S,
-    prompt: (instruction: string) => Prompt | Promise<Prompt>,
-    check: (r: JournaledText) => T,
-  ): Promise<T> =>
-    heartbeating((hb) =>
-      journaledReply<T, JournaledText>(
-        journalRootOf(run),
-        async (record) => {
-          const asked = { ...(await prompt(await readInstruction(run))) };
-          const r = await llm.text({
-            purpose,
-            schema,
-            ...asked,
-            signal: signal(),
-            llm: run.llm,
-            onProgress: (p) => hb.update({ llm: p }),
-            // The rung and streaming are known only with the result: recorded with what the reply says so far.
-            onReply: (reply) => record({ raw: reply.content, usage: reply.usage, ...(reply.streamed ? {} : { stream: false as const }) }),
-          });
-          return journalOf(r);
-        },
-        check,
-        run.journalOf,
-      ),
-    );
-  /** One journaled, schema-validated LLM call: the shape every planning activity shares. */
-  const ask = <S extends z.ZodType>(
-    run: RunRef,
-    purpose: Purpose,
-    schema: S,
-    prompt: (instruction: string) => Prompt | Promise<Prompt>,
-  ): Promise<WithUsage<z.output<S>>> =>
-    journaledText(run, purpose, schema, prompt, (r) => ({
-      value: validateStructured(purpose, schema, r.raw, r.cut),
-      usage: r.usage,
-      ...reportOf(r),
-    }));
+  const { journaledText, ask } = journaledCalls(llm, settings);
 
   return {
     // Notifications and the plan checklist on the run's issue or merge request (tokens: the worker's environment).
