@@ -3,6 +3,7 @@
 // prompt for a password, and git's output with any secret value replaced before it goes anywhere.
 import { execFile } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
+import { hardenedGitArgs } from '../../domain/git/hardened';
 import { redactSecrets, secretValues } from '../tools/redact';
 
 /** The worker's environment variables that hold secrets: never passed to git unless it pushes. */
@@ -21,7 +22,8 @@ export function gitEnv(extra: Record<string, string> = {}, env: NodeJS.ProcessEn
 }
 
 /**
- * Runs `git -C cwd args…`; resolves with the exit code (never throws for a non-zero exit: the
+ * Runs `git -C cwd args…` with the S1 settings first (hardenedGitArgs: no hook, fsmonitor, pager,
+ * ext:: transport or external diff of the workspace's config runs); resolves with the exit code (never throws for a non-zero exit: the
  * caller decides). `input` goes to stdin. Output is redacted of the worker's secret values.
  */
 export function git(
@@ -32,7 +34,7 @@ export function git(
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
-      ['-C', cwd, ...args],
+      hardenedGitArgs(['-C', cwd, ...args]),
       { env: opts.env ?? gitEnv(), timeout: opts.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
       (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code ?? 1) : -1) : 0;
