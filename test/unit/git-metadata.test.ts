@@ -144,6 +144,32 @@ describe("S1 the worker's git runs nothing planted in .git (an older workspace)"
     expect(fs.existsSync(marker)).toBe(false);
   });
 
+  it("S1 a repository a command makes inside the workspace (taken in by a task's commit as a submodule) runs none of its filter drivers in the worker's git", async () => {
+    const ws = gitWorkspace(tmp('gm-sub-'));
+    const marker = path.join(tmp('gm-marks-'), 'ran');
+    const made = await prepareRunBranch({ runId: 'r6', workspace: ws });
+    // All of it done by sandboxed commands: a nested repository whose config names a clean filter.
+    const nested = await sh(
+      ws,
+      [
+        'git init -q sub && cd sub',
+        "echo hi > a.txt && echo '*.txt filter=evil' > .gitattributes",
+        'git add -A && git -c user.name=a -c user.email=a@example.com commit -qm sub',
+        `git config filter.evil.clean "sh -c 'echo ran >> ${marker}; cat'"`,
+      ].join(' && '),
+    );
+    expect(nested.ok).toBe(true);
+    const c1 = await commitRunTask({ runId: 'r6', workspace: ws, branch: made.branch, since: made.baseSha, taskId: 't1', title: 'sub', others: [] });
+    expect(gitIn(ws, ['ls-tree', c1.sha, 'sub'])).toMatch(/^160000 commit /);
+    // The next command touches the submodule's file and asks, in .gitmodules, for a look inside it.
+    fs.writeFileSync(path.join(ws, 'modules.txt'), '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tignore = none\n');
+    const touched = await sh(ws, 'sleep 1; touch sub/a.txt; mv modules.txt .gitmodules');
+    expect(touched.ok).toBe(true);
+    const c2 = await commitRunTask({ runId: 'r6', workspace: ws, branch: made.branch, since: c1.sha, taskId: 't2', title: 'modules', others: [] });
+    expect(c2.created).toBe(true);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it('S1 an ext:: remote URL (with protocol.ext.allow=always planted) is never run by the push', async () => {
     const ws = gitWorkspace(tmp('gm-ext-'));
     const marker = path.join(tmp('gm-marks-'), 'ran');
@@ -213,8 +239,8 @@ describe('S1 G2 the push goes where the run was told when its branch was made', 
     expect(fs.existsSync(pushRemoteFile(ws, 'r5'))).toBe(false);
   });
 
-  it('S1 hardenedGitArgs puts the settings first and turns external diff and textconv off for diff, show and log', () => {
-    expect(hardenedGitArgs(['-C', '/w', 'status'])).toEqual([
+  it('S1 hardenedGitArgs puts the settings first; diff, show and log get no external diff or textconv; those and status no look inside submodules', () => {
+    expect(hardenedGitArgs(['-C', '/w', 'rev-parse', 'HEAD'])).toEqual([
       '-c',
       'core.hooksPath=/dev/null',
       '-c',
@@ -223,11 +249,15 @@ describe('S1 G2 the push goes where the run was told when its branch was made', 
       'core.pager=cat',
       '-c',
       'protocol.ext.allow=never',
+      '-c',
+      'submodule.recurse=false',
       '-C',
       '/w',
-      'status',
+      'rev-parse',
+      'HEAD',
     ]);
-    expect(hardenedGitArgs(['-C', '/w', '-c', 'a=b', 'show', '--stat', 'abc']).slice(8)).toEqual([
+    const own = (args: string[]) => hardenedGitArgs(args).slice(10);
+    expect(own(['-C', '/w', '-c', 'a=b', 'show', '--stat', 'abc'])).toEqual([
       '-C',
       '/w',
       '-c',
@@ -235,15 +265,18 @@ describe('S1 G2 the push goes where the run was told when its branch was made', 
       'show',
       '--no-ext-diff',
       '--no-textconv',
+      '--ignore-submodules=dirty',
       '--stat',
       'abc',
     ]);
-    expect(hardenedGitArgs(['--literal-pathspecs', 'diff', 'HEAD']).slice(8)).toEqual([
+    expect(own(['--literal-pathspecs', 'diff', 'HEAD'])).toEqual([
       '--literal-pathspecs',
       'diff',
       '--no-ext-diff',
       '--no-textconv',
+      '--ignore-submodules=dirty',
       'HEAD',
     ]);
+    expect(own(['status', '--porcelain'])).toEqual(['status', '--ignore-submodules=dirty', '--porcelain']);
   });
 });

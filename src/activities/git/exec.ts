@@ -70,9 +70,13 @@ export const GIT_REFUSED = 'GitRefused';
 export const WORKSPACE_DIRTY = 'WorkspaceDirty';
 export const PUSH_REJECTED = 'PushRejected';
 
-/** `git status --porcelain -z` entries: the paths with changes (a rename's both sides), untracked files included. */
+/**
+ * `git status --porcelain -z` entries: the paths with changes (a rename's both sides), untracked
+ * files included. A submodule counts when its commit changed, not for changes in its files (S1:
+ * looking there runs the submodule's own filter drivers; a commit could not take them anyway).
+ */
 export async function changedPaths(cwd: string, env?: NodeJS.ProcessEnv): Promise<string[]> {
-  const out = await gitOk(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=none'], { env });
+  const out = await gitOk(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=dirty'], { env });
   const paths: string[] = [];
   for (const entry of out.split('\0')) if (entry.length > 3) paths.push(entry.slice(3));
   return paths;

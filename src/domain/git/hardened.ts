@@ -15,10 +15,20 @@ export const HARDENED_GIT_CONFIG: readonly string[] = [
   'core.pager=cat',
   // An `ext::<command>` remote URL is a shell command run by push and ls-remote.
   'protocol.ext.allow=never',
+  // A repository a command made inside the workspace (a task's commit takes it in as a submodule)
+  // has a config of its own: git never works inside it for the run (checkout, fetch).
+  'submodule.recurse=false',
 ];
 
 /** Porcelain commands that would run diff.external or a textconv driver for a patch. */
 const DIFFING = new Set(['diff', 'show', 'log', 'whatchanged']);
+
+/**
+ * Commands that look inside a submodule for changes in its files: that look runs the submodule's
+ * own filter drivers, from a config a command wrote. Only its commit counts (`dirty` ignored); the
+ * flag wins over a `submodule.<name>.ignore` in .gitmodules, a file commands may write.
+ */
+const LOOKING_INTO_SUBMODULES = new Set([...DIFFING, 'status']);
 
 /** git's options before the command that take the next argument as their value. */
 const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env']);
@@ -34,17 +44,19 @@ function commandIndex(args: readonly string[]): number {
 }
 
 /**
- * S1: `args` (what follows `git`) with the settings above first, and for diff/show/log no
- * external diff program (diff.external, a diff driver's command) and no textconv driver.
+ * S1: `args` (what follows `git`) with the settings above first; for diff/show/log no external
+ * diff program (diff.external, a diff driver's command) and no textconv driver; for those and
+ * status, no look inside a submodule's files (a caller's own --ignore-submodules after it wins).
  */
 export function hardenedGitArgs(args: readonly string[]): string[] {
-  const out = [...HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]), ...args];
   const at = commandIndex(args);
-  if (at >= 0 && DIFFING.has(args[at]!)) {
-    const i = HARDENED_GIT_CONFIG.length * 2 + at + 1;
-    out.splice(i, 0, '--no-ext-diff', '--no-textconv');
-  }
-  return out;
+  const command = at >= 0 ? args[at]! : '';
+  const flags = [
+    ...(DIFFING.has(command) ? ['--no-ext-diff', '--no-textconv'] : []),
+    ...(LOOKING_INTO_SUBMODULES.has(command) ? ['--ignore-submodules=dirty'] : []),
+  ];
+  const rest = at >= 0 ? [...args.slice(0, at + 1), ...flags, ...args.slice(at + 1)] : [...args];
+  return [...HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]), ...rest];
 }
 
 /** S1: git's environment: never a prompt for a password on the worker's terminal (unless the caller set it). */
