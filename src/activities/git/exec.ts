@@ -23,8 +23,9 @@ export function gitEnv(extra: Record<string, string> = {}, env: NodeJS.ProcessEn
 
 /**
  * Runs `git -C cwd args…` with the S1 settings first (hardenedGitArgs: no hook, fsmonitor, pager,
- * ext:: transport or external diff of the workspace's config runs); resolves with the exit code (never throws for a non-zero exit: the
- * caller decides). `input` goes to stdin. Output is redacted of the worker's secret values.
+ * ext:: transport or external diff of the workspace's config runs); resolves with the exit code
+ * (never throws for a non-zero exit: the caller decides). `input` goes to stdin. Output is
+ * redacted of the worker's secret values.
  */
 export function git(
   cwd: string,
