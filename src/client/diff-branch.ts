@@ -2,6 +2,7 @@
 // per task that ended DONE, each with its files (+added −removed lines), read from git in the
 // workspace; with a task id, that task's commit as git shows it.
 import { execFileSync } from 'node:child_process';
+import { hardenedGitArgs, hardenedGitEnv } from '../domain/git/hardened';
 import type { RunGitView } from '../domain/git/run-git';
 
 export interface BranchCommitView {
@@ -12,7 +13,12 @@ export interface BranchCommitView {
 }
 
 const gitOut = (workspace: string, args: string[]) =>
-  execFileSync('git', ['-C', workspace, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+  execFileSync('git', hardenedGitArgs(['-C', workspace, ...args]), {
+    encoding: 'utf8',
+    env: hardenedGitEnv(process.env),
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
 
 /** The branch's commits after its base, oldest first (the branch as the workspace has it now). */
 export function branchCommits(workspace: string, g: RunGitView): BranchCommitView[] {

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { hardenedGitArgs, hardenedGitEnv } from '../domain/git/hardened';
 import { fileChangesOf, renderFileChanges, type FileChange } from '../domain/file-changes';
 import { tasksDirOf as tasksDir, toolCallsOf as callsOf } from '../activities/git/task-files';
 
@@ -17,8 +18,9 @@ interface TaskDiff {
 function isGitRepo(workspace: string): boolean {
   try {
     return (
-      execFileSync('git', ['-C', workspace, 'rev-parse', '--is-inside-work-tree'], {
+      execFileSync('git', hardenedGitArgs(['-C', workspace, 'rev-parse', '--is-inside-work-tree']), {
         encoding: 'utf8',
+        env: hardenedGitEnv(process.env),
         stdio: ['ignore', 'pipe', 'ignore'],
       }).trim() === 'true'
     );
@@ -31,7 +33,12 @@ function isGitRepo(workspace: string): boolean {
 function gitDiffOf(workspace: string, files: readonly string[]): string {
   const run = (args: string[]) => {
     try {
-      return execFileSync('git', ['-C', workspace, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 32 * 1024 * 1024 });
+      return execFileSync('git', hardenedGitArgs(['-C', workspace, ...args]), {
+        encoding: 'utf8',
+        env: hardenedGitEnv(process.env),
+        stdio: ['ignore', 'pipe', 'ignore'],
+        maxBuffer: 32 * 1024 * 1024,
+      });
     } catch (e) {
       // `git diff --no-index` exits 1 when the files differ: its output is the diff.
       return (e as { stdout?: string }).stdout ?? '';

@@ -147,7 +147,7 @@ describe('S1 sandbox for run_command', () => {
     }
   });
 
-  it('S1 node, npm test and git init && git commit work inside the sandbox', async () => {
+  it('S1 node and npm test work inside the sandbox; a git init && git commit there is undone and fails, saying so', async () => {
     const ws = tmp('sbx-ws-');
     fs.writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'node t.js' } }));
     fs.writeFileSync(path.join(ws, 't.js'), "require('node:assert').strictEqual(1 + 1, 2); console.log('t passed');");
@@ -156,10 +156,13 @@ describe('S1 sandbox for run_command', () => {
     const npm = await runTool(ws, 'run_command', { argv: ['npm', 'test'] }, SANDBOXED);
     expect(npm.ok).toBe(true);
     expect(npm.output).toContain('t passed');
+    // The run makes the commits: a .git a command makes at the top of the workspace is removed.
     const git = await sh(ws, 'git init -q && git add -A && git -c user.name=w -c user.email=w@example.com commit -qm init && git log --oneline');
-    expect(git.ok).toBe(true);
-    expect(git.output).toMatch(/init/);
-    expect(execFileSync('git', ['-C', ws, 'log', '--oneline'], { encoding: 'utf8' })).toMatch(/init/);
+    expect(git.ok).toBe(false);
+    expect(git.output).toMatch(/^refused: the command made a git repository \(\.git\) at the top of the workspace; it was removed\./);
+    expect(git.output).toMatch(/init/); // the command's own output is still shown
+    expect(fs.existsSync(path.join(ws, '.git'))).toBe(false);
+    expect(fs.existsSync(path.join(ws, 't.js'))).toBe(true);
   });
 
   it('S1 with no sandbox available the worker refuses commands and says how to enable one or opt out', async () => {

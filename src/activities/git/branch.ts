@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { baseProblem, dirtyWorkspaceMessage, RUN_RECORDS_DIR, runBranchOf } from '../../domain/git/branch';
 import { RUN_TRAILER } from '../../domain/git/commit';
 import { changedPaths, git, gitFailure, gitOk, GIT_REFUSED, WORKSPACE_DIRTY } from './exec';
+import { recordPushRemote } from './push-remote';
 
 export interface PrepareBranchInput {
   runId: string;
@@ -90,6 +91,7 @@ export async function prepareRunBranch(input: PrepareBranchInput): Promise<Prepa
   if (exists) {
     if (current !== branch) await gitOk(workspace, ['checkout', '-q', branch], { type: GIT_REFUSED });
     await excludeRunRecords(workspace);
+    if (input.remote) await recordPushRemote(workspace, runId, input.remote);
     return madeBefore(workspace, branch, runId, input.base);
   }
   const dirty = dirtyWorkspaceMessage(workspace, await changedPaths(workspace));
@@ -102,5 +104,7 @@ export async function prepareRunBranch(input: PrepareBranchInput): Promise<Prepa
   // `checkout -b` writes "checkout: moving from <current> to <branch>" to HEAD's reflog: with no --base, that names the base after a crash.
   await gitOk(workspace, ['checkout', '-q', '-b', branch, baseSha], { type: GIT_REFUSED });
   await excludeRunRecords(workspace);
+  // G2 / S1: the push URL, recorded before any command of the run's tasks runs (push-remote.ts).
+  if (input.remote) await recordPushRemote(workspace, runId, input.remote);
   return { branch, base, baseSha };
 }

@@ -3,6 +3,7 @@
 // prompt for a password, and git's output with any secret value replaced before it goes anywhere.
 import { execFile } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
+import { hardenedGitArgs } from '../../domain/git/hardened';
 import { redactSecrets, secretValues } from '../tools/redact';
 
 /** The worker's environment variables that hold secrets: never passed to git unless it pushes. */
@@ -21,8 +22,10 @@ export function gitEnv(extra: Record<string, string> = {}, env: NodeJS.ProcessEn
 }
 
 /**
- * Runs `git -C cwd args…`; resolves with the exit code (never throws for a non-zero exit: the
- * caller decides). `input` goes to stdin. Output is redacted of the worker's secret values.
+ * Runs `git -C cwd args…` with the S1 settings first (hardenedGitArgs: no hook, fsmonitor, pager,
+ * ext:: transport or external diff of the workspace's config runs); resolves with the exit code
+ * (never throws for a non-zero exit: the caller decides). `input` goes to stdin. Output is
+ * redacted of the worker's secret values.
  */
 export function git(
   cwd: string,
@@ -32,7 +35,7 @@ export function git(
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
-      ['-C', cwd, ...args],
+      hardenedGitArgs(['-C', cwd, ...args]),
       { env: opts.env ?? gitEnv(), timeout: opts.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
       (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code ?? 1) : -1) : 0;
@@ -68,9 +71,13 @@ export const GIT_REFUSED = 'GitRefused';
 export const WORKSPACE_DIRTY = 'WorkspaceDirty';
 export const PUSH_REJECTED = 'PushRejected';
 
-/** `git status --porcelain -z` entries: the paths with changes (a rename's both sides), untracked files included. */
+/**
+ * `git status --porcelain -z` entries: the paths with changes (a rename's both sides), untracked
+ * files included. A submodule counts when its commit changed, not for changes in its files (S1:
+ * looking there runs the submodule's own filter drivers; a commit could not take them anyway).
+ */
 export async function changedPaths(cwd: string, env?: NodeJS.ProcessEnv): Promise<string[]> {
-  const out = await gitOk(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=none'], { env });
+  const out = await gitOk(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=dirty'], { env });
   const paths: string[] = [];
   for (const entry of out.split('\0')) if (entry.length > 3) paths.push(entry.slice(3));
   return paths;

@@ -4,6 +4,7 @@
 // from git's environment: never in .git/config, a remote URL, argv or a log.
 import { RUN_BRANCH_PREFIX } from '../../domain/git/branch';
 import { git, gitEnv, gitFailure, GIT_REFUSED, PUSH_REJECTED } from './exec';
+import { pushTarget } from './push-remote';
 
 export interface PushInput {
   workspace: string;
@@ -31,8 +32,8 @@ export function credentialArgs(service: PushInput['service'], env: NodeJS.Proces
   return { args: ['-c', 'credential.helper=', '-c', `credential.helper=${helper}`], env: { [variable]: token } };
 }
 
-async function remoteHead(workspace: string, remote: string, branch: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string | undefined> {
-  const r = await git(workspace, [...args, 'ls-remote', '--heads', remote, `refs/heads/${branch}`], { env, timeoutMs: 120_000 });
+async function remoteHead(workspace: string, target: string, branch: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string | undefined> {
+  const r = await git(workspace, [...args, 'ls-remote', '--heads', target, `refs/heads/${branch}`], { env, timeoutMs: 120_000 });
   if (r.code !== 0) return undefined;
   return r.stdout.split('\t')[0]?.trim() || undefined;
 }
@@ -45,8 +46,10 @@ export async function pushRunBranch(input: PushInput): Promise<{ pushed: string 
   if (!/^[0-9a-f]{40,64}$/.test(sha)) throw gitFailure(`not a commit: ${sha}`, GIT_REFUSED);
   const cred = credentialArgs(input.service);
   const env = gitEnv(cred.env);
+  // S1: the URL recorded when the branch was made, not what .git/config says now (push-remote.ts).
+  const target = pushTarget(workspace, branch, remote);
   // No "+" and no --force: the remote takes it only as a fast-forward.
-  const r = await git(workspace, [...cred.args, 'push', '--porcelain', '--no-verify', remote, `${sha}:refs/heads/${branch}`], {
+  const r = await git(workspace, [...cred.args, 'push', '--porcelain', '--no-verify', target, `${sha}:refs/heads/${branch}`], {
     env,
     timeoutMs: 600_000,
   });
@@ -56,7 +59,7 @@ export async function pushRunBranch(input: PushInput): Promise<{ pushed: string 
     throw gitFailure(`the remote ${remote} cannot be pushed to: ${why}`, GIT_REFUSED);
   if (/rejected|non-fast-forward|fetch first/i.test(why)) {
     // A repeated push after a crash: the remote already has this commit, or a later one of the run's.
-    const there = await remoteHead(workspace, remote, branch, env, cred.args);
+    const there = await remoteHead(workspace, target, branch, env, cred.args);
     if (there === sha || (there && (await git(workspace, ['merge-base', '--is-ancestor', sha, there])).code === 0)) return { pushed: there };
     throw gitFailure(
       `the remote ${remote} refused the branch ${branch}: it has commits the run does not (someone pushed to it). The run never force-pushes: ${why}`,

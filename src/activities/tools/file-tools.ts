@@ -5,7 +5,7 @@ import { fsError } from './fs-errors';
 import { clipOutput } from '../../domain/text';
 import { looksBinary } from './output';
 import { mkdirInside, openInside } from './open-inside';
-import { isRunState, resolveInWorkspace } from './workspace';
+import { isForbiddenToWrite, resolveInWorkspace } from './workspace';
 import { ResolvedToolOptions, ToolError, ToolResult, succeed } from './types';
 
 /** read_file {path, offset?, limit?}: offset is a 1-based line number, limit a line count. */
@@ -88,7 +88,7 @@ export async function readInside(root: string, abs: string, rel: string): Promis
 /** Replaces the file at `abs` with `content`; truncated only once openInside has checked it (S1). */
 async function writeInside(root: string, abs: string, rel: string, content: string): Promise<void> {
   try {
-    const fh = await openInside(root, abs, rel, 'write', isRunState);
+    const fh = await openInside(root, abs, rel, 'write', isForbiddenToWrite);
     try {
       await fh.truncate(0);
       await fh.writeFile(content, 'utf8');

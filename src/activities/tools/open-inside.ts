@@ -59,11 +59,15 @@ export async function openInside(
     throw new ToolError(why);
   };
   const real = await openedPath(fh);
-  if (real !== undefined && (!isInside(root, real) || (mode === 'write' && forbidden(toRel(root, real))))) {
+  const nothing = `nothing was ${mode === 'read' ? 'read' : 'written'}`;
+  if (real !== undefined && !isInside(root, real)) {
     await refuse(
-      `${rel} led outside the workspace when it was opened (a directory on its way was replaced by a symlink); nothing was ${mode === 'read' ? 'read' : 'written'}`,
+      `${rel} led outside the workspace when it was opened (a directory on its way was replaced by a symlink); ${nothing}`,
       created ? real : undefined,
     );
+  }
+  if (real !== undefined && mode === 'write' && forbidden(toRel(root, real))) {
+    await refuse(`${rel} led into .replanner/ or .git/, which tools may not write, when it was opened; ${nothing}`, created ? real : undefined);
   }
   const st = await fh.stat();
   if (!st.isFile()) await refuse(st.isDirectory() ? `is a directory, not a file: ${rel}` : `${rel} is not a regular file`);

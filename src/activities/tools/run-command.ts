@@ -7,6 +7,7 @@ import { fsError } from './fs-errors';
 import { joinOutputEnds } from '../../domain/text';
 import { bwrapArgs, COMMAND_PATH, commandEnv, forgetSandboxCheck, noSandboxMessage, sandboxAvailability } from './sandbox';
 import { resolveInWorkspace } from './workspace';
+import { dropCreatedGit, hasTopGit } from './git-metadata';
 import { commandSlots } from './command-slots';
 import { ResolvedToolOptions, ToolError, ToolResult } from './types';
 
@@ -27,6 +28,9 @@ export async function runCommand(root: string, raw: unknown, opts: ResolvedToolO
   }
   const timeoutMs = Math.max(1, Math.min(requestedSec === undefined ? Infinity : requestedSec * 1000, opts.commandTimeoutMs));
   if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}`, aborted: true };
+  // S1: a .git the command makes at the top of the workspace is removed again (git-metadata.ts);
+  // looked at before the sandbox's binds are made, so one made meanwhile counts as the command's.
+  const hadGit = hasTopGit(root);
   let spawned = argv;
   let env: Record<string, string> = {};
   let bwrap: string | undefined;
@@ -46,7 +50,7 @@ export async function runCommand(root: string, raw: unknown, opts: ResolvedToolO
     return { ok: false, output: `aborted while waiting for a free command slot: ${argv[0]}`, aborted: true };
   }
   try {
-    return await execute(argv, spawned, cwd, timeoutMs, opts, env, bwrap);
+    return dropCreatedGit(root, hadGit, await execute(argv, spawned, cwd, timeoutMs, opts, env, bwrap));
   } finally {
     release();
   }

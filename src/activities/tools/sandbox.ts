@@ -1,8 +1,9 @@
 // Every run_command runs inside bubblewrap (S1). The workspace is the only writable place
 // besides a private /tmp; the rest of the file system is read-only; homes, /run and the worker's
 // own state are masked; the run's `.replanner/` (journal, transcripts) is read-only so a command
-// cannot forge an LLM answer; a PID namespace kills every process of the command (setsid too) when
-// it ends; the network is cut unless the worker allows it; the environment is an allowlist, so no
+// cannot forge an LLM answer; its `.git` is read-only too, so a command cannot plant a hook or a
+// config that the worker's own git would run outside the sandbox (git-metadata.ts); a PID
+// namespace kills every process of the command (setsid too) when it ends; the network is cut unless the worker allows it; the environment is an allowlist, so no
 // key or token reaches a command. The switches belong to the worker (env / `replanner worker`
 // flags): a run may only narrow them.
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { findOnPath, isExecutableFile } from '../../executable-file';
+import { gitMetadataBinds } from './git-metadata';
 
 export interface SandboxSettings {
   /** false only where the worker was started with --no-sandbox (REPLANNER_SANDBOX=off). */
@@ -156,7 +158,7 @@ function maskedPaths(env: NodeJS.ProcessEnv): { dirs: string[]; files: string[] 
 /**
  * The bwrap command line for `argv` run in `cwd` inside `workspace` (both real paths). Order
  * matters: masks first, then the workspace bound writable on top (it may lie under /tmp or a
- * home), then its `.replanner/` read-only on top of that.
+ * home), then its `.replanner/` and its git metadata (`.git`) read-only on top of that.
  */
 export function bwrapArgs(argv: string[], o: { workspace: string; cwd: string; network: boolean; env?: NodeJS.ProcessEnv }): string[] {
   const env = o.env ?? process.env;
@@ -192,7 +194,7 @@ export function bwrapArgs(argv: string[], o: { workspace: string; cwd: string; n
   ];
   const state = path.join(o.workspace, '.replanner');
   fs.mkdirSync(state, { recursive: true });
-  args.push('--ro-bind', state, state, '--chdir', o.cwd, '--clearenv');
+  args.push('--ro-bind', state, state, ...gitMetadataBinds(o.workspace), '--chdir', o.cwd, '--clearenv');
   for (const [k, v] of Object.entries(commandEnv(env))) args.push('--setenv', k, v);
   return [...args, '--', ...argv];
 }

@@ -7,7 +7,11 @@ import { ToolError } from './types';
 const MAX_SYMLINK_HOPS = 40;
 /** The run's own state under the workspace (journal, transcripts): never written by a tool. */
 const RUN_STATE_DIR = '.replanner';
-export const isRunState = (rel: string): boolean => rel === RUN_STATE_DIR || rel.startsWith(`${RUN_STATE_DIR}/`);
+const isRunState = (rel: string): boolean => rel === RUN_STATE_DIR || rel.startsWith(`${RUN_STATE_DIR}/`);
+/** S1: git metadata (any path component `.git`): the worker's own git runs what it names, outside the sandbox. */
+export const isGitMetadata = (rel: string): boolean => rel.split('/').includes('.git');
+/** Where no tool writes: the run's own state and git metadata. */
+export const isForbiddenToWrite = (rel: string): boolean => isRunState(rel) || isGitMetadata(rel);
 
 export interface ResolvedPath {
   /** Absolute path under the (real) workspace root, symlinks not followed. */
@@ -57,6 +61,11 @@ export async function resolveInWorkspace(root: string, field: string, input: str
   // journal entry would be replayed as an LLM answer. Checked on the path and on where it really leads.
   if (opts.write && (isRunState(toRel(root, abs)) || isRunState(toRel(root, real)))) {
     throw new ToolError(`'${field}' is inside .replanner/, which holds the run's journal and transcripts; tools may not write there: ${input}`);
+  }
+  if (opts.write && (isGitMetadata(toRel(root, abs)) || isGitMetadata(toRel(root, real)))) {
+    throw new ToolError(
+      `'${field}' is inside a .git directory: the run's git metadata is not the tools' to write (the run commits the task's files itself): ${input}`,
+    );
   }
   return { abs, rel: toRel(root, abs) };
 }
