@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTool } from '../../src/activities/tools';
 import { openInside } from '../../src/activities/tools/open-inside';
+import { isForbiddenToWrite } from '../../src/activities/tools/workspace';
 
 let ws: string;
 let outside: string;
@@ -50,6 +51,18 @@ describe('S1 a file tool uses the file it checked, not what the path leads to a 
     await expect(create).rejects.toThrow(/led outside the workspace/);
     expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
     expect(fs.readdirSync(outside)).toEqual(['secret.txt']);
+  });
+
+  it('S1 a path whose directory became a symlink into .git or .replanner after the check is not written there', async () => {
+    fs.mkdirSync(path.join(ws, '.git'));
+    fs.writeFileSync(path.join(ws, '.git', 'config'), '[core]\n');
+    fs.symlinkSync(path.join(ws, '.git'), path.join(ws, 'sub'));
+    const write = openInside(ws, path.join(ws, 'sub', 'config'), 'sub/config', 'write', isForbiddenToWrite);
+    await expect(write).rejects.toThrow(/sub\/config led into \.replanner\/ or \.git\/.*nothing was written/);
+    const create = openInside(ws, path.join(ws, 'sub', 'hooks-x'), 'sub/hooks-x', 'write', isForbiddenToWrite);
+    await expect(create).rejects.toThrow(/led into/);
+    expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(fs.readdirSync(path.join(ws, '.git'))).toEqual(['config']);
   });
 
   it('S1 write_file and read_file racing a process that swaps a directory for a symlink out of the workspace: nothing outside is ever read or written', async () => {
