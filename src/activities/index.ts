@@ -4,7 +4,6 @@
 // what it is doing (`{ llm: LlmProgress }`: reading the prompt, writing N tokens; `watch` and
 // the Web UI's pending activities show it), with no history event per token.
 import type { ActionPlan, Goal, Reflection, TaskRecord, TaskSpec } from '../domain/types';
-import type { LlmCallSettings, LlmRungReport } from '../domain/llm-form';
 import type { LlmGateway } from '../llm/gateway';
 import { actionSequencePrompt, decompositionPrompt, goalUnderstandingPrompt, reflectionPrompt } from '../llm/prompts/planning';
 import { judgePrompt } from '../llm/prompts/task';
@@ -28,9 +27,10 @@ import {
   toTaskSpecs,
   type Judgement,
 } from '../llm/schemas';
-import type { TokenUsage } from '../domain/usage';
 import { Context } from '@temporalio/activity';
-import { journaledCalls, reportOf } from './journaled-call';
+import { journaledCalls, reportOf, type ActivitySettings, type RunRef, type WithUsage } from './journaled-call';
+
+export type { ActivitySettings, RunRef, WithUsage };
 import { evidenceFromTranscript, runWorkerStep, type WorkerStepInput, type WorkerStepResult } from './worker-step';
 import { workspaceListing } from './workspace-listing';
 import { createNotificationActivities } from './notifications';
@@ -38,30 +38,6 @@ import { createGitActivities } from './git';
 import { createForgeActivities } from './forge';
 import { inspectOwnWorkflow, pokeRunProgress } from './inspect';
 import { clearStaleWorkspaceLock, workspaceLockId } from './workspace-lock';
-
-export interface RunRef {
-  runId: string;
-  workspace: string;
-  /** The whole instruction, or with `instructionFile` its head only (prompts read the file: readInstruction). */
-  instruction: string;
-  instructionFile?: string;
-  /** The structured-output fallback ladder's rung and request timeout, set by the calling workflow's call gate (src/workflows/call-gate.ts). */
-  llm?: LlmCallSettings;
-  /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
-  host?: string;
-  /** Made again after its host was lost: the lost call's activity id, whose journal answers this call (journal.ts). */
-  journalOf?: string;
-}
-
-export interface ActivitySettings {
-  /** This worker's own state directory: the journal of planning calls that ran away from the workspace's host. */
-  journalDir: string;
-}
-
-export interface WithUsage<T> extends LlmRungReport {
-  value: T;
-  usage: TokenUsage;
-}
 
 export function createActivities(llm: LlmGateway, settings: ActivitySettings) {
   const { journaledText, ask } = journaledCalls(llm, settings);

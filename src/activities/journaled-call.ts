@@ -11,7 +11,31 @@ import type { TokenUsage } from '../domain/usage';
 import { heartbeating } from './heartbeat';
 import { journaledReply, journalRoot } from './journal';
 import { readInstruction } from './run-files';
-import type { ActivitySettings, RunRef, WithUsage } from './index';
+import type { LlmCallSettings } from '../domain/llm-form';
+
+export interface RunRef {
+  runId: string;
+  workspace: string;
+  /** The whole instruction, or with `instructionFile` its head only (prompts read the file: readInstruction). */
+  instruction: string;
+  instructionFile?: string;
+  /** The structured-output fallback ladder's rung and request timeout, set by the calling workflow's call gate (src/workflows/call-gate.ts). */
+  llm?: LlmCallSettings;
+  /** Workspace affinity: the host that owns the workspace (absent: the run has none; journal.ts journalRoot). */
+  host?: string;
+  /** Made again after its host was lost: the lost call's activity id, whose journal answers this call (journal.ts). */
+  journalOf?: string;
+}
+
+export interface ActivitySettings {
+  /** This worker's own state directory: the journal of planning calls that ran away from the workspace's host. */
+  journalDir: string;
+}
+
+export interface WithUsage<T> extends LlmRungReport {
+  value: T;
+  usage: TokenUsage;
+}
 
 /** What the journal keeps of a JSON call: the reply's text and usage, and how it was asked for. */
 interface JournaledText {
