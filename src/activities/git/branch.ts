@@ -104,7 +104,7 @@ export async function prepareRunBranch(input: PrepareBranchInput): Promise<Prepa
   // `checkout -b` writes "checkout: moving from <current> to <branch>" to HEAD's reflog: with no --base, that names the base after a crash.
   await gitOk(workspace, ['checkout', '-q', '-b', branch, baseSha], { type: GIT_REFUSED });
   await excludeRunRecords(workspace);
-  // G2 / S1: the push URL, recorded before any command of the run's tasks runs (push-remote.ts).
+  // G2: the push URL, recorded before any command of the run's tasks runs (push-remote.ts).
   if (input.remote) await recordPushRemote(workspace, runId, input.remote);
   return { branch, base, baseSha };
 }

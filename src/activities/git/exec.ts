@@ -22,7 +22,7 @@ export function gitEnv(extra: Record<string, string> = {}, env: NodeJS.ProcessEn
 }
 
 /**
- * Runs `git -C cwd args…` with the S1 settings first (hardenedGitArgs: no hook, fsmonitor, pager,
+ * Runs `git -C cwd args…` with the hardened settings first (hardenedGitArgs: no hook, fsmonitor, pager,
  * ext:: transport or external diff of the workspace's config runs); resolves with the exit code
  * (never throws for a non-zero exit: the caller decides). `input` goes to stdin. Output is
  * redacted of the worker's secret values.
@@ -73,7 +73,7 @@ export const PUSH_REJECTED = 'PushRejected';
 
 /**
  * `git status --porcelain -z` entries: the paths with changes (a rename's both sides), untracked
- * files included. A submodule counts when its commit changed, not for changes in its files (S1:
+ * files included. A submodule counts when its commit changed, not for changes in its files (safety:
  * looking there runs the submodule's own filter drivers; a commit could not take them anyway).
  */
 export async function changedPaths(cwd: string, env?: NodeJS.ProcessEnv): Promise<string[]> {

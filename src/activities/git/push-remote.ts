@@ -1,4 +1,4 @@
-// G2 / S1: where the run's branch is pushed, recorded when the branch is made (before any command
+// G2: where the run's branch is pushed, recorded when the branch is made (before any command
 // of the run's tasks ran) in <workspace>/.replanner/runs/<runId>/push-remote.json, which neither
 // commands (read-only in the sandbox) nor file tools may write. The push and its ls-remote use that
 // URL, so a remote URL rewritten in .git/config later cannot send the run's work elsewhere. A run

@@ -46,7 +46,7 @@ export async function pushRunBranch(input: PushInput): Promise<{ pushed: string 
   if (!/^[0-9a-f]{40,64}$/.test(sha)) throw gitFailure(`not a commit: ${sha}`, GIT_REFUSED);
   const cred = credentialArgs(input.service);
   const env = gitEnv(cred.env);
-  // S1: the URL recorded when the branch was made, not what .git/config says now (push-remote.ts).
+  // The URL recorded when the branch was made, not what .git/config says now (push-remote.ts).
   const target = pushTarget(workspace, branch, remote);
   // No "+" and no --force: the remote takes it only as a fast-forward.
   const r = await git(workspace, [...cred.args, 'push', '--porcelain', '--no-verify', target, `${sha}:refs/heads/${branch}`], {

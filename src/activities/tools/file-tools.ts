@@ -71,7 +71,7 @@ export async function editFile(root: string, raw: unknown): Promise<ToolResult> 
   return succeed(`replaced 1 occurrence in ${rel} at line ${lineOf(text, at)}`);
 }
 
-/** The whole file at `abs`, read from what openInside checked (S1). */
+/** The whole file at `abs`, read from what openInside checked. */
 export async function readInside(root: string, abs: string, rel: string): Promise<Buffer> {
   try {
     const fh = await openInside(root, abs, rel, 'read');
@@ -85,7 +85,7 @@ export async function readInside(root: string, abs: string, rel: string): Promis
   }
 }
 
-/** Replaces the file at `abs` with `content`; truncated only once openInside has checked it (S1). */
+/** Replaces the file at `abs` with `content`; truncated only once openInside has checked it. */
 async function writeInside(root: string, abs: string, rel: string, content: string): Promise<void> {
   try {
     const fh = await openInside(root, abs, rel, 'write', isForbiddenToWrite);

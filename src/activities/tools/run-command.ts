@@ -28,7 +28,7 @@ export async function runCommand(root: string, raw: unknown, opts: ResolvedToolO
   }
   const timeoutMs = Math.max(1, Math.min(requestedSec === undefined ? Infinity : requestedSec * 1000, opts.commandTimeoutMs));
   if (opts.signal?.aborted) return { ok: false, output: `aborted before starting: ${argv[0]}`, aborted: true };
-  // S1: a .git the command makes at the top of the workspace is removed again (git-metadata.ts);
+  // A .git the command makes at the top of the workspace is removed again (git-metadata.ts);
   // looked at before the sandbox's binds are made, so one made meanwhile counts as the command's.
   const hadGit = hasTopGit(root);
   let spawned = argv;

@@ -13,7 +13,7 @@ export interface WalkEntry {
 
 /**
  * Yields entries depth-first in name order; `maxDepth` bounds the recursion. Each directory is
- * listed from the one opened, and only when it really is inside `root` (S1: a command of another
+ * listed from the one opened, and only when it really is inside `root` (a command of another
  * task may swap a directory for a symlink out of the workspace while the walk goes on).
  */
 export async function* walk(root: string, dir: string, maxDepth: number, depth = 1): AsyncGenerator<WalkEntry> {

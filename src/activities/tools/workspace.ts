@@ -8,7 +8,7 @@ const MAX_SYMLINK_HOPS = 40;
 /** The run's own state under the workspace (journal, transcripts): never written by a tool. */
 const RUN_STATE_DIR = '.replanner';
 const isRunState = (rel: string): boolean => rel === RUN_STATE_DIR || rel.startsWith(`${RUN_STATE_DIR}/`);
-/** S1: git metadata (any path component `.git`): the worker's own git runs what it names, outside the sandbox. */
+/** Git metadata (any path component `.git`): the worker's own git runs what it names, outside the sandbox. */
 export const isGitMetadata = (rel: string): boolean => rel.split('/').includes('.git');
 /** Where no tool writes: the run's own state and git metadata. */
 export const isForbiddenToWrite = (rel: string): boolean => isRunState(rel) || isGitMetadata(rel);

@@ -44,7 +44,7 @@ function commandIndex(args: readonly string[]): number {
 }
 
 /**
- * S1: `args` (what follows `git`) with the settings above first; for diff/show/log no external
+ * `args` (what follows `git`) with the settings above first; for diff/show/log no external
  * diff program (diff.external, a diff driver's command) and no textconv driver; for those and
  * status, no look inside a submodule's files (a caller's own --ignore-submodules after it wins).
  */
@@ -59,7 +59,7 @@ export function hardenedGitArgs(args: readonly string[]): string[] {
   return [...HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]), ...rest];
 }
 
-/** S1: git's environment: never a prompt for a password on the worker's terminal (unless the caller set it). */
+/** Git's environment: never a prompt for a password on the worker's terminal (unless the caller set it). */
 export function hardenedGitEnv<E extends Record<string, string | undefined>>(env: E): E & { GIT_TERMINAL_PROMPT: string } {
   return { ...env, GIT_TERMINAL_PROMPT: env.GIT_TERMINAL_PROMPT ?? '0' };
 }
