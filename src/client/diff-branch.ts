@@ -1,8 +1,7 @@
 // G1 / V3 `replanner diff <runId>` for a run with a branch of its own: the branch's commits, one
 // per task that ended DONE, each with its files (+added −removed lines), read from git in the
 // workspace; with a task id, that task's commit as git shows it.
-import { execFileSync } from 'node:child_process';
-import { hardenedGitArgs, hardenedGitEnv } from '../domain/git/hardened';
+import { gitSync } from '../activities/git/exec';
 import type { RunGitView } from '../domain/git/run-git';
 
 export interface BranchCommitView {
@@ -12,13 +11,7 @@ export interface BranchCommitView {
   files: { path: string; added: number; removed: number }[];
 }
 
-const gitOut = (workspace: string, args: string[]) =>
-  execFileSync('git', hardenedGitArgs(['-C', workspace, ...args]), {
-    encoding: 'utf8',
-    env: hardenedGitEnv(process.env),
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
+const gitOut = (workspace: string, args: string[]) => gitSync(workspace, args);
 
 /** The branch's commits after its base, oldest first (the branch as the workspace has it now). */
 export function branchCommits(workspace: string, g: RunGitView): BranchCommitView[] {

@@ -1,10 +1,9 @@
 // `replanner diff <runId> [taskId]`: the files each task changed. The CLI runs beside the
 // workspace (the run's own files live there): it reads the worker transcripts of each task and,
 // where the workspace is a git repository, adds git's diff of those files against HEAD.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { hardenedGitArgs, hardenedGitEnv } from '../domain/git/hardened';
+import { gitSync } from '../activities/git/exec';
 import { fileChangesOf, renderFileChanges, type FileChange } from '../domain/file-changes';
 import { tasksDirOf as tasksDir, toolCallsOf as callsOf } from '../activities/git/task-files';
 
@@ -17,13 +16,7 @@ interface TaskDiff {
 
 function isGitRepo(workspace: string): boolean {
   try {
-    return (
-      execFileSync('git', hardenedGitArgs(['-C', workspace, 'rev-parse', '--is-inside-work-tree']), {
-        encoding: 'utf8',
-        env: hardenedGitEnv(process.env),
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).trim() === 'true'
-    );
+    return gitSync(workspace, ['rev-parse', '--is-inside-work-tree']).trim() === 'true';
   } catch {
     return false;
   }
@@ -33,12 +26,7 @@ function isGitRepo(workspace: string): boolean {
 function gitDiffOf(workspace: string, files: readonly string[]): string {
   const run = (args: string[]) => {
     try {
-      return execFileSync('git', hardenedGitArgs(['-C', workspace, ...args]), {
-        encoding: 'utf8',
-        env: hardenedGitEnv(process.env),
-        stdio: ['ignore', 'pipe', 'ignore'],
-        maxBuffer: 32 * 1024 * 1024,
-      });
+      return gitSync(workspace, args, 32 * 1024 * 1024);
     } catch (e) {
       // `git diff --no-index` exits 1 when the files differ: its output is the diff.
       return (e as { stdout?: string }).stdout ?? '';

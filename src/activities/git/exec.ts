@@ -1,7 +1,7 @@
 // G1 / G2: how the run's activities call git: as a process of its own in the workspace, with the
 // worker's environment minus every secret (no token reaches a git that does not push), never a
 // prompt for a password, and git's output with any secret value replaced before it goes anywhere.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
 import { hardenedGitArgs } from '../../domain/git/hardened';
 import { redactSecrets, secretValues } from '../tools/redact';
@@ -19,6 +19,19 @@ export interface GitResult {
 export function gitEnv(extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const clean = Object.fromEntries(Object.entries(env).filter(([k]) => !SECRET_NAME.test(k)));
   return { ...clean, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true', LC_ALL: 'C', ...extra };
+}
+
+/**
+ * The same git, run synchronously, for the CLI's reads (`replanner diff`): its stdout; throws where
+ * git exits non-zero (the error carries the stdout), stderr is dropped.
+ */
+export function gitSync(cwd: string, args: string[], maxBuffer = 64 * 1024 * 1024): string {
+  return execFileSync('git', hardenedGitArgs(['-C', cwd, ...args]), {
+    encoding: 'utf8',
+    env: gitEnv(),
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer,
+  });
 }
 
 /**

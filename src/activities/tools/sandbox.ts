@@ -3,9 +3,10 @@
 // own state are masked; the run's `.replanner/` (journal, transcripts) is read-only so a command
 // cannot forge an LLM answer; its `.git` is read-only too, so a command cannot plant a hook or a
 // config that the worker's own git would run outside the sandbox (git-metadata.ts); a PID
-// namespace kills every process of the command (setsid too) when it ends; the network is cut unless the worker allows it; the environment is an allowlist, so no
-// key or token reaches a command. The switches belong to the worker (env / `replanner worker`
-// flags): a run may only narrow them.
+// namespace kills every process of the command (setsid too) when it ends; the network is cut
+// unless the worker allows it; the environment is an allowlist, so no key or token reaches a
+// command. The switches belong to the worker (env / `replanner worker` flags): a run may only
+// narrow them.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

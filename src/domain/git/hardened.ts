@@ -58,8 +58,3 @@ export function hardenedGitArgs(args: readonly string[]): string[] {
   const rest = at >= 0 ? [...args.slice(0, at + 1), ...flags, ...args.slice(at + 1)] : [...args];
   return [...HARDENED_GIT_CONFIG.flatMap((c) => ['-c', c]), ...rest];
 }
-
-/** Git's environment: never a prompt for a password on the worker's terminal (unless the caller set it). */
-export function hardenedGitEnv<E extends Record<string, string | undefined>>(env: E): E & { GIT_TERMINAL_PROMPT: string } {
-  return { ...env, GIT_TERMINAL_PROMPT: env.GIT_TERMINAL_PROMPT ?? '0' };
-}
