@@ -74,6 +74,15 @@ export async function openInside(
   return fh;
 }
 
+/** Opens the directory `dir`; undefined where what was opened is not inside `root` (it was closed again). */
+export async function openDirInside(root: string, dir: string): Promise<FileHandle | undefined> {
+  const fh = await fsp.open(dir, O_RDONLY | O_DIRECTORY);
+  const real = await openedPath(fh);
+  if (real !== undefined && isInside(root, real)) return fh;
+  await fh.close();
+  return undefined;
+}
+
 /**
  * Creates the directories missing on the way to `dir` (inside `root`), each one inside the
  * directory opened and checked a step before (made through /proc/self/fd/N/name, which the kernel
@@ -92,15 +101,14 @@ export async function mkdirInside(root: string, dir: string, rel: string): Promi
       await fsp.mkdir(child).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
       });
-      const next = await fsp.open(child, O_RDONLY | O_DIRECTORY);
-      await at.close();
-      at = next;
-      const real = await openedPath(at);
-      if (real === undefined || !isInside(root, real)) {
+      const next = await openDirInside(root, child);
+      if (next === undefined) {
         throw new ToolError(
           `${rel} led outside the workspace when its directories were made (a directory on its way was replaced by a symlink); nothing was written`,
         );
       }
+      await at.close();
+      at = next;
     }
   } finally {
     await at.close();

@@ -1,8 +1,8 @@
 // Sorted directory walk that skips node_modules/.git/.replanner and never follows symlinks.
-import { constants, Dirent, promises as fsp } from 'node:fs';
+import { Dirent, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { SKIPPED_DIRS } from './types';
-import { isInside } from './workspace';
+import { openDirInside } from './open-inside';
 
 export interface WalkEntry {
   abs: string;
@@ -30,16 +30,10 @@ export async function* walk(root: string, dir: string, maxDepth: number, depth =
 }
 
 async function listInside(root: string, dir: string): Promise<Dirent[] | undefined> {
-  let fh;
+  const fh = await openDirInside(root, dir).catch(() => undefined);
+  if (fh === undefined) return undefined;
   try {
-    fh = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  } catch {
-    return undefined;
-  }
-  try {
-    const opened = `/proc/self/fd/${fh.fd}`;
-    if (!isInside(root, await fsp.readlink(opened))) return undefined;
-    return await fsp.readdir(opened, { withFileTypes: true });
+    return await fsp.readdir(`/proc/self/fd/${fh.fd}`, { withFileTypes: true });
   } catch {
     return undefined;
   } finally {
